@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Writers and reader of profiles:
+ *  - the human `stats` view: a header naming the clock and settings, a
+ *    table sorted by total time, then one ASCII log2 histogram per
+ *    operation (print_log2_hist style, with DESIGN.md's bucket bounds);
+ *  - the human timeline view;
+ *  - JSON, DESIGN.md's profile format (one op per line, jq-friendly);
+ *  - OpenMetrics text, one histogram per operation, `le` in seconds;
+ *  - a JSON reader (json-c) that round-trips the writer's output and
+ *    rejects malformed input with a message naming what is wrong.
+ *
+ * Writers return 0, or -EIO when the stream reports an error.
+ */
+#ifndef OSPROF_FORMAT_H
+#define OSPROF_FORMAT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "profile.h"
+
+int osp_write_stats(FILE *out, const struct osp_profile *p);
+int osp_write_timeline(FILE *out, const struct osp_profile *p);
+int osp_write_json(FILE *out, const struct osp_profile *p);
+/* @prefix names the metric family, e.g. "osprof_fs" (-> osprof_fs_latency_seconds). */
+int osp_write_openmetrics(FILE *out, const struct osp_profile *p,
+			  const char *prefix);
+
+/*
+ * osp_write_hist_ascii - one histogram as print_log2_hist does it: a
+ * line per bucket from the first to the last non-empty one, labelled with
+ * its latency range, stars scaled to the largest bucket. @indent spaces
+ * before each line.
+ */
+int osp_write_hist_ascii(FILE *out, const struct osp_hist *h, int indent);
+
+/* Format @ns into @buf with three significant digits and a unit (ns, us, ms, s). */
+char *osp_fmt_ns(char *buf, size_t len, double ns);
+
+/*
+ * osp_read_json - parse a profile from @len bytes at @text.
+ * Returns the profile, or NULL with a one-line reason in @err (which names
+ * the offending key, e.g. "ops[2].buckets[0]: index 900 out of range").
+ * A larger format version is refused. Checksums are not enforced here; call
+ * osp_profile_check.
+ */
+struct osp_profile *osp_read_json(const char *text, size_t len, char *err,
+				  size_t errlen);
+/* Read and parse the file at @path ("-" for stdin); NULL and @err on error. */
+struct osp_profile *osp_read_json_file(const char *path, char *err,
+				       size_t errlen);
+
+#endif /* OSPROF_FORMAT_H */

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A profile: the plain, owned data of one profile set as DESIGN.md's JSON
+ * format describes it -- metadata, one latency histogram (and optionally a
+ * CPU-time histogram) per named operation, and an optional timeline of
+ * per-interval snapshots. Writers (format.h) print it, the JSON reader
+ * builds it, the report tool analyses it. Not thread-safe; no hidden state.
+ *
+ * Free-form metadata ("source", "options") is kept as an ordered list of
+ * key / JSON-literal pairs, so any value round-trips unchanged.
+ */
+#ifndef OSPROF_PROFILE_H
+#define OSPROF_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hist.h"
+
+#define OSP_FORMAT_VERSION 1
+
+/* One key and its value as JSON text ("\"auto\"", "1.5", "false", ...). */
+struct osp_kv {
+	char *key;
+	char *json;
+};
+
+struct osp_kvlist {
+	size_t n;
+	struct osp_kv *items;
+};
+
+/* A named extra counter of an operation (e.g. an IRQ line's PMC sums). */
+struct osp_counter {
+	char *name;
+	uint64_t value;
+};
+
+struct osp_op {
+	char *name;
+	struct osp_hist lat;          /* latency histogram */
+	bool has_cpu;                 /* cpu holds a CPU-time histogram */
+	struct osp_hist cpu;          /* CPU time per request (same res) */
+	size_t ncounters;
+	struct osp_counter *counters; /* optional extra counters */
+	struct osp_kvlist attrs;      /* optional extra keys (layer-specific) */
+};
+
+struct osp_snapshot {
+	uint64_t t_ns; /* end of the interval, ns since the profile's start */
+	size_t nops;
+	struct osp_op *ops; /* the interval's deltas; only non-empty ops */
+};
+
+struct osp_profile {
+	int version;             /* OSP_FORMAT_VERSION */
+	char *layer;             /* "fs", "lower", "block", "irq" */
+	char *host;
+	struct osp_kvlist source;  /* where it was taken: mount, lower, pid */
+	char *clock_source;      /* "tsc", "cntvct", "monotonic" */
+	double cycles_per_ns;
+	unsigned res;            /* resolution of every histogram */
+	char *unit;              /* "ns" */
+	struct osp_kvlist options; /* settings that shape what was seen */
+	uint64_t start_unix_ns;
+	uint64_t elapsed_ns;
+	size_t nops;
+	struct osp_op *ops;
+	/* timeline; tl_interval_ns == 0 means none */
+	uint64_t tl_interval_ns;
+	uint64_t tl_dropped;     /* snapshots dropped from a full ring */
+	size_t nsnaps;
+	struct osp_snapshot *snaps;
+};
+
+/*
+ * osp_profile_new - an empty profile (version, unit "ns", layer @layer,
+ * resolution @res, no ops). NULL on -ENOMEM or a bad resolution.
+ */
+struct osp_profile *osp_profile_new(const char *layer, unsigned res);
+/* Free everything; NULL is accepted. */
+void osp_profile_free(struct osp_profile *p);
+
+/*
+ * osp_profile_add_op - append an empty operation @name (copied).
+ * Returns the new op or NULL (-ENOMEM). Pointers to earlier ops may move.
+ */
+struct osp_op *osp_profile_add_op(struct osp_profile *p, const char *name,
+				  bool has_cpu);
+/* The op named @name, or NULL. */
+struct osp_op *osp_profile_find_op(const struct osp_profile *p,
+				   const char *name);
+
+/* Initialise @op as an empty operation @name at @res; 0 or -ENOMEM. */
+int osp_op_init(struct osp_op *op, const char *name, unsigned res,
+		bool has_cpu);
+void osp_op_fini(struct osp_op *op);
+/* Deep copy of @src into uninitialised @dst; 0 or -ENOMEM. */
+int osp_op_copy(struct osp_op *dst, const struct osp_op *src);
+/* Append counter @name = @value to @op; 0 or -ENOMEM. */
+int osp_op_add_counter(struct osp_op *op, const char *name, uint64_t value);
+
+/* Set @key to a JSON literal, replacing an earlier value; 0 or -ENOMEM. */
+int osp_kv_set_json(struct osp_kvlist *l, const char *key, const char *json);
+int osp_kv_set_str(struct osp_kvlist *l, const char *key, const char *val);
+int osp_kv_set_num(struct osp_kvlist *l, const char *key, double val);
+int osp_kv_set_u64(struct osp_kvlist *l, const char *key, uint64_t val);
+int osp_kv_set_bool(struct osp_kvlist *l, const char *key, bool val);
+/* The JSON literal of @key, or NULL. */
+const char *osp_kv_get(const struct osp_kvlist *l, const char *key);
+void osp_kv_free(struct osp_kvlist *l);
+int osp_kv_copy(struct osp_kvlist *dst, const struct osp_kvlist *src);
+
+/* Set a string field (layer, host, ...) to a copy of @val; 0 or -ENOMEM. */
+int osp_str_set(char **field, const char *val);
+
+/*
+ * osp_profile_check - verify every histogram's checksum (buckets add up to
+ * count), also in the snapshots. Writes one warning line per bad histogram
+ * to @warn (when not NULL), naming it. Returns the number of bad ones.
+ */
+size_t osp_profile_check(const struct osp_profile *p, FILE *warn);
+
+/*
+ * osp_profile_merge - add @src into @dst operation by operation (ops only
+ * in @src are appended). Refuses (-EINVAL, nothing changed, reason in @err)
+ * profiles whose resolution or unit differ.
+ */
+int osp_profile_merge(struct osp_profile *dst, const struct osp_profile *src,
+		      char *err, size_t errlen);
+
+#endif /* OSPROF_PROFILE_H */

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A profile set: a fixed list of named operations, each with a latency
+ * histogram and optionally a CPU-time histogram, recorded concurrently.
+ *
+ * Recording takes no lock and does no atomic read-modify-write: every
+ * thread owns a shard (found through a pthread key) and updates it with
+ * plain relaxed atomic stores under a per-operation sequence counter, so a
+ * reader merging the shards gets a consistent copy of each histogram and
+ * never blocks a recorder. A thread's first record attaches its shard (one
+ * allocation, one mutex); a shard whose thread exited is adopted by the
+ * next new thread, so counts survive thread churn.
+ *
+ * Reset is an epoch bump: a reader ignores shards of an older epoch and a
+ * recorder zeroes its own shard on its next record.
+ *
+ * The optional timeline takes a snapshot of the per-interval deltas every
+ * interval into a bounded ring (oldest dropped and counted when full).
+ */
+#ifndef OSPROF_SET_H
+#define OSPROF_SET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+struct osp_set;
+
+/*
+ * osp_set_new - a set of @nops operations named @names (copied) at
+ * resolution @res, with CPU-time histograms when @cpu.
+ * NULL on bad arguments or -ENOMEM (errno set).
+ */
+struct osp_set *osp_set_new(const char *const *names, unsigned nops,
+			    unsigned res, bool cpu);
+/* Stop the timeline and free the set; no thread may record any more. */
+void osp_set_free(struct osp_set *set);
+
+unsigned osp_set_nops(const struct osp_set *set);
+unsigned osp_set_res(const struct osp_set *set);
+bool osp_set_has_cpu(const struct osp_set *set);
+const char *osp_set_op_name(const struct osp_set *set, unsigned op);
+
+/* Recording switch, read by callers before they take timestamps. */
+bool osp_set_enabled(const struct osp_set *set);
+void osp_set_enable(struct osp_set *set, bool on);
+
+/*
+ * osp_set_record - add one request of operation @op (< nops) that took
+ * @lat_ns, and @cpu_ns of CPU time when the set keeps CPU histograms
+ * (ignored otherwise). Thread-safe, lock-free after a thread's first call.
+ */
+void osp_set_record(struct osp_set *set, unsigned op, uint64_t lat_ns,
+		    uint64_t cpu_ns);
+
+/* Records lost because a shard could not be allocated. */
+uint64_t osp_set_lost(const struct osp_set *set);
+
+/*
+ * osp_set_read_ops - merge every shard into @ops, an array of nops
+ * operations initialised by the caller (osp_op_init at the set's
+ * resolution, names as the set's); their previous contents are replaced.
+ * Thread-safe against recorders and other readers.
+ */
+void osp_set_read_ops(struct osp_set *set, struct osp_op *ops);
+
+/*
+ * osp_set_snapshot - append the merged operations (all of them, also the
+ * empty ones) to @p, which must have the set's resolution and no ops, and
+ * copy the timeline, if any. 0, -EINVAL or -ENOMEM.
+ */
+int osp_set_snapshot(struct osp_set *set, struct osp_profile *p);
+
+/* Zero every histogram and the timeline. Thread-safe. */
+void osp_set_reset(struct osp_set *set);
+
+/*
+ * osp_set_timeline_start - snapshot deltas every @interval_ns into a ring
+ * of @capacity snapshots, from a background thread; replaces a running
+ * timeline (its snapshots are discarded). 0, -EINVAL (interval under 1 ms
+ * or capacity 0), -ENOMEM or -errno from pthread_create.
+ */
+int osp_set_timeline_start(struct osp_set *set, uint64_t interval_ns,
+			   unsigned capacity);
+/* Stop the timeline thread and drop its snapshots; harmless when none. */
+void osp_set_timeline_stop(struct osp_set *set);
+/* The running timeline's interval (0 when off), capacity and drops. */
+void osp_set_timeline_info(struct osp_set *set, uint64_t *interval_ns,
+			   unsigned *capacity, uint64_t *dropped);
+
+/*
+ * osp_set_timeline_tick - take one snapshot now, as the timeline thread
+ * does every interval (for tests and for a final partial interval).
+ * 0, -EINVAL when no timeline runs, -ENOMEM.
+ */
+int osp_set_timeline_tick(struct osp_set *set);
+
+#endif /* OSPROF_SET_H */

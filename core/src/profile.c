@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The profile data model: construction, deep copy and destruction of
+ * profiles, operations and key/value lists; checksum verification; merging.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "osprof/profile.h"
+
+int osp_str_set(char **field, const char *val)
+{
+	char *copy = NULL;
+
+	if (val) {
+		copy = strdup(val);
+		if (!copy)
+			return -ENOMEM;
+	}
+	free(*field);
+	*field = copy;
+	return 0;
+}
+
+struct osp_profile *osp_profile_new(const char *layer, unsigned res)
+{
+	struct osp_profile *p;
+
+	if (!osp_res_valid(res))
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->version = OSP_FORMAT_VERSION;
+	p->res = res;
+	p->cycles_per_ns = 1.0;
+	if (osp_str_set(&p->layer, layer ? layer : "fs") ||
+	    osp_str_set(&p->unit, "ns") ||
+	    osp_str_set(&p->clock_source, "monotonic")) {
+		osp_profile_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void ops_free(struct osp_op *ops, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		osp_op_fini(&ops[i]);
+	free(ops);
+}
+
+void osp_profile_free(struct osp_profile *p)
+{
+	if (!p)
+		return;
+	free(p->layer);
+	free(p->host);
+	free(p->clock_source);
+	free(p->unit);
+	osp_kv_free(&p->source);
+	osp_kv_free(&p->options);
+	ops_free(p->ops, p->nops);
+	for (size_t i = 0; i < p->nsnaps; i++)
+		ops_free(p->snaps[i].ops, p->snaps[i].nops);
+	free(p->snaps);
+	free(p);
+}
+
+int osp_op_init(struct osp_op *op, const char *name, unsigned res,
+		bool has_cpu)
+{
+	int err;
+
+	memset(op, 0, sizeof(*op));
+	op->name = strdup(name);
+	if (!op->name)
+		return -ENOMEM;
+	err = osp_hist_init(&op->lat, res);
+	if (!err && has_cpu)
+		err = osp_hist_init(&op->cpu, res);
+	if (err) {
+		osp_op_fini(op);
+		return err;
+	}
+	op->has_cpu = has_cpu;
+	return 0;
+}
+
+void osp_op_fini(struct osp_op *op)
+{
+	free(op->name);
+	osp_hist_fini(&op->lat);
+	osp_hist_fini(&op->cpu);
+	for (size_t i = 0; i < op->ncounters; i++)
+		free(op->counters[i].name);
+	free(op->counters);
+	osp_kv_free(&op->attrs);
+	memset(op, 0, sizeof(*op));
+}
+
+int osp_op_copy(struct osp_op *dst, const struct osp_op *src)
+{
+	int err;
+
+	memset(dst, 0, sizeof(*dst));
+	dst->name = strdup(src->name);
+	if (!dst->name)
+		return -ENOMEM;
+	err = osp_hist_copy(&dst->lat, &src->lat);
+	if (!err && src->has_cpu)
+		err = osp_hist_copy(&dst->cpu, &src->cpu);
+	dst->has_cpu = src->has_cpu;
+	for (size_t i = 0; !err && i < src->ncounters; i++)
+		err = osp_op_add_counter(dst, src->counters[i].name,
+					 src->counters[i].value);
+	if (!err)
+		err = osp_kv_copy(&dst->attrs, &src->attrs);
+	if (err)
+		osp_op_fini(dst);
+	return err;
+}
+
+int osp_op_add_counter(struct osp_op *op, const char *name, uint64_t value)
+{
+	struct osp_counter *c;
+	char *copy = strdup(name);
+
+	if (!copy)
+		return -ENOMEM;
+	c = realloc(op->counters, (op->ncounters + 1) * sizeof(*c));
+	if (!c) {
+		free(copy);
+		return -ENOMEM;
+	}
+	op->counters = c;
+	c[op->ncounters].name = copy;
+	c[op->ncounters].value = value;
+	op->ncounters++;
+	return 0;
+}
+
+struct osp_op *osp_profile_add_op(struct osp_profile *p, const char *name,
+				  bool has_cpu)
+{
+	struct osp_op *ops = realloc(p->ops, (p->nops + 1) * sizeof(*ops));
+
+	if (!ops)
+		return NULL;
+	p->ops = ops;
+	if (osp_op_init(&ops[p->nops], name, p->res, has_cpu))
+		return NULL;
+	return &ops[p->nops++];
+}
+
+struct osp_op *osp_profile_find_op(const struct osp_profile *p,
+				   const char *name)
+{
+	for (size_t i = 0; i < p->nops; i++)
+		if (strcmp(p->ops[i].name, name) == 0)
+			return &p->ops[i];
+	return NULL;
+}
+
+int osp_kv_set_json(struct osp_kvlist *l, const char *key, const char *json)
+{
+	char *val = strdup(json);
+	struct osp_kv *items;
+
+	if (!val)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->n; i++) {
+		if (strcmp(l->items[i].key, key) == 0) {
+			free(l->items[i].json);
+			l->items[i].json = val;
+			return 0;
+		}
+	}
+	items = realloc(l->items, (l->n + 1) * sizeof(*items));
+	if (!items)
+		goto nomem;
+	l->items = items;
+	items[l->n].key = strdup(key);
+	if (!items[l->n].key)
+		goto nomem;
+	items[l->n].json = val;
+	l->n++;
+	return 0;
+nomem:
+	free(val);
+	return -ENOMEM;
+}
+
+int osp_kv_set_str(struct osp_kvlist *l, const char *key, const char *val)
+{
+	size_t len = strlen(val), o = 0;
+	char *json = malloc(len * 6 + 3);
+	int err;
+
+	if (!json)
+		return -ENOMEM;
+	json[o++] = '"';
+	for (const unsigned char *s = (const unsigned char *)val; *s; s++) {
+		if (*s == '"' || *s == '\\') {
+			json[o++] = '\\';
+			json[o++] = (char)*s;
+		} else if (*s < 0x20) {
+			o += (size_t)sprintf(json + o, "\\u%04x", *s);
+		} else {
+			json[o++] = (char)*s;
+		}
+	}
+	json[o++] = '"';
+	json[o] = '\0';
+	err = osp_kv_set_json(l, key, json);
+	free(json);
+	return err;
+}
+
+int osp_kv_set_num(struct osp_kvlist *l, const char *key, double val)
+{
+	char buf[64];
+
+	if (!isfinite(val))
+		return osp_kv_set_json(l, key, "null");
+	snprintf(buf, sizeof(buf), "%.17g", val);
+	/* Keep it a JSON number that reads back as a double (1 -> 1.0). */
+	if (!strpbrk(buf, ".eE"))
+		strcat(buf, ".0");
+	return osp_kv_set_json(l, key, buf);
+}
+
+int osp_kv_set_u64(struct osp_kvlist *l, const char *key, uint64_t val)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, val);
+	return osp_kv_set_json(l, key, buf);
+}
+
+int osp_kv_set_bool(struct osp_kvlist *l, const char *key, bool val)
+{
+	return osp_kv_set_json(l, key, val ? "true" : "false");
+}
+
+const char *osp_kv_get(const struct osp_kvlist *l, const char *key)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->items[i].key, key) == 0)
+			return l->items[i].json;
+	return NULL;
+}
+
+void osp_kv_free(struct osp_kvlist *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->items[i].key);
+		free(l->items[i].json);
+	}
+	free(l->items);
+	l->items = NULL;
+	l->n = 0;
+}
+
+int osp_kv_copy(struct osp_kvlist *dst, const struct osp_kvlist *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	for (size_t i = 0; i < src->n; i++) {
+		int err = osp_kv_set_json(dst, src->items[i].key,
+					  src->items[i].json);
+		if (err) {
+			osp_kv_free(dst);
+			return err;
+		}
+	}
+	return 0;
+}
+
+static size_t check_ops(const struct osp_op *ops, size_t n, const char *where,
+			FILE *warn)
+{
+	size_t bad = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct osp_hist *h[2] = { &ops[i].lat, &ops[i].cpu };
+
+		for (int k = 0; k < (ops[i].has_cpu ? 2 : 1); k++) {
+			uint64_t total = osp_hist_bucket_total(h[k]);
+
+			if (total == h[k]->count)
+				continue;
+			bad++;
+			if (warn)
+				fprintf(warn,
+					"warning: %s%s%s: buckets add up to %" PRIu64
+					", count says %" PRIu64 "\n",
+					where, ops[i].name, k ? " (cpu)" : "", total,
+					h[k]->count);
+		}
+	}
+	return bad;
+}
+
+size_t osp_profile_check(const struct osp_profile *p, FILE *warn)
+{
+	size_t bad = check_ops(p->ops, p->nops, "", warn);
+
+	for (size_t s = 0; s < p->nsnaps; s++) {
+		char where[64];
+
+		snprintf(where, sizeof(where), "timeline[%zu] ", s);
+		bad += check_ops(p->snaps[s].ops, p->snaps[s].nops, where, warn);
+	}
+	return bad;
+}
+
+int osp_profile_merge(struct osp_profile *dst, const struct osp_profile *src,
+		      char *err, size_t errlen)
+{
+	if (dst->res != src->res) {
+		snprintf(err, errlen,
+			 "resolutions differ (%u and %u): profiles cannot be added bucket by bucket",
+			 dst->res, src->res);
+		return -EINVAL;
+	}
+	if (strcmp(dst->unit ? dst->unit : "", src->unit ? src->unit : "") != 0) {
+		snprintf(err, errlen, "units differ (%s and %s)",
+			 dst->unit ? dst->unit : "?", src->unit ? src->unit : "?");
+		return -EINVAL;
+	}
+	/* Check everything that can fail before changing anything. */
+	for (size_t i = 0; i < src->nops; i++) {
+		const struct osp_op *so = &src->ops[i];
+		struct osp_op *d = osp_profile_find_op(dst, so->name);
+
+		if (d && so->has_cpu && d->has_cpu && d->cpu.res != so->cpu.res) {
+			snprintf(err, errlen, "op %s: cpu resolutions differ",
+				 so->name);
+			return -EINVAL;
+		}
+	}
+	for (size_t i = 0; i < src->nops; i++) {
+		const struct osp_op *so = &src->ops[i];
+		struct osp_op *d = osp_profile_find_op(dst, so->name);
+
+		if (!d) {
+			struct osp_op *ops = realloc(dst->ops, (dst->nops + 1) * sizeof(*ops));
+
+			if (!ops || osp_op_copy(&ops[dst->nops], so)) {
+				if (ops)
+					dst->ops = ops;
+				snprintf(err, errlen, "out of memory");
+				return -ENOMEM;
+			}
+			dst->ops = ops;
+			dst->nops++;
+			continue;
+		}
+		osp_hist_merge(&d->lat, &so->lat);
+		if (so->has_cpu && d->has_cpu)
+			osp_hist_merge(&d->cpu, &so->cpu);
+		for (size_t c = 0; c < so->ncounters; c++) {
+			size_t k;
+
+			for (k = 0; k < d->ncounters; k++)
+				if (strcmp(d->counters[k].name, so->counters[c].name) == 0)
+					break;
+			if (k < d->ncounters)
+				d->counters[k].value += so->counters[c].value;
+			else if (osp_op_add_counter(d, so->counters[c].name,
+						    so->counters[c].value))
+				return -ENOMEM;
+		}
+	}
+	dst->elapsed_ns += src->elapsed_ns;
+	return 0;
+}

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The human views of a profile: `stats` (a header naming the clock and
+ * settings, a table sorted by total time, then an ASCII log2 histogram per
+ * operation in the manner of bcc's print_log2_hist, with upper-inclusive
+ * bucket ranges as labels) and `timeline` (one block per snapshot).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "osprof/format.h"
+#include "stream.h"
+
+#define STARS 40
+
+char *osp_fmt_ns(char *buf, size_t len, double ns)
+{
+	static const struct {
+		double div;
+		const char *unit;
+	} units[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" }, { 1, "ns" } };
+	size_t u = 0;
+
+	if (ns <= 0.0) {
+		snprintf(buf, len, "0ns");
+		return buf;
+	}
+	/* Largest unit the value reaches once rounded to three digits. */
+	while (u < 3 && ns < units[u].div * 0.9995)
+		u++;
+	if (u == 0 && ns >= 999.5e9)
+		snprintf(buf, len, "%.0fs", ns / 1e9);
+	else
+		snprintf(buf, len, "%.3g%s", ns / units[u].div, units[u].unit);
+	return buf;
+}
+
+static void bucket_label(char *buf, size_t len, unsigned i, unsigned res)
+{
+	char lo[16], hi[16];
+
+	osp_fmt_ns(hi, sizeof(hi), osp_bucket_upper_ns(i, res));
+	if (i == 0) {
+		snprintf(buf, len, "[0, %s]", hi);
+		return;
+	}
+	osp_fmt_ns(lo, sizeof(lo), osp_bucket_lower_ns(i, res));
+	snprintf(buf, len, "(%s, %s]", lo, hi);
+}
+
+int osp_write_hist_ascii(FILE *out, const struct osp_hist *h, int indent)
+{
+	unsigned lo, hi;
+	uint64_t peak = 0;
+
+	if (!osp_hist_range(h, &lo, &hi)) {
+		fprintf(out, "%*s(empty)\n", indent, "");
+		return osp_stream_status(out);
+	}
+	for (unsigned i = lo; i <= hi; i++)
+		if (h->buckets[i] > peak)
+			peak = h->buckets[i];
+	fprintf(out, "%*s%22s : %-10s %s\n", indent, "", "latency", "count",
+		"distribution");
+	for (unsigned i = lo; i <= hi; i++) {
+		char label[40], bar[STARS + 1];
+		/* Any non-empty bucket shows at least one star. */
+		unsigned n = (unsigned)((h->buckets[i] * STARS + peak - 1) / peak);
+
+		bucket_label(label, sizeof(label), i, h->res);
+		memset(bar, '*', n);
+		memset(bar + n, ' ', STARS - n);
+		bar[STARS] = '\0';
+		fprintf(out, "%*s%22s : %-10" PRIu64 " |%s|\n", indent, "", label,
+			h->buckets[i], bar);
+	}
+	return osp_stream_status(out);
+}
+
+/* A JSON literal for humans: strings without their quotes. */
+static void print_kv(FILE *out, const struct osp_kvlist *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const char *v = l->items[i].json;
+		size_t n = strlen(v);
+
+		if (n >= 2 && v[0] == '"' && v[n - 1] == '"')
+			fprintf(out, " %s=%.*s", l->items[i].key, (int)(n - 2), v + 1);
+		else
+			fprintf(out, " %s=%s", l->items[i].key, v);
+	}
+}
+
+static int cmp_total_desc(const void *a, const void *b)
+{
+	const struct osp_op *x = *(const struct osp_op *const *)a;
+	const struct osp_op *y = *(const struct osp_op *const *)b;
+
+	if (x->lat.sum != y->lat.sum)
+		return x->lat.sum < y->lat.sum ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static void write_header(FILE *out, const struct osp_profile *p,
+			 uint64_t requests, size_t active)
+{
+	char el[16];
+
+	fprintf(out, "osprof %s profile: %zu operations, %" PRIu64
+		     " requests in %s\n",
+		p->layer, active, requests,
+		osp_fmt_ns(el, sizeof(el), (double)p->elapsed_ns));
+	fprintf(out, "clock %s (%.3f cycles/ns), resolution %u bucket%s per power of 2, unit %s\n",
+		p->clock_source ? p->clock_source : "?", p->cycles_per_ns,
+		p->res, p->res == 1 ? "" : "s", p->unit ? p->unit : "ns");
+	if (p->options.n) {
+		fputs("options:", out);
+		print_kv(out, &p->options);
+		fputc('\n', out);
+	}
+	if (p->source.n) {
+		fputs("source:", out);
+		print_kv(out, &p->source);
+		fputc('\n', out);
+	}
+}
+
+static void write_table(FILE *out, const struct osp_op **sorted, size_t n,
+			uint64_t total_ns, bool any_cpu)
+{
+	fprintf(out, "\n%-16s %10s %9s %9s %9s %9s %9s %6s", "OPERATION", "COUNT",
+		"TOTAL", "MEAN", "P50", "P99", "MAX", "%TIME");
+	if (any_cpu)
+		fprintf(out, " %9s %9s", "CPU", "WAIT");
+	fputc('\n', out);
+	for (size_t i = 0; i < n; i++) {
+		const struct osp_op *o = sorted[i];
+		char t[16], m[16], p50[16], p99[16], mx[16];
+		double share = total_ns ? 100.0 * (double)o->lat.sum / (double)total_ns : 0;
+
+		fprintf(out, "%-16s %10" PRIu64 " %9s %9s %9s %9s %9s %5.1f%%",
+			o->name, o->lat.count,
+			osp_fmt_ns(t, sizeof(t), (double)o->lat.sum),
+			osp_fmt_ns(m, sizeof(m), osp_hist_mean(&o->lat)),
+			osp_fmt_ns(p50, sizeof(p50), osp_hist_percentile(&o->lat, 50)),
+			osp_fmt_ns(p99, sizeof(p99), osp_hist_percentile(&o->lat, 99)),
+			osp_fmt_ns(mx, sizeof(mx), (double)o->lat.max), share);
+		if (any_cpu && o->has_cpu) {
+			double cpu = osp_hist_mean(&o->cpu);
+			double wait = osp_hist_mean(&o->lat) - cpu;
+
+			fprintf(out, " %9s %9s", osp_fmt_ns(t, sizeof(t), cpu),
+				osp_fmt_ns(m, sizeof(m), wait > 0 ? wait : 0));
+		}
+		fputc('\n', out);
+	}
+}
+
+static void write_op_detail(FILE *out, const struct osp_op *o)
+{
+	char t[16], m[16];
+
+	fprintf(out, "\n%s: count %" PRIu64 ", total %s, mean %s\n", o->name,
+		o->lat.count, osp_fmt_ns(t, sizeof(t), (double)o->lat.sum),
+		osp_fmt_ns(m, sizeof(m), osp_hist_mean(&o->lat)));
+	osp_write_hist_ascii(out, &o->lat, 0);
+	if (!osp_hist_checksum_ok(&o->lat))
+		fprintf(out, "warning: %s: buckets add up to %" PRIu64
+			     ", count says %" PRIu64 "\n",
+			o->name, osp_hist_bucket_total(&o->lat), o->lat.count);
+	if (o->has_cpu && o->cpu.count) {
+		fprintf(out, "%s (cpu time): mean %s\n", o->name,
+			osp_fmt_ns(m, sizeof(m), osp_hist_mean(&o->cpu)));
+		osp_write_hist_ascii(out, &o->cpu, 0);
+	}
+	if (o->ncounters) {
+		fputs("counters:", out);
+		for (size_t i = 0; i < o->ncounters; i++)
+			fprintf(out, " %s=%" PRIu64, o->counters[i].name,
+				o->counters[i].value);
+		fputc('\n', out);
+	}
+	if (o->attrs.n) {
+		fputs("attributes:", out);
+		print_kv(out, &o->attrs);
+		fputc('\n', out);
+	}
+}
+
+int osp_write_stats(FILE *out, const struct osp_profile *p)
+{
+	const struct osp_op **sorted = calloc(p->nops ? p->nops : 1, sizeof(*sorted));
+	uint64_t requests = 0, total_ns = 0;
+	size_t n = 0;
+	bool any_cpu = false;
+
+	if (!sorted)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nops; i++) {
+		if (p->ops[i].lat.count == 0)
+			continue;
+		sorted[n++] = &p->ops[i];
+		requests += p->ops[i].lat.count;
+		total_ns += p->ops[i].lat.sum;
+		any_cpu |= p->ops[i].has_cpu;
+	}
+	qsort(sorted, n, sizeof(*sorted), cmp_total_desc);
+	write_header(out, p, requests, n);
+	if (n == 0)
+		fputs("\n(no requests recorded)\n", out);
+	else
+		write_table(out, sorted, n, total_ns, any_cpu);
+	for (size_t i = 0; i < n; i++)
+		write_op_detail(out, sorted[i]);
+	free(sorted);
+	return osp_stream_status(out);
+}
+
+int osp_write_timeline(FILE *out, const struct osp_profile *p)
+{
+	char iv[16];
+
+	if (p->tl_interval_ns == 0 && p->nsnaps == 0) {
+		fputs("timeline off (enable it with: echo 'timeline 1000' > ctl)\n", out);
+		return osp_stream_status(out);
+	}
+	fprintf(out, "timeline: interval %s, %zu snapshots, %" PRIu64 " dropped\n",
+		osp_fmt_ns(iv, sizeof(iv), (double)p->tl_interval_ns), p->nsnaps,
+		p->tl_dropped);
+	fprintf(out, "%10s  %-16s %10s %9s %9s %9s\n", "T", "OPERATION", "COUNT",
+		"MEAN", "P99", "MAX");
+	for (size_t s = 0; s < p->nsnaps; s++) {
+		const struct osp_snapshot *sn = &p->snaps[s];
+		char t[16];
+
+		osp_fmt_ns(t, sizeof(t), (double)sn->t_ns);
+		if (sn->nops == 0)
+			fprintf(out, "%10s  (idle)\n", t);
+		for (size_t i = 0; i < sn->nops; i++) {
+			const struct osp_hist *h = &sn->ops[i].lat;
+			char m[16], q[16], x[16];
+
+			fprintf(out, "%10s  %-16s %10" PRIu64 " %9s %9s %9s\n",
+				i == 0 ? t : "", sn->ops[i].name, h->count,
+				osp_fmt_ns(m, sizeof(m), osp_hist_mean(h)),
+				osp_fmt_ns(q, sizeof(q), osp_hist_percentile(h, 99)),
+				osp_fmt_ns(x, sizeof(x), (double)h->max));
+		}
+	}
+	return osp_stream_status(out);
+}

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Timelines: per-interval deltas that add up to the totals, a bounded ring
+ * that drops (and counts) the oldest snapshot, the background thread.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <time.h>
+
+#include "osprof/set.h"
+
+static const char *const names[] = { "read", "write" };
+
+static struct osp_profile *snap(struct osp_set *set)
+{
+	struct osp_profile *p = osp_profile_new("fs", osp_set_res(set));
+
+	cr_assert_eq(osp_set_snapshot(set, p), 0);
+	return p;
+}
+
+Test(timeline, deltas_sum_to_totals)
+{
+	struct osp_set *set = osp_set_new(names, 2, 1, false);
+	struct osp_profile *p;
+	uint64_t count = 0, sum = 0, b[65] = { 0 };
+
+	/* An hour-long interval: only the explicit ticks below fire. */
+	cr_assert_eq(osp_set_timeline_start(set, 3600000000000ull, 16), 0);
+	for (int k = 0; k < 5; k++) {
+		for (int i = 0; i <= k * 10; i++)
+			osp_set_record(set, k % 2, 100 * (i + 1), 0);
+		cr_assert_eq(osp_set_timeline_tick(set), 0);
+	}
+	osp_set_record(set, 0, 77, 0); /* in the interval in progress */
+	p = snap(set);
+	cr_expect_eq(p->nsnaps, 6, "5 ticks and the partial interval");
+	for (size_t s = 0; s < p->nsnaps; s++)
+		for (size_t i = 0; i < p->snaps[s].nops; i++) {
+			const struct osp_hist *h = &p->snaps[s].ops[i].lat;
+
+			if (strcmp(p->snaps[s].ops[i].name, "read") != 0)
+				continue;
+			count += h->count;
+			sum += h->sum;
+			for (unsigned j = 0; j < 65; j++)
+				b[j] += h->buckets[j];
+			cr_expect(osp_hist_checksum_ok(h));
+		}
+	cr_expect_eq(count, p->ops[0].lat.count);
+	cr_expect_eq(sum, p->ops[0].lat.sum);
+	for (unsigned j = 0; j < 65; j++)
+		cr_expect_eq(b[j], p->ops[0].lat.buckets[j], "bucket %u", j);
+	cr_expect_eq(osp_profile_check(p, NULL), 0);
+	/* Interval 2 (k = 1) only had writes. */
+	cr_expect_eq(p->snaps[1].nops, 1);
+	cr_expect_str_eq(p->snaps[1].ops[0].name, "write");
+	cr_expect_eq(p->snaps[1].ops[0].lat.count, 11);
+	/* Snapshot min and max stay within the interval's data. */
+	cr_expect_eq(p->snaps[1].ops[0].lat.min, 100);
+	cr_expect_eq(p->snaps[1].ops[0].lat.max, 1100);
+	osp_profile_free(p);
+	osp_set_free(set);
+}
+
+Test(timeline, full_ring_drops_oldest_and_counts_it)
+{
+	struct osp_set *set = osp_set_new(names, 2, 1, false);
+	struct osp_profile *p;
+	uint64_t interval, dropped;
+	unsigned cap;
+
+	cr_assert_eq(osp_set_timeline_start(set, 3600000000000ull, 3), 0);
+	for (int k = 1; k <= 5; k++) {
+		for (int i = 0; i < k; i++)
+			osp_set_record(set, 1, 1000, 0);
+		osp_set_timeline_tick(set);
+	}
+	osp_set_timeline_info(set, &interval, &cap, &dropped);
+	cr_expect_eq(cap, 3);
+	cr_expect_eq(dropped, 2);
+	p = snap(set);
+	cr_expect_eq(p->tl_dropped, 2);
+	cr_assert_eq(p->nsnaps, 3);
+	/* The survivors are the last three intervals: 3, 4, 5 records. */
+	for (int s = 0; s < 3; s++) {
+		cr_assert_eq(p->snaps[s].nops, 1);
+		cr_expect_eq(p->snaps[s].ops[0].lat.count, (uint64_t)s + 3);
+	}
+	cr_expect_lt(p->snaps[0].t_ns, p->snaps[2].t_ns + 1);
+	osp_profile_free(p);
+	osp_set_free(set);
+}
+
+Test(timeline, reset_clears_snapshots)
+{
+	struct osp_set *set = osp_set_new(names, 2, 1, false);
+	struct osp_profile *p;
+
+	osp_set_timeline_start(set, 3600000000000ull, 4);
+	osp_set_record(set, 0, 5, 0);
+	osp_set_timeline_tick(set);
+	osp_set_reset(set);
+	osp_set_record(set, 0, 9, 0);
+	osp_set_timeline_tick(set);
+	p = snap(set);
+	cr_assert_eq(p->nsnaps, 1);
+	cr_expect_eq(p->snaps[0].ops[0].lat.count, 1);
+	cr_expect_eq(p->snaps[0].ops[0].lat.max, 9);
+	osp_profile_free(p);
+	osp_set_free(set);
+}
+
+Test(timeline, thread_ticks_on_its_own_and_stops)
+{
+	struct osp_set *set = osp_set_new(names, 2, 1, false);
+	struct timespec ts = { 0, 120 * 1000 * 1000 };
+	struct osp_profile *p;
+
+	cr_expect_eq(osp_set_timeline_start(set, 100000, 4), -EINVAL);
+	cr_expect_eq(osp_set_timeline_start(set, 10000000, 0), -EINVAL);
+	cr_assert_eq(osp_set_timeline_start(set, 10000000, 1000), 0);
+	osp_set_record(set, 0, 5, 0);
+	nanosleep(&ts, NULL);
+	p = snap(set);
+	/* 120 ms at 10 ms: at least a few ticks even on a loaded machine. */
+	cr_expect_geq(p->nsnaps, 3);
+	cr_expect_eq(p->tl_interval_ns, 10000000);
+	osp_profile_free(p);
+	osp_set_timeline_stop(set);
+	p = snap(set);
+	cr_expect_eq(p->nsnaps, 0);
+	cr_expect_eq(p->tl_interval_ns, 0);
+	osp_profile_free(p);
+	osp_set_free(set);
+}
+
+Test(timeline, tick_without_timeline_is_einval)
+{
+	struct osp_set *set = osp_set_new(names, 2, 1, false);
+
+	cr_expect_eq(osp_set_timeline_tick(set), -EINVAL);
+	osp_set_timeline_stop(set);
+	osp_set_free(set);
+}

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+/* The human stats and timeline views and the OpenMetrics text. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <unistd.h>
+#include <criterion/redirect.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "osprof/format.h"
+#include "fixture.h"
+
+static char *render(int (*w)(FILE *, const struct osp_profile *),
+		    const struct osp_profile *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_eq(w(f, p), 0);
+	fclose(f);
+	return buf;
+}
+
+static int om(FILE *f, const struct osp_profile *p)
+{
+	return osp_write_openmetrics(f, p, "osprof_fs");
+}
+
+Test(writers, fmt_ns_uses_three_digits_and_units)
+{
+	char b[16];
+
+	cr_expect_str_eq(osp_fmt_ns(b, sizeof(b), 512), "512ns");
+	cr_expect_str_eq(osp_fmt_ns(b, sizeof(b), 1024), "1.02us");
+	cr_expect_str_eq(osp_fmt_ns(b, sizeof(b), 999.9), "1us");
+	cr_expect_str_eq(osp_fmt_ns(b, sizeof(b), 2097152), "2.1ms");
+	cr_expect_str_eq(osp_fmt_ns(b, sizeof(b), 1.5e9), "1.5s");
+	cr_expect_str_eq(osp_fmt_ns(b, sizeof(b), 0), "0ns");
+	cr_expect_str_eq(osp_fmt_ns(b, sizeof(b), 4e12), "4000s");
+}
+
+Test(writers, stats_sorts_by_total_and_draws_histograms)
+{
+	struct osp_profile *p = fixture_profile(1);
+	char *s = render(osp_write_stats, p);
+	char *read_row = strstr(s, "\nread "), *ga_row = strstr(s, "\ngetattr ");
+
+	cr_assert_not_null(read_row, "%s", s);
+	cr_assert_not_null(ga_row);
+	cr_expect_lt(read_row, ga_row, "read (more total time) comes first");
+	cr_expect_null(strstr(s, "\nmkdir "), "empty ops are not listed");
+	cr_expect_not_null(strstr(s, "clock tsc (2.500 cycles/ns), resolution 1 bucket per power of 2"));
+	cr_expect_not_null(strstr(s, "options: cache=never attr_timeout_s=0.0 writeback=false"));
+	/* 800 ns: bucket 10, (512ns, 1.02us], full bar; 3 ms: bucket 22. */
+	cr_expect_not_null(strstr(s, "(512ns, 1.02us] : 1000       |****************************************|"), "%s", s);
+	cr_expect_not_null(strstr(s, "(2.1ms, 4.19ms] : 10         |*                                       |"), "%s", s);
+	/* Empty buckets between the peaks are shown, tails are trimmed. */
+	cr_expect_not_null(strstr(s, "(1.02us, 2.05us] : 0 "));
+	cr_expect_gt(strstr(s, "(256ns, 512ns]"), strstr(s, "read (cpu time)"),
+		     "the latency histogram's empty tail is trimmed");
+	cr_expect_not_null(strstr(s, "read (cpu time): mean"));
+	cr_expect_not_null(strstr(s, "counters: instructions=123456789012"));
+	cr_expect_not_null(strstr(s, "attributes: pmc=unavailable"));
+	free(s);
+	osp_profile_free(p);
+}
+
+Test(writers, stats_warns_on_bad_checksum_and_empty_profile)
+{
+	struct osp_profile *p = fixture_profile(1);
+	char *s;
+
+	p->ops[1].lat.count++;
+	s = render(osp_write_stats, p);
+	cr_expect_not_null(strstr(s, "warning: getattr: buckets add up to 5, count says 6"), "%s", s);
+	free(s);
+	osp_profile_free(p);
+	p = osp_profile_new("lower", 1);
+	s = render(osp_write_stats, p);
+	cr_expect_not_null(strstr(s, "(no requests recorded)"));
+	free(s);
+	osp_profile_free(p);
+}
+
+Test(writers, stats_at_resolution_4_labels_fractional_bounds)
+{
+	struct osp_profile *p = fixture_profile(4);
+	char *s = render(osp_write_stats, p);
+
+	/* 800 ns at r=4: bucket 39, (724ns, 861ns]. */
+	cr_expect_not_null(strstr(s, "(724ns, 861ns] : 1000 "), "%s", s);
+	free(s);
+	osp_profile_free(p);
+}
+
+Test(writers, timeline_lists_each_snapshot)
+{
+	struct osp_profile *p = fixture_profile(1);
+	char *s = render(osp_write_timeline, p);
+
+	cr_expect_not_null(strstr(s, "timeline: interval 1s, 2 snapshots, 1 dropped"), "%s", s);
+	cr_expect_not_null(strstr(s, "getattr                   5"), "%s", s);
+	cr_expect_not_null(strstr(s, "2s  (idle)"), "%s", s);
+	free(s);
+	p->tl_interval_ns = 0;
+	for (size_t i = 0; i < p->nsnaps; i++) {
+		for (size_t j = 0; j < p->snaps[i].nops; j++)
+			osp_op_fini(&p->snaps[i].ops[j]);
+		free(p->snaps[i].ops);
+	}
+	free(p->snaps);
+	p->snaps = NULL;
+	p->nsnaps = 0;
+	s = render(osp_write_timeline, p);
+	cr_expect_not_null(strstr(s, "timeline off"));
+	free(s);
+	osp_profile_free(p);
+}
+
+Test(writers, openmetrics_buckets_are_cumulative_in_seconds)
+{
+	struct osp_profile *p = fixture_profile(1);
+	char *s = render(om, p);
+
+	cr_expect_not_null(strstr(s, "# TYPE osprof_fs_latency_seconds histogram\n"));
+	cr_expect_not_null(strstr(s, "# UNIT osprof_fs_latency_seconds seconds\n"));
+	cr_expect_not_null(strstr(s, "osprof_fs_latency_seconds_bucket{op=\"read\",le=\"5.12e-07\"} 0\n"), "%s", s);
+	cr_expect_not_null(strstr(s, "osprof_fs_latency_seconds_bucket{op=\"read\",le=\"1.024e-06\"} 1000\n"));
+	cr_expect_not_null(strstr(s, "osprof_fs_latency_seconds_bucket{op=\"read\",le=\"0.002097152\"} 1000\n"));
+	cr_expect_not_null(strstr(s, "osprof_fs_latency_seconds_bucket{op=\"read\",le=\"0.004194304\"} 1010\n"));
+	cr_expect_not_null(strstr(s, "osprof_fs_latency_seconds_bucket{op=\"read\",le=\"+Inf\"} 1010\n"));
+	cr_expect_not_null(strstr(s, "osprof_fs_latency_seconds_count{op=\"read\"} 1010\n"));
+	cr_expect_not_null(strstr(s, "osprof_fs_latency_seconds_sum{op=\"read\"} 0.0308\n"), "%s", s);
+	cr_expect_not_null(strstr(s, "osprof_fs_latency_seconds_bucket{op=\"mkdir\",le=\"+Inf\"} 0\n"));
+	cr_expect_not_null(strstr(s, "# TYPE osprof_fs_cpu_seconds histogram\n"));
+	cr_expect_null(strstr(s, "osprof_fs_cpu_seconds_count{op=\"getattr\"}"));
+	cr_expect_eq(strcmp(s + strlen(s) - 6, "# EOF\n"), 0);
+	free(s);
+	osp_profile_free(p);
+}
+
+Test(writers, a_full_device_gives_eio)
+{
+	struct osp_profile *p = fixture_profile(1);
+	FILE *f = fopen("/dev/full", "w");
+
+	cr_assert_not_null(f);
+	cr_expect_eq(osp_write_json(f, p), -EIO);
+	clearerr(f);
+	cr_expect_eq(osp_write_stats(f, p), -EIO);
+	fclose(f);
+	osp_profile_free(p);
+}
