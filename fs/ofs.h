@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * osprof-fs private interfaces: the daemon state, the operation list, and
+ * the entry points of each part -- the passthrough (ofs_pt_*, pure, knows
+ * nothing of profiling), the inode table (ofs_inode_*), caller credentials
+ * (ofs_creds_*), the control directory (ofs_ctl_*) and the timing wrapper
+ * that puts them together (ofs_prof_ops).
+ */
+#ifndef OSPROF_FS_OFS_H
+#define OSPROF_FS_OFS_H
+
+#define FUSE_USE_VERSION 314
+#include <fuse_lowlevel.h>
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "osprof/clock.h"
+#include "osprof/set.h"
+
+/* Every profiled FUSE operation; names in ofs_op_names (ofs_prof.c). */
+enum ofs_op {
+	OFS_OP_LOOKUP,
+	OFS_OP_FORGET,
+	OFS_OP_BATCH_FORGET,
+	OFS_OP_GETATTR,
+	OFS_OP_SETATTR,
+	OFS_OP_READLINK,
+	OFS_OP_MKNOD,
+	OFS_OP_MKDIR,
+	OFS_OP_UNLINK,
+	OFS_OP_RMDIR,
+	OFS_OP_SYMLINK,
+	OFS_OP_RENAME,
+	OFS_OP_LINK,
+	OFS_OP_OPEN,
+	OFS_OP_READ,
+	OFS_OP_WRITE,
+	OFS_OP_FLUSH,
+	OFS_OP_RELEASE,
+	OFS_OP_FSYNC,
+	OFS_OP_OPENDIR,
+	OFS_OP_READDIR,
+	OFS_OP_READDIRPLUS,
+	OFS_OP_RELEASEDIR,
+	OFS_OP_FSYNCDIR,
+	OFS_OP_STATFS,
+	OFS_OP_SETXATTR,
+	OFS_OP_GETXATTR,
+	OFS_OP_LISTXATTR,
+	OFS_OP_REMOVEXATTR,
+	OFS_OP_ACCESS,
+	OFS_OP_CREATE,
+	OFS_OP_FLOCK,
+	OFS_OP_FALLOCATE,
+	OFS_OP_COPY_FILE_RANGE,
+	OFS_OP_LSEEK,
+	OFS_OP__COUNT
+};
+
+extern const char *const ofs_op_names[OFS_OP__COUNT];
+
+enum ofs_cache { OFS_CACHE_NEVER, OFS_CACHE_AUTO, OFS_CACHE_ALWAYS };
+
+/* Settings from the command line; see ofs_opts.c for each one's meaning. */
+struct ofs_opts {
+	char *lower;           /* LOWERDIR as given */
+	char *mountpoint;      /* MOUNTPOINT as given */
+	char *lower_abs;       /* absolute paths, for the profile's source */
+	char *mount_abs;
+	char *dump;            /* --dump FILE, absolute; NULL for none */
+	char *ctl_name;        /* control directory name, default ".osprof" */
+	unsigned res;          /* histogram resolution */
+	unsigned timeline_ms;  /* 0: timeline off at mount */
+	unsigned timeline_size;
+	enum ofs_cache cache;
+	double entry_timeout;  /* seconds */
+	double attr_timeout;
+	bool writeback;
+	bool cpu_time;         /* CPU-time histogram per request */
+	bool noprofile;        /* start with recording disabled */
+	bool allow_other;      /* seen among the -o options */
+	unsigned fd_cache;     /* O_PATH descriptors kept open at most */
+	int readdirplus;       /* -1 auto (kernel decides), 0 off, 1 on */
+	/* FUSE's own */
+	bool foreground, debug, singlethread;
+	unsigned max_threads, max_idle_threads;
+	bool clone_fd;
+};
+
+struct ofs_inode_table;
+struct ofs_ctl;
+
+/* The daemon. One per process: FUSE passes it to every handler. */
+struct ofs {
+	struct ofs_opts opts;
+	struct fuse_session *se;
+	struct osp_clock clk;
+	struct osp_set *set;         /* the fs-layer profile */
+	struct ofs_inode_table *itab;
+	struct ofs_ctl *ctl;
+	uid_t owner_uid;             /* the mounting user: may write ctl */
+	gid_t owner_gid;
+	bool switch_creds;           /* root with allow_other: act as caller */
+	bool direct_io;              /* files opened with direct_io */
+	bool keep_cache;
+	bool cache_readdir;
+	double entry_timeout, attr_timeout;
+	uint64_t start_unix_ns;
+	char host[256];
+};
+
+static inline struct ofs *ofs_of(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+/* ---- options (ofs_opts.c) ---- */
+/*
+ * Parse argv into @fs->opts and @args (what remains for libfuse).
+ * Returns 0 to go on, 1 when --help/--version was answered, or -1 after
+ * printing a one-line error.
+ */
+int ofs_opts_parse(struct ofs *fs, struct fuse_args *args);
+void ofs_opts_free(struct ofs_opts *o);
+const char *ofs_cache_name(enum ofs_cache c);
+/* Record the settings that shape the profile into @p->options. */
+int ofs_opts_describe(const struct ofs *fs, struct osp_profile *p);
+
+/* ---- inode table (ofs_inode.c) ---- */
+struct ofs_inode;
+
+/*
+ * Create the table rooted at directory fd @root_fd (O_PATH) on the lower
+ * file system, with @mount_fd an ordinary descriptor of the same
+ * directory for open_by_handle_at. Takes ownership of both.
+ */
+struct ofs_inode_table *ofs_itab_new(int root_fd, int mount_fd,
+				     unsigned fd_cache);
+void ofs_itab_free(struct ofs_inode_table *t);
+/* The inode of a FUSE ino (the root for FUSE_ROOT_ID). */
+struct ofs_inode *ofs_inode_of(struct ofs *fs, fuse_ino_t ino);
+fuse_ino_t ofs_inode_ino(struct ofs_inode *in);
+/*
+ * ofs_inode_fd - an O_PATH descriptor of @in, reopened from its file
+ * handle when it is not cached; pair with ofs_inode_fd_put.
+ * Returns the fd or -errno (-ESTALE when the file is gone).
+ */
+int ofs_inode_fd(struct ofs *fs, struct ofs_inode *in);
+void ofs_inode_fd_put(struct ofs *fs, struct ofs_inode *in);
+/*
+ * ofs_inode_lookup - look @name up in directory @dir, fill @e (ino, attr,
+ * timeouts), taking one lookup reference. 0 or -errno.
+ */
+int ofs_inode_lookup(struct ofs *fs, struct ofs_inode *dir, const char *name,
+		     struct fuse_entry_param *e);
+/* Drop @n lookup references (forget); frees the inode at zero. */
+void ofs_inode_forget(struct ofs *fs, struct ofs_inode *in, uint64_t n);
+/* Count an open file or directory of @in: its descriptor stays cached. */
+void ofs_inode_open_get(struct ofs *fs, struct ofs_inode *in);
+void ofs_inode_open_put(struct ofs *fs, struct ofs_inode *in);
+/* Number of inodes and of cached descriptors (for ctl and tests). */
+void ofs_itab_stats(struct ofs *fs, uint64_t *inodes, uint64_t *fds,
+		    bool *handles);
+
+/* ---- caller credentials (ofs_creds.c) ---- */
+struct ofs_creds_saved {
+	bool switched;
+};
+/*
+ * Act with the caller's fsuid, fsgid and supplementary groups for the rest
+ * of this request (only when fs->switch_creds). 0 or -errno.
+ */
+int ofs_creds_enter(struct ofs *fs, fuse_req_t req, struct ofs_creds_saved *s);
+void ofs_creds_leave(struct ofs_creds_saved *s);
+/* True while this thread acts as a caller (privileged reopen needs root). */
+bool ofs_creds_active(void);
+/* Become the daemon again around a privileged call, and back. */
+void ofs_creds_suspend(void);
+void ofs_creds_resume(void);
+/* Remember the daemon's own groups; call once before serving. */
+int ofs_creds_init(void);
+
+/* ---- the passthrough (ofs_pt_*.c): one handler per FUSE operation ---- */
+extern const struct fuse_lowlevel_ops ofs_pt_ops;
+void ofs_pt_init(void *userdata, struct fuse_conn_info *conn);
+/* Thread-local I/O buffer aligned for O_DIRECT; NULL on -ENOMEM. */
+void *ofs_pt_iobuf(size_t len);
+
+/* ---- control directory (ofs_ctl.c) ---- */
+int ofs_ctl_new(struct ofs *fs);
+void ofs_ctl_free(struct ofs *fs);
+/* True when @ino is one of the control directory's inodes. */
+static inline bool ofs_ctl_ino(fuse_ino_t ino)
+{
+	return ino > FUSE_ROOT_ID && ino < 64;
+}
+/* True for a lookup of the control directory's name in the root. */
+bool ofs_ctl_is_root_entry(struct ofs *fs, fuse_ino_t parent, const char *name);
+extern const struct fuse_lowlevel_ops ofs_ctl_ops;
+
+/*
+ * ofs_profile_build - the current fs-layer profile with every piece of
+ * metadata (host, source, clock, options). NULL on -ENOMEM.
+ */
+struct osp_profile *ofs_profile_build(struct ofs *fs);
+
+/* ---- the timing wrapper (ofs_prof.c) ---- */
+extern const struct fuse_lowlevel_ops ofs_prof_ops;
+/*
+ * Record the latency of this thread's request now, as its reply is about
+ * to go out (a no-op when none is being timed or it was recorded already).
+ */
+void ofs_prof_replying(void);
+
+#endif /* OSPROF_FS_OFS_H */

@@ -1,0 +1,550 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The control directory (.osprof by default): a virtual directory at the
+ * mount root, answered by lookup but absent from readdir, whose files are
+ * generated when opened (one consistent snapshot however they are read)
+ * and served with direct I/O. `ctl` takes commands, one a line; a write
+ * with any bad line fails with EINVAL and changes nothing. Only the
+ * mounting user or root may write it. Nothing here is profiled.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "osprof/format.h"
+#include "osprof/parse.h"
+#include "ofs.h"
+
+#define CTL_DIR_INO 2
+
+struct ctl_entry;
+typedef int (*ctl_gen_fn)(struct ofs *fs, FILE *out);
+
+struct ctl_entry {
+	const char *name;
+	mode_t mode;
+	ctl_gen_fn gen;
+};
+
+/* An open control file: its generated content. */
+struct ctl_buf {
+	char *data;
+	size_t len;
+};
+
+struct ofs_ctl {
+	pthread_mutex_t mu; /* serialises ctl commands */
+};
+
+static int gen_stats(struct ofs *fs, FILE *out);
+static int gen_json(struct ofs *fs, FILE *out);
+static int gen_metrics(struct ofs *fs, FILE *out);
+static int gen_timeline(struct ofs *fs, FILE *out);
+static int gen_ctl(struct ofs *fs, FILE *out);
+
+/* Inode numbers are CTL_DIR_INO + 1 + index. */
+static const struct ctl_entry entries[] = {
+	{ "stats", 0444, gen_stats },
+	{ "stats.json", 0444, gen_json },
+	{ "metrics", 0444, gen_metrics },
+	{ "timeline", 0444, gen_timeline },
+	{ "ctl", 0644, gen_ctl },
+};
+#define NENTRIES (sizeof(entries) / sizeof(entries[0]))
+#define CTL_FILE_INO (CTL_DIR_INO + NENTRIES) /* "ctl" is last */
+_Static_assert(CTL_DIR_INO + NENTRIES < 64, "control inodes stay below 64");
+
+static const struct ctl_entry *entry_of(fuse_ino_t ino)
+{
+	if (ino <= CTL_DIR_INO || ino > CTL_DIR_INO + NENTRIES)
+		return NULL;
+	return &entries[ino - CTL_DIR_INO - 1];
+}
+
+struct osp_profile *ofs_profile_build(struct ofs *fs)
+{
+	struct osp_profile *p = osp_profile_new("fs", fs->opts.res);
+	int err;
+
+	if (!p)
+		return NULL;
+	err = osp_set_snapshot(fs->set, p);
+	err = err ? err : osp_str_set(&p->host, fs->host);
+	err = err ? err : osp_str_set(&p->clock_source, osp_clock_source_name(fs->clk.source));
+	p->cycles_per_ns = fs->clk.cycles_per_ns;
+	err = err ? err : osp_kv_set_str(&p->source, "mount", fs->opts.mount_abs);
+	err = err ? err : osp_kv_set_str(&p->source, "lower", fs->opts.lower_abs);
+	err = err ? err : osp_kv_set_u64(&p->source, "pid", (uint64_t)getpid());
+	err = err ? err : ofs_opts_describe(fs, p);
+	if (err) {
+		osp_profile_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static int with_profile(struct ofs *fs, FILE *out,
+			int (*w)(FILE *, const struct osp_profile *))
+{
+	struct osp_profile *p = ofs_profile_build(fs);
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	err = w(out, p);
+	osp_profile_free(p);
+	return err;
+}
+
+static int gen_stats(struct ofs *fs, FILE *out)
+{
+	return with_profile(fs, out, osp_write_stats);
+}
+
+static int gen_json(struct ofs *fs, FILE *out)
+{
+	return with_profile(fs, out, osp_write_json);
+}
+
+static int write_metrics(FILE *out, const struct osp_profile *p)
+{
+	return osp_write_openmetrics(out, p, "osprof_fs");
+}
+
+static int gen_metrics(struct ofs *fs, FILE *out)
+{
+	return with_profile(fs, out, write_metrics);
+}
+
+static int gen_timeline(struct ofs *fs, FILE *out)
+{
+	return with_profile(fs, out, osp_write_timeline);
+}
+
+static int gen_ctl(struct ofs *fs, FILE *out)
+{
+	uint64_t interval, dropped, inodes, fds;
+	unsigned cap;
+	bool handles;
+
+	osp_set_timeline_info(fs->set, &interval, &cap, &dropped);
+	ofs_itab_stats(fs, &inodes, &fds, &handles);
+	fprintf(out, "profiling %s\n", osp_set_enabled(fs->set) ? "on" : "off");
+	if (interval)
+		fprintf(out, "timeline %" PRIu64 " %u\n", interval / 1000000, cap);
+	else
+		fputs("timeline off\n", out);
+	fprintf(out, "timeline_dropped %" PRIu64 "\n", dropped);
+	fprintf(out, "resolution %u\n", fs->opts.res);
+	fprintf(out, "cache %s\nentry_timeout %g\nattr_timeout %g\n",
+		ofs_cache_name(fs->opts.cache), fs->entry_timeout, fs->attr_timeout);
+	fprintf(out, "writeback %s\ncpu_time %s\n", fs->opts.writeback ? "on" : "off",
+		fs->opts.cpu_time ? "on" : "off");
+	fprintf(out, "clock %s %.6f\n", osp_clock_source_name(fs->clk.source),
+		fs->clk.cycles_per_ns);
+	fprintf(out, "lost %" PRIu64 "\n", osp_set_lost(fs->set));
+	fprintf(out, "inodes %" PRIu64 "\nfd_cached %" PRIu64 "\nfd_cache_max %u\nfile_handles %s\n",
+		inodes, fds, fs->opts.fd_cache, handles ? "yes" : "no");
+	fprintf(out, "lower %s\nmount %s\npid %d\n", fs->opts.lower_abs,
+		fs->opts.mount_abs, (int)getpid());
+	return ferror(out) ? -EIO : 0;
+}
+
+/* ---- commands ---- */
+
+enum cmd_kind { CMD_RESET, CMD_ENABLE, CMD_DISABLE, CMD_TIMELINE, CMD_TIMELINE_OFF };
+
+struct cmd {
+	enum cmd_kind kind;
+	uint64_t interval_ms;
+	uint64_t size;
+};
+
+/* Parse one line (NUL-terminated, no newline). 0 or -EINVAL; empty → 1. */
+static int cmd_parse(struct ofs *fs, char *line, struct cmd *c)
+{
+	char *save = NULL, *w[4];
+	int n = 0;
+
+	for (char *t = strtok_r(line, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
+		if (n == 4)
+			return -EINVAL;
+		w[n++] = t;
+	}
+	if (n == 0)
+		return 1;
+	if (n == 1 && strcmp(w[0], "reset") == 0)
+		c->kind = CMD_RESET;
+	else if (n == 1 && strcmp(w[0], "enable") == 0)
+		c->kind = CMD_ENABLE;
+	else if (n == 1 && strcmp(w[0], "disable") == 0)
+		c->kind = CMD_DISABLE;
+	else if (n == 2 && strcmp(w[0], "timeline") == 0 && strcmp(w[1], "off") == 0)
+		c->kind = CMD_TIMELINE_OFF;
+	else if ((n == 2 || n == 3) && strcmp(w[0], "timeline") == 0) {
+		c->kind = CMD_TIMELINE;
+		c->size = fs->opts.timeline_size;
+		if (osp_parse_u64(w[1], 1, 3600000, &c->interval_ms) != 0 ||
+		    (n == 3 && osp_parse_u64(w[2], 1, 10000000, &c->size) != 0))
+			return -EINVAL;
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int cmd_apply(struct ofs *fs, const struct cmd *c)
+{
+	switch (c->kind) {
+	case CMD_RESET:
+		osp_set_reset(fs->set);
+		return 0;
+	case CMD_ENABLE:
+		osp_set_enable(fs->set, true);
+		return 0;
+	case CMD_DISABLE:
+		osp_set_enable(fs->set, false);
+		return 0;
+	case CMD_TIMELINE:
+		return osp_set_timeline_start(fs->set, c->interval_ms * 1000000,
+					      (unsigned)c->size);
+	case CMD_TIMELINE_OFF:
+		osp_set_timeline_stop(fs->set);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* Run the commands in @buf: all are checked before any is applied. */
+static int ctl_run(struct ofs *fs, const char *buf, size_t size)
+{
+	char *text = strndup(buf, size), *line, *save = NULL;
+	struct cmd cmds[64];
+	size_t n = 0;
+	int err = 0;
+
+	if (!text)
+		return -ENOMEM;
+	if (strlen(text) != size)
+		err = -EINVAL; /* a NUL byte inside */
+	for (line = strtok_r(text, "\n", &save); !err && line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		int r;
+
+		if (n == 64) {
+			err = -EINVAL;
+			break;
+		}
+		r = cmd_parse(fs, line, &cmds[n]);
+		if (r < 0)
+			err = r;
+		else if (r == 0)
+			n++;
+	}
+	free(text);
+	if (err)
+		return err;
+	pthread_mutex_lock(&fs->ctl->mu);
+	for (size_t i = 0; i < n && !err; i++)
+		err = cmd_apply(fs, &cmds[i]);
+	pthread_mutex_unlock(&fs->ctl->mu);
+	return err;
+}
+
+/* ---- the FUSE side ---- */
+
+static void ctl_attr(struct ofs *fs, fuse_ino_t ino, struct stat *st)
+{
+	const struct ctl_entry *e = entry_of(ino);
+
+	memset(st, 0, sizeof(*st));
+	st->st_ino = ino;
+	st->st_uid = fs->owner_uid;
+	st->st_gid = fs->owner_gid;
+	st->st_mtim.tv_sec = st->st_ctim.tv_sec = st->st_atim.tv_sec =
+		(time_t)(fs->start_unix_ns / 1000000000u);
+	st->st_blksize = 4096;
+	if (e) {
+		st->st_mode = S_IFREG | e->mode;
+		st->st_nlink = 1;
+	} else {
+		st->st_mode = S_IFDIR | 0555;
+		st->st_nlink = 2;
+	}
+}
+
+bool ofs_ctl_is_root_entry(struct ofs *fs, fuse_ino_t parent, const char *name)
+{
+	return parent == FUSE_ROOT_ID && strcmp(name, fs->opts.ctl_name) == 0;
+}
+
+static void c_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct ofs *fs = ofs_of(req);
+	struct fuse_entry_param e = { 0 };
+
+	if (parent == FUSE_ROOT_ID) {
+		e.ino = CTL_DIR_INO;
+	} else {
+		for (size_t i = 0; i < NENTRIES; i++)
+			if (parent == CTL_DIR_INO && strcmp(name, entries[i].name) == 0)
+				e.ino = CTL_DIR_INO + 1 + i;
+	}
+	if (!e.ino) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	ctl_attr(fs, e.ino, &e.attr);
+	fuse_reply_entry(req, &e);
+}
+
+static void c_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct stat st;
+
+	(void)fi;
+	ctl_attr(ofs_of(req), ino, &st);
+	fuse_reply_attr(req, &st, 0);
+}
+
+/* Truncation of ctl on open(O_TRUNC): nothing to truncate; others refuse. */
+static void c_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
+		      int valid, struct fuse_file_info *fi)
+{
+	(void)attr;
+	if (ino != CTL_FILE_INO || (valid & ~(FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_ATIME |
+					      FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME_NOW |
+					      FUSE_SET_ATTR_MTIME_NOW | FUSE_SET_ATTR_CTIME))) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
+	c_getattr(req, ino, fi);
+}
+
+static bool may_write_ctl(fuse_req_t req)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+
+	return ctx->uid == 0 || ctx->uid == ofs_of(req)->owner_uid;
+}
+
+static void c_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	const struct ctl_entry *e = entry_of(ino);
+	struct ctl_buf *b;
+	FILE *out;
+	int err;
+
+	if (!e) {
+		fuse_reply_err(req, EISDIR);
+		return;
+	}
+	if ((fi->flags & O_ACCMODE) != O_RDONLY &&
+	    (ino != CTL_FILE_INO || !may_write_ctl(req))) {
+		fuse_reply_err(req, EACCES);
+		return;
+	}
+	b = calloc(1, sizeof(*b));
+	out = b ? open_memstream(&b->data, &b->len) : NULL;
+	if (!out) {
+		free(b);
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	err = e->gen(ofs_of(req), out);
+	if (fclose(out) != 0 && !err)
+		err = -ENOMEM;
+	if (err) {
+		free(b->data);
+		free(b);
+		fuse_reply_err(req, -err);
+		return;
+	}
+	fi->fh = (uintptr_t)b;
+	fi->direct_io = 1; /* size 0 in getattr: reads must reach us */
+	if (fuse_reply_open(req, fi) == -ENOENT) {
+		free(b->data);
+		free(b);
+	}
+}
+
+static void c_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		   struct fuse_file_info *fi)
+{
+	struct ctl_buf *b = (struct ctl_buf *)(uintptr_t)fi->fh;
+
+	(void)ino;
+	if ((size_t)off >= b->len)
+		fuse_reply_buf(req, NULL, 0);
+	else
+		fuse_reply_buf(req, b->data + off,
+			       size < b->len - (size_t)off ? size : b->len - (size_t)off);
+}
+
+static void c_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
+		    size_t size, off_t off, struct fuse_file_info *fi)
+{
+	int err;
+
+	(void)off;
+	(void)fi;
+	if (ino != CTL_FILE_INO) {
+		fuse_reply_err(req, EACCES);
+		return;
+	}
+	err = ctl_run(ofs_of(req), buf, size);
+	if (err)
+		fuse_reply_err(req, -err);
+	else
+		fuse_reply_write(req, size);
+}
+
+static void c_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	(void)fi;
+	fuse_reply_err(req, 0);
+}
+
+static void c_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct ctl_buf *b = (struct ctl_buf *)(uintptr_t)fi->fh;
+
+	(void)ino;
+	if (b) {
+		free(b->data);
+		free(b);
+	}
+	fuse_reply_err(req, 0);
+}
+
+static void c_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	if (ino != CTL_DIR_INO) {
+		fuse_reply_err(req, ENOTDIR);
+		return;
+	}
+	fi->fh = 0;
+	fuse_reply_open(req, fi);
+}
+
+static void list_dir(fuse_req_t req, size_t size, off_t off, bool plus)
+{
+	struct ofs *fs = ofs_of(req);
+	char *buf = calloc(1, size ? size : 1), *p = buf;
+	size_t rem = size;
+
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	/* Offsets: 1 ".", 2 "..", 3.. the entries. */
+	for (off_t i = off; i < (off_t)NENTRIES + 2; i++) {
+		const char *name = i == 0 ? "." : i == 1 ? ".." : entries[i - 2].name;
+		struct fuse_entry_param e = { 0 };
+		size_t n;
+
+		ctl_attr(fs, i == 0 ? CTL_DIR_INO : i == 1 ? FUSE_ROOT_ID : CTL_DIR_INO + (fuse_ino_t)i - 1,
+			 &e.attr);
+		n = plus ? fuse_add_direntry_plus(req, p, rem, name, &e, i + 1)
+			 : fuse_add_direntry(req, p, rem, name, &e.attr, i + 1);
+		if (n > rem)
+			break;
+		p += n;
+		rem -= n;
+	}
+	fuse_reply_buf(req, buf, size - rem);
+	free(buf);
+}
+
+static void c_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		      struct fuse_file_info *fi)
+{
+	(void)ino;
+	(void)fi;
+	list_dir(req, size, off, false);
+}
+
+static void c_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			  struct fuse_file_info *fi)
+{
+	(void)ino;
+	(void)fi;
+	list_dir(req, size, off, true);
+}
+
+static void c_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	(void)fi;
+	fuse_reply_err(req, 0);
+}
+
+static void c_access(fuse_req_t req, fuse_ino_t ino, int mask)
+{
+	bool w = mask & W_OK;
+
+	if (w && (ino != CTL_FILE_INO || !may_write_ctl(req)))
+		fuse_reply_err(req, EACCES);
+	else if ((mask & X_OK) && ino != CTL_DIR_INO)
+		fuse_reply_err(req, EACCES);
+	else
+		fuse_reply_err(req, 0);
+}
+
+static void c_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+	(void)ino;
+	(void)name;
+	(void)size;
+	fuse_reply_err(req, ENODATA);
+}
+
+static void c_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+	(void)ino;
+	if (size == 0)
+		fuse_reply_xattr(req, 0);
+	else
+		fuse_reply_buf(req, NULL, 0);
+}
+
+const struct fuse_lowlevel_ops ofs_ctl_ops = {
+	.lookup = c_lookup,
+	.getattr = c_getattr,
+	.setattr = c_setattr,
+	.open = c_open,
+	.read = c_read,
+	.write = c_write,
+	.flush = c_flush,
+	.release = c_release,
+	.opendir = c_opendir,
+	.readdir = c_readdir,
+	.readdirplus = c_readdirplus,
+	.releasedir = c_releasedir,
+	.access = c_access,
+	.getxattr = c_getxattr,
+	.listxattr = c_listxattr,
+};
+
+int ofs_ctl_new(struct ofs *fs)
+{
+	fs->ctl = calloc(1, sizeof(*fs->ctl));
+	if (!fs->ctl)
+		return -ENOMEM;
+	pthread_mutex_init(&fs->ctl->mu, NULL);
+	return 0;
+}
+
+void ofs_ctl_free(struct ofs *fs)
+{
+	if (!fs->ctl)
+		return;
+	pthread_mutex_destroy(&fs->ctl->mu);
+	free(fs->ctl);
+	fs->ctl = NULL;
+}

@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The inode table. An inode is known by its lower (st_dev, st_ino) and,
+ * where the lower file system gives one, its file handle
+ * (name_to_handle_at): the handle, not a descriptor, is what keeps the
+ * inode reachable, so a tree of any size can be looked up with a bounded
+ * number of open files. O_PATH descriptors are cached for inodes in use,
+ * in LRU order, up to a limit; an inode with open files keeps its
+ * descriptor, so an unlinked-but-open file stays reachable. Inodes without
+ * a usable handle (another mount inside the lower tree, a file system
+ * without export support, or no CAP_DAC_READ_SEARCH) keep their descriptor
+ * pinned, as libfuse's passthrough does.
+ *
+ * The inode's lookup count is the kernel's: +1 per entry replied, -n on
+ * forget, freed at zero; the root is never freed.
+ *
+ * Locking: one mutex (t->mu) protects the hash chains, every count and
+ * descriptor field of every inode, and the LRU list. Nothing blocking runs
+ * under it (reopens and closes happen outside).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ofs.h"
+
+#define HASH_BITS_MIN 10
+
+struct ofs_inode {
+	dev_t dev;
+	ino_t ino;
+	struct file_handle *fh; /* NULL: descriptor pinned */
+	uint64_t nlookup;       /* kernel references */
+	int fd;                 /* cached O_PATH descriptor or -1 */
+	unsigned fd_users;      /* requests using fd right now */
+	unsigned nopen;         /* open files and directories */
+	struct ofs_inode *hnext;
+	struct ofs_inode *lru_prev, *lru_next; /* idle cached descriptors */
+	bool in_lru;
+};
+
+struct ofs_inode_table {
+	pthread_mutex_t mu;
+	struct ofs_inode root;
+	int mount_fd;        /* for open_by_handle_at */
+	int root_mount_id;   /* handles are only usable on this mount */
+	bool handles;        /* open_by_handle_at works here */
+	struct ofs_inode **hash;
+	size_t nbuckets;     /* power of two */
+	size_t ninodes;
+	size_t nfds;         /* cached descriptors of unpinned inodes */
+	size_t fd_cache;     /* limit for nfds */
+	struct ofs_inode lru; /* sentinel: lru.lru_next is most recent */
+};
+
+_Static_assert(sizeof(fuse_ino_t) >= sizeof(uintptr_t),
+	       "an inode pointer must fit in a fuse_ino_t");
+
+static size_t hash_of(size_t nbuckets, dev_t dev, ino_t ino)
+{
+	uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15ull ^ (uint64_t)dev;
+
+	return (size_t)(h ^ (h >> 29)) & (nbuckets - 1);
+}
+
+static void lru_unlink(struct ofs_inode *in)
+{
+	if (!in->in_lru)
+		return;
+	in->lru_prev->lru_next = in->lru_next;
+	in->lru_next->lru_prev = in->lru_prev;
+	in->in_lru = false;
+}
+
+static void lru_push(struct ofs_inode_table *t, struct ofs_inode *in)
+{
+	in->lru_next = t->lru.lru_next;
+	in->lru_prev = &t->lru;
+	t->lru.lru_next->lru_prev = in;
+	t->lru.lru_next = in;
+	in->in_lru = true;
+}
+
+/* An unpinned inode's descriptor is idle: cache it, most recent first. */
+static bool fd_idle(const struct ofs_inode *in)
+{
+	return in->fh && in->fd >= 0 && in->fd_users == 0 && in->nopen == 0;
+}
+
+/*
+ * Take descriptors of the least recently used idle inodes out of the
+ * cache until it fits; they are stored in @victims (closed by the caller
+ * once the lock is dropped). Returns how many.
+ */
+static size_t evict_locked(struct ofs_inode_table *t, int *victims, size_t max)
+{
+	size_t n = 0;
+
+	while (t->nfds > t->fd_cache && n < max && t->lru.lru_prev != &t->lru) {
+		struct ofs_inode *in = t->lru.lru_prev;
+
+		lru_unlink(in);
+		victims[n++] = in->fd;
+		in->fd = -1;
+		t->nfds--;
+	}
+	return n;
+}
+
+static void close_all(const int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		close(fds[i]);
+}
+
+static int grow_locked(struct ofs_inode_table *t)
+{
+	size_t nb = t->nbuckets * 2;
+	struct ofs_inode **h = calloc(nb, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nbuckets; i++) {
+		struct ofs_inode *in = t->hash[i], *next;
+
+		for (; in; in = next) {
+			size_t b = hash_of(nb, in->dev, in->ino);
+
+			next = in->hnext;
+			in->hnext = h[b];
+			h[b] = in;
+		}
+	}
+	free(t->hash);
+	t->hash = h;
+	t->nbuckets = nb;
+	return 0;
+}
+
+struct ofs_inode_table *ofs_itab_new(int root_fd, int mount_fd,
+				     unsigned fd_cache)
+{
+	struct ofs_inode_table *t = calloc(1, sizeof(*t));
+	struct {
+		struct file_handle fh;
+		unsigned char bytes[MAX_HANDLE_SZ];
+	} probe;
+	struct stat st;
+	int mount_id;
+
+	if (!t)
+		return NULL;
+	t->nbuckets = 1u << HASH_BITS_MIN;
+	t->hash = calloc(t->nbuckets, sizeof(*t->hash));
+	if (!t->hash || fstat(root_fd, &st) != 0) {
+		free(t->hash);
+		free(t);
+		return NULL;
+	}
+	pthread_mutex_init(&t->mu, NULL);
+	t->lru.lru_next = t->lru.lru_prev = &t->lru;
+	t->root.dev = st.st_dev;
+	t->root.ino = st.st_ino;
+	t->root.fd = root_fd;
+	t->root.nlookup = 1;
+	t->mount_fd = mount_fd;
+	t->fd_cache = fd_cache ? fd_cache : 1;
+	/*
+	 * Handles are usable when the lower file system makes them and we may
+	 * open them (CAP_DAC_READ_SEARCH): try on the root itself.
+	 */
+	probe.fh.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(root_fd, "", &probe.fh, &mount_id, AT_EMPTY_PATH) == 0) {
+		int fd = open_by_handle_at(mount_fd, &probe.fh, O_PATH);
+
+		if (fd >= 0) {
+			close(fd);
+			t->handles = true;
+			t->root_mount_id = mount_id;
+		}
+	}
+	return t;
+}
+
+void ofs_itab_free(struct ofs_inode_table *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nbuckets; i++) {
+		struct ofs_inode *in = t->hash[i], *next;
+
+		for (; in; in = next) {
+			next = in->hnext;
+			if (in->fd >= 0)
+				close(in->fd);
+			free(in->fh);
+			free(in);
+		}
+	}
+	close(t->root.fd);
+	close(t->mount_fd);
+	free(t->hash);
+	pthread_mutex_destroy(&t->mu);
+	free(t);
+}
+
+struct ofs_inode *ofs_inode_of(struct ofs *fs, fuse_ino_t ino)
+{
+	if (ino == FUSE_ROOT_ID)
+		return &fs->itab->root;
+	return (struct ofs_inode *)(uintptr_t)ino;
+}
+
+fuse_ino_t ofs_inode_ino(struct ofs_inode *in)
+{
+	return (fuse_ino_t)(uintptr_t)in;
+}
+
+static fuse_ino_t ino_for(struct ofs_inode_table *t, struct ofs_inode *in)
+{
+	return in == &t->root ? FUSE_ROOT_ID : (fuse_ino_t)(uintptr_t)in;
+}
+
+int ofs_inode_fd(struct ofs *fs, struct ofs_inode *in)
+{
+	struct ofs_inode_table *t = fs->itab;
+	int fd, victims[8];
+	size_t nv;
+	bool as_caller;
+
+	pthread_mutex_lock(&t->mu);
+	if (in->fd >= 0) {
+		in->fd_users++;
+		lru_unlink(in);
+		fd = in->fd;
+		pthread_mutex_unlock(&t->mu);
+		return fd;
+	}
+	pthread_mutex_unlock(&t->mu);
+
+	/* Reopening by handle needs the daemon's own privileges. */
+	as_caller = ofs_creds_active();
+	if (as_caller)
+		ofs_creds_suspend();
+	fd = open_by_handle_at(t->mount_fd, in->fh, O_PATH);
+	if (fd < 0)
+		fd = -errno;
+	if (as_caller)
+		ofs_creds_resume();
+	if (fd < 0)
+		return fd;
+
+	pthread_mutex_lock(&t->mu);
+	if (in->fd >= 0) {
+		/* Another thread reopened it meanwhile: use theirs. */
+		nv = 0;
+		victims[nv++] = fd;
+	} else {
+		in->fd = fd;
+		t->nfds++;
+		nv = evict_locked(t, victims, 8);
+	}
+	in->fd_users++;
+	fd = in->fd;
+	pthread_mutex_unlock(&t->mu);
+	close_all(victims, nv);
+	return fd;
+}
+
+void ofs_inode_fd_put(struct ofs *fs, struct ofs_inode *in)
+{
+	struct ofs_inode_table *t = fs->itab;
+	int victims[8];
+	size_t nv = 0;
+
+	pthread_mutex_lock(&t->mu);
+	in->fd_users--;
+	if (fd_idle(in)) {
+		lru_push(t, in);
+		nv = evict_locked(t, victims, 8);
+	}
+	pthread_mutex_unlock(&t->mu);
+	close_all(victims, nv);
+}
+
+void ofs_inode_open_get(struct ofs *fs, struct ofs_inode *in)
+{
+	pthread_mutex_lock(&fs->itab->mu);
+	in->nopen++;
+	lru_unlink(in);
+	pthread_mutex_unlock(&fs->itab->mu);
+}
+
+void ofs_inode_open_put(struct ofs *fs, struct ofs_inode *in)
+{
+	struct ofs_inode_table *t = fs->itab;
+	int victims[8];
+	size_t nv = 0;
+
+	pthread_mutex_lock(&t->mu);
+	in->nopen--;
+	if (fd_idle(in)) {
+		lru_push(t, in);
+		nv = evict_locked(t, victims, 8);
+	}
+	pthread_mutex_unlock(&t->mu);
+	close_all(victims, nv);
+}
+
+static bool same_handle(const struct file_handle *a, const struct file_handle *b)
+{
+	return a->handle_type == b->handle_type &&
+	       a->handle_bytes == b->handle_bytes &&
+	       memcmp(a->f_handle, b->f_handle, a->handle_bytes) == 0;
+}
+
+/* The inode for (st, fh) in the table, or NULL. With @t->mu held. */
+static struct ofs_inode *find_locked(struct ofs_inode_table *t,
+				     const struct stat *st,
+				     const struct file_handle *fh)
+{
+	struct ofs_inode *in;
+
+	if (st->st_dev == t->root.dev && st->st_ino == t->root.ino)
+		return &t->root;
+	for (in = t->hash[hash_of(t->nbuckets, st->st_dev, st->st_ino)]; in; in = in->hnext) {
+		if (in->dev != st->st_dev || in->ino != st->st_ino)
+			continue;
+		/*
+		 * Without a descriptor holding it, an inode number can be
+		 * reused by a new file: the handle (with its generation) tells.
+		 */
+		if (!in->fh || !fh || same_handle(in->fh, fh))
+			return in;
+	}
+	return NULL;
+}
+
+/* A copy of the handle of O_PATH @fd when it is usable, else NULL. */
+static struct file_handle *handle_of(struct ofs_inode_table *t, int fd)
+{
+	struct {
+		struct file_handle fh;
+		unsigned char bytes[MAX_HANDLE_SZ];
+	} buf;
+	struct file_handle *fh;
+	int mount_id;
+
+	if (!t->handles)
+		return NULL;
+	buf.fh.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(fd, "", &buf.fh, &mount_id, AT_EMPTY_PATH) != 0 ||
+	    mount_id != t->root_mount_id)
+		return NULL;
+	fh = malloc(sizeof(*fh) + buf.fh.handle_bytes);
+	if (fh)
+		memcpy(fh, &buf.fh, sizeof(*fh) + buf.fh.handle_bytes);
+	return fh;
+}
+
+/* Insert or reference the inode of O_PATH @fd (consumed). */
+static struct ofs_inode *table_get(struct ofs_inode_table *t, int fd,
+				   const struct stat *st, int *err)
+{
+	struct file_handle *fh = handle_of(t, fd);
+	struct ofs_inode *in;
+	int victims[8];
+	size_t nv = 0;
+
+	pthread_mutex_lock(&t->mu);
+	in = find_locked(t, st, fh);
+	if (in) {
+		in->nlookup++;
+		if (in->fd < 0 && in->fh) {
+			/* Keep the fresh descriptor: the kernel will use it soon. */
+			in->fd = fd;
+			t->nfds++;
+			fd = -1;
+			if (fd_idle(in))
+				lru_push(t, in);
+			nv = evict_locked(t, victims, 8);
+		}
+		pthread_mutex_unlock(&t->mu);
+		free(fh);
+		if (fd >= 0)
+			close(fd);
+		close_all(victims, nv);
+		return in;
+	}
+	in = calloc(1, sizeof(*in));
+	if (!in || (t->ninodes + 1 > t->nbuckets && grow_locked(t) != 0)) {
+		pthread_mutex_unlock(&t->mu);
+		free(in);
+		free(fh);
+		close(fd);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	in->dev = st->st_dev;
+	in->ino = st->st_ino;
+	in->fh = fh;
+	in->fd = fd;
+	in->nlookup = 1;
+	{
+		size_t b = hash_of(t->nbuckets, in->dev, in->ino);
+
+		in->hnext = t->hash[b];
+		t->hash[b] = in;
+	}
+	t->ninodes++;
+	if (fh) {
+		t->nfds++;
+		lru_push(t, in);
+		nv = evict_locked(t, victims, 8);
+	}
+	pthread_mutex_unlock(&t->mu);
+	close_all(victims, nv);
+	return in;
+}
+
+int ofs_inode_lookup(struct ofs *fs, struct ofs_inode *dir, const char *name,
+		     struct fuse_entry_param *e)
+{
+	struct ofs_inode_table *t = fs->itab;
+	struct ofs_inode *in;
+	int dfd, fd, err = 0;
+
+	memset(e, 0, sizeof(*e));
+	e->attr_timeout = fs->attr_timeout;
+	e->entry_timeout = fs->entry_timeout;
+	dfd = ofs_inode_fd(fs, dir);
+	if (dfd < 0)
+		return dfd;
+	fd = openat(dfd, name, O_PATH | O_NOFOLLOW);
+	if (fd < 0)
+		err = -errno;
+	ofs_inode_fd_put(fs, dir);
+	if (err)
+		return err;
+	if (fstatat(fd, "", &e->attr, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	in = table_get(t, fd, &e->attr, &err);
+	if (!in)
+		return err;
+	e->ino = ino_for(t, in);
+	return 0;
+}
+
+void ofs_inode_forget(struct ofs *fs, struct ofs_inode *in, uint64_t n)
+{
+	struct ofs_inode_table *t = fs->itab;
+	struct ofs_inode **pp;
+	int fd;
+
+	pthread_mutex_lock(&t->mu);
+	if (in == &t->root || n < in->nlookup) {
+		if (in != &t->root)
+			in->nlookup -= n;
+		pthread_mutex_unlock(&t->mu);
+		return;
+	}
+	for (pp = &t->hash[hash_of(t->nbuckets, in->dev, in->ino)]; *pp != in; pp = &(*pp)->hnext)
+		;
+	*pp = in->hnext;
+	t->ninodes--;
+	lru_unlink(in);
+	fd = in->fd;
+	if (fd >= 0 && in->fh)
+		t->nfds--;
+	pthread_mutex_unlock(&t->mu);
+	if (fd >= 0)
+		close(fd);
+	free(in->fh);
+	free(in);
+}
+
+void ofs_itab_stats(struct ofs *fs, uint64_t *inodes, uint64_t *fds,
+		    bool *handles)
+{
+	pthread_mutex_lock(&fs->itab->mu);
+	*inodes = fs->itab->ninodes;
+	*fds = fs->itab->nfds;
+	*handles = fs->itab->handles;
+	pthread_mutex_unlock(&fs->itab->mu);
+}

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT
+/*
+ * osprof-fs: mount a profiled passthrough view of a directory.
+ *
+ * The order matters: the lower directory is opened before the mount (so
+ * LOWERDIR may equal MOUNTPOINT), the mountpoint is checked for another
+ * FUSE mount on it, the session is mounted, and after the loop ends --
+ * SIGINT, SIGTERM or fusermount3 -u -- the final profile is dumped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "osprof/format.h"
+#include "ofs.h"
+
+static uint64_t now_unix_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Undo mountinfo's octal escapes (\040 for a space) in place. */
+static void unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] && s[3]) {
+			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+/*
+ * The file-system type mounted last at @path (a malloc'd string), or NULL
+ * when nothing is mounted exactly there.
+ */
+static char *mount_type_at(const char *path)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	char *line = NULL, *type = NULL;
+	size_t cap = 0;
+
+	if (!f)
+		return NULL;
+	while (getline(&line, &cap, f) > 0) {
+		char mnt[4096], fstype[256];
+		char *sep = strstr(line, " - ");
+
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
+		    sscanf(sep + 3, "%255s", fstype) != 1)
+			continue;
+		unescape(mnt);
+		if (strcmp(mnt, path) == 0) {
+			free(type);
+			type = strdup(fstype);
+		}
+	}
+	free(line);
+	fclose(f);
+	return type;
+}
+
+/* A stale or foreign FUSE mount on the mountpoint makes it busy. */
+static int check_mountpoint(const struct ofs_opts *o)
+{
+	struct stat st;
+	char *type;
+	bool in_place = strcmp(o->lower_abs, o->mount_abs) == 0;
+
+	if (stat(o->mount_abs, &st) != 0) {
+		fprintf(stderr, "osprof-fs: mountpoint %s: %s\n", o->mount_abs, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "osprof-fs: mountpoint %s: Not a directory\n", o->mount_abs);
+		return -1;
+	}
+	type = mount_type_at(o->mount_abs);
+	if (type && strncmp(type, "fuse", 4) == 0 &&
+	    (!in_place || strcmp(type, "fuse.osprof-fs") == 0)) {
+		fprintf(stderr, "osprof-fs: mountpoint %s is busy: a %s file system is mounted there (unmount it with fusermount3 -u)\n",
+			o->mount_abs, type);
+		free(type);
+		return -1;
+	}
+	free(type);
+	return 0;
+}
+
+static int open_lower(struct ofs *fs)
+{
+	const char *lower = fs->opts.lower_abs;
+	int root_fd, mount_fd;
+
+	root_fd = open(lower, O_PATH | O_DIRECTORY);
+	if (root_fd < 0) {
+		fprintf(stderr, "osprof-fs: lower directory %s: %s\n", fs->opts.lower,
+			strerror(errno));
+		return -1;
+	}
+	/* An ordinary descriptor: open_by_handle_at refuses O_PATH ones. */
+	mount_fd = open(lower, O_RDONLY | O_DIRECTORY);
+	if (mount_fd < 0)
+		mount_fd = dup(root_fd);
+	fs->itab = ofs_itab_new(root_fd, mount_fd, fs->opts.fd_cache);
+	if (!fs->itab) {
+		fprintf(stderr, "osprof-fs: out of memory\n");
+		close(root_fd);
+		close(mount_fd);
+		return -1;
+	}
+	return 0;
+}
+
+static int setup_profile(struct ofs *fs)
+{
+	osp_clock_init(&fs->clk);
+	fs->set = osp_set_new(ofs_op_names, OFS_OP__COUNT, fs->opts.res, fs->opts.cpu_time);
+	if (!fs->set) {
+		fprintf(stderr, "osprof-fs: cannot create the profile: %s\n", strerror(errno));
+		return -1;
+	}
+	if (fs->opts.noprofile)
+		osp_set_enable(fs->set, false);
+	if (fs->opts.timeline_ms &&
+	    osp_set_timeline_start(fs->set, (uint64_t)fs->opts.timeline_ms * 1000000,
+				   fs->opts.timeline_size) != 0) {
+		fprintf(stderr, "osprof-fs: cannot start the timeline\n");
+		return -1;
+	}
+	return 0;
+}
+
+static void setup_caching(struct ofs *fs)
+{
+	fs->entry_timeout = fs->opts.entry_timeout;
+	fs->attr_timeout = fs->opts.attr_timeout;
+	fs->direct_io = fs->opts.cache == OFS_CACHE_NEVER;
+	fs->keep_cache = fs->opts.cache == OFS_CACHE_ALWAYS;
+	fs->cache_readdir = fs->opts.cache == OFS_CACHE_ALWAYS;
+}
+
+/* Name the mount after its lower directory, type fuse.osprof-fs. */
+static int add_mount_opts(struct ofs *fs, struct fuse_args *args)
+{
+	char *opts = NULL, *fsname = NULL;
+	int err = fuse_opt_add_opt(&opts, "subtype=osprof-fs");
+
+	/* Escaping covers the ',' and '\\' a path may hold; '=' is fine. */
+	if (!err && asprintf(&fsname, "fsname=%s", fs->opts.lower_abs) < 0)
+		err = -1;
+	err = err ? err : fuse_opt_add_opt_escaped(&opts, fsname);
+	if (fs->opts.allow_other)
+		err = err ? err : fuse_opt_add_opt(&opts, "default_permissions");
+	err = err ? err : fuse_opt_add_arg(args, "-o");
+	err = err ? err : fuse_opt_add_arg(args, opts);
+	free(fsname);
+	free(opts);
+	return err ? -1 : 0;
+}
+
+static int serve(struct ofs *fs)
+{
+	struct fuse_loop_config *cfg;
+	int res;
+
+	if (fs->opts.singlethread)
+		return fuse_session_loop(fs->se);
+	cfg = fuse_loop_cfg_create();
+	if (!cfg)
+		return -ENOMEM;
+	fuse_loop_cfg_set_clone_fd(cfg, fs->opts.clone_fd);
+	fuse_loop_cfg_set_idle_threads(cfg, fs->opts.max_idle_threads);
+	fuse_loop_cfg_set_max_threads(cfg, fs->opts.max_threads);
+	res = fuse_session_loop_mt(fs->se, cfg);
+	fuse_loop_cfg_destroy(cfg);
+	return res;
+}
+
+/* Write the final profile next to FILE, then rename: never a torn file. */
+static int dump_profile(struct ofs *fs)
+{
+	struct osp_profile *p = ofs_profile_build(fs);
+	char *tmp = NULL;
+	FILE *f = NULL;
+	int fd, err = -ENOMEM;
+
+	if (!p || asprintf(&tmp, "%s.tmp.%d", fs->opts.dump, (int)getpid()) < 0)
+		goto out;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		err = -errno;
+		goto out;
+	}
+	err = osp_write_json(f, p);
+	if (fclose(f) != 0 && !err)
+		err = -EIO;
+	if (!err && rename(tmp, fs->opts.dump) != 0)
+		err = -errno;
+	if (err)
+		unlink(tmp);
+out:
+	if (err)
+		fprintf(stderr, "osprof-fs: --dump %s: %s\n", fs->opts.dump, strerror(-err));
+	free(tmp);
+	osp_profile_free(p);
+	return err;
+}
+
+static void teardown(struct ofs *fs)
+{
+	osp_set_free(fs->set);
+	ofs_ctl_free(fs);
+	ofs_itab_free(fs->itab);
+	ofs_opts_free(&fs->opts);
+}
+
+int main(int argc, char **argv)
+{
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct ofs fs = { 0 };
+	int ret = 2, res;
+
+	res = ofs_opts_parse(&fs, &args);
+	if (res != 0) {
+		ret = res > 0 ? 0 : 2;
+		goto out_opts;
+	}
+	/* Modes arrive already masked by the kernel: do not mask twice. */
+	umask(0);
+	fs.owner_uid = getuid();
+	fs.owner_gid = getgid();
+	fs.switch_creds = geteuid() == 0 && fs.opts.allow_other;
+	fs.start_unix_ns = now_unix_ns();
+	gethostname(fs.host, sizeof(fs.host) - 1);
+	setup_caching(&fs);
+	if (open_lower(&fs) || check_mountpoint(&fs.opts) || setup_profile(&fs) ||
+	    ofs_ctl_new(&fs) || ofs_creds_init() || add_mount_opts(&fs, &args))
+		goto out;
+	fs.se = fuse_session_new(&args, &ofs_prof_ops, sizeof(ofs_prof_ops), &fs);
+	if (!fs.se)
+		goto out; /* libfuse said why (an unknown option, say) */
+	ret = 1;
+	if (fuse_set_signal_handlers(fs.se) != 0)
+		goto out_session;
+	if (fuse_session_mount(fs.se, fs.opts.mount_abs) != 0)
+		goto out_signals;
+	fuse_daemonize(fs.opts.foreground);
+	res = serve(&fs);
+	fuse_session_unmount(fs.se);
+	/* A signal number means a clean stop by SIGINT/SIGTERM. */
+	ret = res < 0 ? 1 : 0;
+	if (fs.opts.dump && dump_profile(&fs) != 0)
+		ret = 1;
+out_signals:
+	fuse_remove_signal_handlers(fs.se);
+out_session:
+	fuse_session_destroy(fs.se);
+out:
+	teardown(&fs);
+	fuse_opt_free_args(&args);
+	return ret;
+out_opts:
+	ofs_opts_free(&fs.opts);
+	fuse_opt_free_args(&args);
+	return ret;
+}

@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Command-line options of osprof-fs: our -o options (parsed strictly, each
+ * bad value named in a one-line error), the two positional directories,
+ * --dump, and libfuse's own options, which pass through to libfuse. Also
+ * the cache modes' defaults and the description of the settings that goes
+ * into every profile.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "osprof/parse.h"
+#include "ofs.h"
+
+/* Raw option strings, parsed and checked after fuse_opt has run. */
+struct raw {
+	char *res, *timeline, *timeline_size, *ctl_name, *cache;
+	char *entry_timeout, *attr_timeout, *fd_cache, *readdirplus, *dump;
+	int writeback, cpu_time, noprofile;
+	int nonopt;
+	struct ofs_opts *o;
+};
+
+enum { KEY_HELP, KEY_VERSION, KEY_ALLOW_OTHER };
+
+#define RAW(t, f) { t, offsetof(struct raw, f), 0 }
+#define FLAG(t, f, v) { t, offsetof(struct raw, f), v }
+
+static const struct fuse_opt specs[] = {
+	RAW("resolution=%s", res),
+	RAW("timeline=%s", timeline),
+	RAW("timeline_size=%s", timeline_size),
+	RAW("ctl_name=%s", ctl_name),
+	RAW("cache=%s", cache),
+	RAW("entry_timeout=%s", entry_timeout),
+	RAW("attr_timeout=%s", attr_timeout),
+	RAW("fd_cache=%s", fd_cache),
+	RAW("readdirplus=%s", readdirplus),
+	RAW("dump=%s", dump),
+	RAW("--dump=%s", dump),
+	RAW("--dump %s", dump),
+	FLAG("writeback", writeback, 1),
+	FLAG("no_writeback", writeback, 0),
+	FLAG("cpu_time", cpu_time, 1),
+	FLAG("noprofile", noprofile, 1),
+	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
+	FUSE_OPT_KEY("-h", KEY_HELP),
+	FUSE_OPT_KEY("--help", KEY_HELP),
+	FUSE_OPT_KEY("-V", KEY_VERSION),
+	FUSE_OPT_KEY("--version", KEY_VERSION),
+	FUSE_OPT_END
+};
+
+static void usage(const char *prog)
+{
+	printf("usage: %s LOWERDIR MOUNTPOINT [options]\n\n"
+"Mount a profiled view of LOWERDIR at MOUNTPOINT (they may be the same\n"
+"directory). Every file-system request through it is timed into a log2\n"
+"latency histogram per operation; read them in MOUNTPOINT/.osprof/.\n\n"
+"osprof options:\n"
+"    -o resolution=N        buckets per power of two: 1, 2, 4 or 8 (default 1)\n"
+"    -o cache=MODE          kernel caching: never (default: every request reaches\n"
+"                           the profiler; timeouts 0, direct I/O on files),\n"
+"                           auto (timeouts 1 s, page cache), always (timeouts\n"
+"                           1 day, keep_cache, cached readdir and symlinks)\n"
+"    -o entry_timeout=S     dentry timeout in seconds (overrides the mode)\n"
+"    -o attr_timeout=S      attribute timeout in seconds (overrides the mode)\n"
+"    -o writeback           kernel writeback cache (with cache=auto|always)\n"
+"    -o cpu_time            also record each request's thread CPU time\n"
+"    -o noprofile           start with recording disabled ('enable' in ctl)\n"
+"    -o timeline=MS         snapshot per-interval deltas every MS milliseconds\n"
+"    -o timeline_size=N     keep at most N snapshots (default 1000)\n"
+"    -o ctl_name=NAME       control directory name (default .osprof)\n"
+"    -o fd_cache=N          O_PATH descriptors kept open (default: half the\n"
+"                           open-file limit); inodes are known by file handle\n"
+"    -o readdirplus=MODE    auto (default, the kernel chooses), yes or no\n"
+"    --dump FILE            write the final JSON profile to FILE at unmount\n"
+"                           (also -o dump=FILE)\n\n"
+"Examples:\n"
+"    %s /data /mnt/p && grep -r foo /mnt/p; cat /mnt/p/.osprof/stats\n"
+"    %s /srv /srv -o cache=auto --dump /tmp/srv.json    # in place\n"
+"    echo reset > /mnt/p/.osprof/ctl; echo 'timeline 100' > /mnt/p/.osprof/ctl\n"
+"    fusermount3 -u /mnt/p\n\n"
+"FUSE options:\n", prog, prog, prog);
+	fuse_cmdline_help();
+	fuse_lowlevel_help();
+}
+
+static int opt_proc(void *data, const char *arg, int key, struct fuse_args *out)
+{
+	struct raw *raw = data;
+
+	(void)out;
+	switch (key) {
+	case FUSE_OPT_KEY_NONOPT:
+		if (raw->nonopt++ == 0) {
+			raw->o->lower = strdup(arg);
+			return 0;
+		}
+		if (raw->nonopt == 2)
+			return 1; /* the mountpoint, for fuse_parse_cmdline */
+		fprintf(stderr, "osprof-fs: too many arguments at '%s' (see --help)\n", arg);
+		return -1;
+	case KEY_HELP:
+		usage(out->argv[0]);
+		exit(0);
+	case KEY_VERSION:
+		printf("osprof-fs %s, FUSE library %s\n", OSPROF_VERSION, fuse_pkgversion());
+		exit(0);
+	case KEY_ALLOW_OTHER:
+		raw->o->allow_other = true;
+		return 1; /* libfuse needs it too */
+	default:
+		return 1;
+	}
+}
+
+static int bad(const char *opt, const char *val, const char *why)
+{
+	fprintf(stderr, "osprof-fs: bad option -o %s=%s: %s\n", opt, val, why);
+	return -1;
+}
+
+static int get_uint(const char *opt, const char *val, uint64_t min,
+		    uint64_t max, unsigned *out)
+{
+	uint64_t v;
+	char why[64];
+
+	if (!val)
+		return 0;
+	if (osp_parse_u64(val, min, max, &v) != 0) {
+		snprintf(why, sizeof(why), "expected a whole number from %llu to %llu",
+			 (unsigned long long)min, (unsigned long long)max);
+		return bad(opt, val, why);
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int get_secs(const char *opt, const char *val, double *out)
+{
+	if (val && osp_parse_double(val, 0.0, 1e9, out) != 0)
+		return bad(opt, val, "expected seconds, a number >= 0");
+	return 0;
+}
+
+static int parse_cache(struct ofs_opts *o, const struct raw *r)
+{
+	static const char *const modes[] = { "never", "auto", "always" };
+	static const double timeouts[] = { 0.0, 1.0, 86400.0 };
+
+	o->cache = OFS_CACHE_NEVER;
+	if (r->cache) {
+		unsigned i;
+
+		for (i = 0; i < 3 && strcmp(r->cache, modes[i]) != 0; i++)
+			;
+		if (i == 3)
+			return bad("cache", r->cache, "expected never, auto or always");
+		o->cache = (enum ofs_cache)i;
+	}
+	o->entry_timeout = o->attr_timeout = timeouts[o->cache];
+	if (get_secs("entry_timeout", r->entry_timeout, &o->entry_timeout) ||
+	    get_secs("attr_timeout", r->attr_timeout, &o->attr_timeout))
+		return -1;
+	return 0;
+}
+
+static int parse_misc(struct ofs_opts *o, const struct raw *r)
+{
+	o->ctl_name = strdup(r->ctl_name ? r->ctl_name : ".osprof");
+	if (!o->ctl_name || !o->ctl_name[0] || strchr(o->ctl_name, '/') ||
+	    strcmp(o->ctl_name, ".") == 0 || strcmp(o->ctl_name, "..") == 0 ||
+	    strlen(o->ctl_name) > NAME_MAX)
+		return bad("ctl_name", r->ctl_name, "expected a file name (no '/', not . or ..)");
+	o->readdirplus = -1;
+	if (r->readdirplus) {
+		if (strcmp(r->readdirplus, "yes") == 0)
+			o->readdirplus = 1;
+		else if (strcmp(r->readdirplus, "no") == 0)
+			o->readdirplus = 0;
+		else if (strcmp(r->readdirplus, "auto") != 0)
+			return bad("readdirplus", r->readdirplus, "expected auto, yes or no");
+	}
+	o->writeback = r->writeback;
+	o->cpu_time = r->cpu_time;
+	o->noprofile = r->noprofile;
+	return 0;
+}
+
+/* FILE made absolute (the daemon changes directory), its directory checked. */
+static int parse_dump(struct ofs_opts *o, const char *dump)
+{
+	char cwd[PATH_MAX], *dir, *slash;
+	struct stat st;
+
+	if (!dump)
+		return 0;
+	if (!dump[0] || dump[strlen(dump) - 1] == '/') {
+		fprintf(stderr, "osprof-fs: --dump '%s': expected a file name\n", dump);
+		return -1;
+	}
+	if (dump[0] == '/') {
+		o->dump = strdup(dump);
+	} else if (getcwd(cwd, sizeof(cwd)) && asprintf(&o->dump, "%s/%s", cwd, dump) < 0) {
+		o->dump = NULL;
+	}
+	if (!o->dump) {
+		fprintf(stderr, "osprof-fs: --dump %s: cannot resolve the path\n", dump);
+		return -1;
+	}
+	dir = strdup(o->dump);
+	slash = dir ? strrchr(dir, '/') : NULL;
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	if (!dir || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "osprof-fs: --dump %s: directory %s does not exist\n",
+			dump, dir ? dir : "?");
+		free(dir);
+		return -1;
+	}
+	free(dir);
+	return 0;
+}
+
+/* Raise the soft open-file limit to the hard one; the default fd cache is half. */
+static unsigned default_fd_cache(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 512;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 1u << 20)
+		return 1u << 19;
+	return rl.rlim_cur / 2 > 16 ? (unsigned)(rl.rlim_cur / 2) : 16;
+}
+
+static int parse_values(struct ofs_opts *o, struct raw *r)
+{
+	o->res = 1;
+	o->timeline_size = 1000;
+	o->fd_cache = default_fd_cache();
+	if (get_uint("resolution", r->res, 1, 8, &o->res))
+		return -1;
+	if (!osp_res_valid(o->res))
+		return bad("resolution", r->res, "expected 1, 2, 4 or 8");
+	if (get_uint("timeline", r->timeline, 1, 3600000, &o->timeline_ms) ||
+	    get_uint("timeline_size", r->timeline_size, 1, 10000000, &o->timeline_size) ||
+	    get_uint("fd_cache", r->fd_cache, 16, 1u << 24, &o->fd_cache))
+		return -1;
+	if (parse_cache(o, r) || parse_misc(o, r) || parse_dump(o, r->dump))
+		return -1;
+	return 0;
+}
+
+static void raw_free(struct raw *r)
+{
+	free(r->res);
+	free(r->timeline);
+	free(r->timeline_size);
+	free(r->ctl_name);
+	free(r->cache);
+	free(r->entry_timeout);
+	free(r->attr_timeout);
+	free(r->fd_cache);
+	free(r->readdirplus);
+	free(r->dump);
+}
+
+static int check_dirs(struct ofs_opts *o, const struct fuse_cmdline_opts *c)
+{
+	if (!o->lower || !c->mountpoint) {
+		fprintf(stderr, "osprof-fs: expected LOWERDIR and MOUNTPOINT (see --help)\n");
+		return -1;
+	}
+	o->mountpoint = c->mountpoint; /* realpath'd by libfuse */
+	o->lower_abs = realpath(o->lower, NULL);
+	if (!o->lower_abs) {
+		fprintf(stderr, "osprof-fs: lower directory %s: %s\n", o->lower, strerror(errno));
+		return -1;
+	}
+	o->mount_abs = strdup(o->mountpoint);
+	return o->mount_abs ? 0 : -1;
+}
+
+int ofs_opts_parse(struct ofs *fs, struct fuse_args *args)
+{
+	struct ofs_opts *o = &fs->opts;
+	struct raw r = { .o = o, .writeback = 0 };
+	struct fuse_cmdline_opts c;
+	int err;
+
+	if (fuse_opt_parse(args, &r, specs, opt_proc) != 0) {
+		raw_free(&r);
+		return -1;
+	}
+	err = parse_values(o, &r);
+	raw_free(&r);
+	if (err)
+		return -1;
+	if (fuse_parse_cmdline(args, &c) != 0)
+		return -1;
+	if (c.show_help || c.show_version) {
+		/* Ours answer first; these cannot be reached, but be safe. */
+		free(c.mountpoint);
+		return 1;
+	}
+	o->foreground = c.foreground;
+	o->debug = c.debug;
+	o->singlethread = c.singlethread;
+	o->clone_fd = c.clone_fd;
+	o->max_idle_threads = c.max_idle_threads;
+	o->max_threads = c.max_threads;
+	if (check_dirs(o, &c) != 0)
+		return -1;
+	return 0;
+}
+
+void ofs_opts_free(struct ofs_opts *o)
+{
+	free(o->lower);
+	free(o->mountpoint);
+	free(o->lower_abs);
+	free(o->mount_abs);
+	free(o->dump);
+	free(o->ctl_name);
+}
+
+const char *ofs_cache_name(enum ofs_cache c)
+{
+	return c == OFS_CACHE_ALWAYS ? "always" : c == OFS_CACHE_AUTO ? "auto" : "never";
+}
+
+int ofs_opts_describe(const struct ofs *fs, struct osp_profile *p)
+{
+	const struct ofs_opts *o = &fs->opts;
+	struct osp_kvlist *l = &p->options;
+	int err = 0;
+
+	err |= osp_kv_set_str(l, "cache", ofs_cache_name(o->cache));
+	err |= osp_kv_set_num(l, "entry_timeout_s", fs->entry_timeout);
+	err |= osp_kv_set_num(l, "attr_timeout_s", fs->attr_timeout);
+	err |= osp_kv_set_bool(l, "direct_io", fs->direct_io);
+	err |= osp_kv_set_bool(l, "writeback", o->writeback);
+	err |= osp_kv_set_bool(l, "cpu_time", o->cpu_time);
+	err |= osp_kv_set_str(l, "threads", o->singlethread ? "single" : "multi");
+	err |= osp_kv_set_str(l, "readdirplus", o->readdirplus < 0 ? "auto" :
+						 o->readdirplus ? "yes" : "no");
+	return err ? -ENOMEM : 0;
+}

@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The profiling wrapper: the operation table libfuse calls. Each handler
+ * sends requests for the control directory to ofs_ctl (untimed, not
+ * counted), and times every other one from entry to reply around the pure
+ * passthrough: two cycle-counter reads and one lock-free record, nothing
+ * when recording is disabled. With -o cpu_time the thread's CPU time for
+ * the request is recorded too. Requests that touch the lower name space
+ * with permission checks run as the caller (ofs_creds) when root serves
+ * other users.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "ofs_pt.h"
+
+const char *const ofs_op_names[OFS_OP__COUNT] = {
+	[OFS_OP_LOOKUP] = "lookup",
+	[OFS_OP_FORGET] = "forget",
+	[OFS_OP_BATCH_FORGET] = "batch_forget",
+	[OFS_OP_GETATTR] = "getattr",
+	[OFS_OP_SETATTR] = "setattr",
+	[OFS_OP_READLINK] = "readlink",
+	[OFS_OP_MKNOD] = "mknod",
+	[OFS_OP_MKDIR] = "mkdir",
+	[OFS_OP_UNLINK] = "unlink",
+	[OFS_OP_RMDIR] = "rmdir",
+	[OFS_OP_SYMLINK] = "symlink",
+	[OFS_OP_RENAME] = "rename",
+	[OFS_OP_LINK] = "link",
+	[OFS_OP_OPEN] = "open",
+	[OFS_OP_READ] = "read",
+	[OFS_OP_WRITE] = "write",
+	[OFS_OP_FLUSH] = "flush",
+	[OFS_OP_RELEASE] = "release",
+	[OFS_OP_FSYNC] = "fsync",
+	[OFS_OP_OPENDIR] = "opendir",
+	[OFS_OP_READDIR] = "readdir",
+	[OFS_OP_READDIRPLUS] = "readdirplus",
+	[OFS_OP_RELEASEDIR] = "releasedir",
+	[OFS_OP_FSYNCDIR] = "fsyncdir",
+	[OFS_OP_STATFS] = "statfs",
+	[OFS_OP_SETXATTR] = "setxattr",
+	[OFS_OP_GETXATTR] = "getxattr",
+	[OFS_OP_LISTXATTR] = "listxattr",
+	[OFS_OP_REMOVEXATTR] = "removexattr",
+	[OFS_OP_ACCESS] = "access",
+	[OFS_OP_CREATE] = "create",
+	[OFS_OP_FLOCK] = "flock",
+	[OFS_OP_FALLOCATE] = "fallocate",
+	[OFS_OP_COPY_FILE_RANGE] = "copy_file_range",
+	[OFS_OP_LSEEK] = "lseek",
+};
+_Static_assert(sizeof(ofs_op_names) / sizeof(ofs_op_names[0]) == OFS_OP__COUNT,
+	       "a name for every operation");
+
+/* The request this thread is timing, until its reply goes out. */
+struct timing {
+	bool on;
+	enum ofs_op op;
+	struct ofs *fs;
+	uint64_t c0;      /* clock counter at entry */
+	uint64_t cpu0_ns; /* thread CPU time at entry (cpu_time only) */
+};
+
+static __thread struct timing pending;
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline void timing_start(struct ofs *fs, enum ofs_op op)
+{
+	struct timing *t = &pending;
+
+	t->on = osp_set_enabled(fs->set);
+	if (!t->on)
+		return;
+	t->op = op;
+	t->fs = fs;
+	t->cpu0_ns = fs->opts.cpu_time ? thread_cpu_ns() : 0;
+	t->c0 = osp_clock_read(&fs->clk);
+}
+
+void ofs_prof_replying(void)
+{
+	struct timing *t = &pending;
+	uint64_t lat_ns, cpu_ns = 0;
+
+	if (!t->on)
+		return;
+	t->on = false;
+	lat_ns = osp_clock_to_ns(&t->fs->clk, osp_clock_read(&t->fs->clk) - t->c0);
+	if (t->fs->opts.cpu_time)
+		cpu_ns = thread_cpu_ns() - t->cpu0_ns;
+	osp_set_record(t->fs->set, t->op, lat_ns, cpu_ns);
+}
+
+/*
+ * Time @call as operation @op until its reply (pt_reply_* records it);
+ * with @as_caller, run it with the caller's credentials.
+ */
+#define TIMED(op, as_caller, call)                                        \
+	do {                                                              \
+		struct ofs *fs_ = ofs_of(req);                            \
+		struct ofs_creds_saved cs_ = { false };                   \
+		int e_ = 0;                                               \
+		timing_start(fs_, op);                                    \
+		if (as_caller)                                            \
+			e_ = ofs_creds_enter(fs_, req, &cs_);             \
+		if (e_)                                                   \
+			pt_reply_err(req, -e_);                           \
+		else                                                      \
+			call;                                             \
+		ofs_prof_replying(); /* a handler that did not reply */  \
+		ofs_creds_leave(&cs_);                                    \
+	} while (0)
+
+/* Control-directory inodes go to ofs_ctl; what it lacks is refused. */
+#define CTL_OR_REFUSE(ino, handler, ...)                                  \
+	do {                                                              \
+		if (ofs_ctl_ino(ino)) {                                   \
+			if (ofs_ctl_ops.handler)                          \
+				ofs_ctl_ops.handler(__VA_ARGS__);         \
+			else                                              \
+				fuse_reply_err(req, EPERM);               \
+			return;                                           \
+		}                                                         \
+	} while (0)
+
+/* The control directory's own name in the root cannot be changed. */
+static bool ctl_name_guard(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	if (ofs_ctl_ino(parent) || ofs_ctl_is_root_entry(ofs_of(req), parent, name)) {
+		fuse_reply_err(req, EPERM);
+		return true;
+	}
+	return false;
+}
+
+static void w_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	if (ofs_ctl_ino(parent) || ofs_ctl_is_root_entry(ofs_of(req), parent, name)) {
+		ofs_ctl_ops.lookup(req, parent, name);
+		return;
+	}
+	TIMED(OFS_OP_LOOKUP, true, pt_lookup(req, parent, name));
+}
+
+static void w_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	if (ofs_ctl_ino(ino)) {
+		fuse_reply_none(req);
+		return;
+	}
+	TIMED(OFS_OP_FORGET, false, pt_forget(req, ino, nlookup));
+}
+
+static void w_forget_multi(fuse_req_t req, size_t count,
+			   struct fuse_forget_data *f)
+{
+	size_t n = 0;
+
+	/* Drop the control directory's inodes: they were never counted. */
+	for (size_t i = 0; i < count; i++)
+		if (!ofs_ctl_ino(f[i].ino))
+			f[n++] = f[i];
+	TIMED(OFS_OP_BATCH_FORGET, false, pt_forget_multi(req, n, f));
+}
+
+static void w_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	CTL_OR_REFUSE(ino, getattr, req, ino, fi);
+	TIMED(OFS_OP_GETATTR, false, pt_getattr(req, ino, fi));
+}
+
+static void w_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
+		      int valid, struct fuse_file_info *fi)
+{
+	CTL_OR_REFUSE(ino, setattr, req, ino, attr, valid, fi);
+	TIMED(OFS_OP_SETATTR, true, pt_setattr(req, ino, attr, valid, fi));
+}
+
+static void w_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	CTL_OR_REFUSE(ino, readlink, req, ino);
+	TIMED(OFS_OP_READLINK, false, pt_readlink(req, ino));
+}
+
+static void w_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
+		    mode_t mode, dev_t rdev)
+{
+	if (ctl_name_guard(req, parent, name))
+		return;
+	TIMED(OFS_OP_MKNOD, true, pt_mknod(req, parent, name, mode, rdev));
+}
+
+static void w_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
+		    mode_t mode)
+{
+	if (ctl_name_guard(req, parent, name))
+		return;
+	TIMED(OFS_OP_MKDIR, true, pt_mkdir(req, parent, name, mode));
+}
+
+static void w_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	if (ctl_name_guard(req, parent, name))
+		return;
+	TIMED(OFS_OP_UNLINK, true, pt_unlink(req, parent, name));
+}
+
+static void w_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	if (ctl_name_guard(req, parent, name))
+		return;
+	TIMED(OFS_OP_RMDIR, true, pt_rmdir(req, parent, name));
+}
+
+static void w_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
+		      const char *name)
+{
+	if (ctl_name_guard(req, parent, name))
+		return;
+	TIMED(OFS_OP_SYMLINK, true, pt_symlink(req, link, parent, name));
+}
+
+static void w_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+		     fuse_ino_t newparent, const char *newname, unsigned int flags)
+{
+	struct ofs *fs = ofs_of(req);
+
+	if (ofs_ctl_ino(parent) || ofs_ctl_is_root_entry(fs, parent, name) ||
+	    ofs_ctl_ino(newparent) || ofs_ctl_is_root_entry(fs, newparent, newname)) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
+	TIMED(OFS_OP_RENAME, true, pt_rename(req, parent, name, newparent, newname, flags));
+}
+
+static void w_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
+		   const char *newname)
+{
+	if (ofs_ctl_ino(ino)) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
+	if (ctl_name_guard(req, newparent, newname))
+		return;
+	TIMED(OFS_OP_LINK, true, pt_link(req, ino, newparent, newname));
+}
+
+static void w_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	CTL_OR_REFUSE(ino, open, req, ino, fi);
+	TIMED(OFS_OP_OPEN, true, pt_open(req, ino, fi));
+}
+
+static void w_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		   struct fuse_file_info *fi)
+{
+	CTL_OR_REFUSE(ino, read, req, ino, size, off, fi);
+	TIMED(OFS_OP_READ, false, pt_read(req, ino, size, off, fi));
+}
+
+static void w_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
+		    size_t size, off_t off, struct fuse_file_info *fi)
+{
+	CTL_OR_REFUSE(ino, write, req, ino, buf, size, off, fi);
+	TIMED(OFS_OP_WRITE, false, pt_write(req, ino, buf, size, off, fi));
+}
+
+static void w_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	CTL_OR_REFUSE(ino, flush, req, ino, fi);
+	TIMED(OFS_OP_FLUSH, false, pt_flush(req, ino, fi));
+}
+
+static void w_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	CTL_OR_REFUSE(ino, release, req, ino, fi);
+	TIMED(OFS_OP_RELEASE, false, pt_release(req, ino, fi));
+}
+
+static void w_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
+		    struct fuse_file_info *fi)
+{
+	CTL_OR_REFUSE(ino, fsync, req, ino, datasync, fi);
+	TIMED(OFS_OP_FSYNC, false, pt_fsync(req, ino, datasync, fi));
+}
+
+static void w_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	CTL_OR_REFUSE(ino, opendir, req, ino, fi);
+	TIMED(OFS_OP_OPENDIR, true, pt_opendir(req, ino, fi));
+}
+
+static void w_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		      struct fuse_file_info *fi)
+{
+	CTL_OR_REFUSE(ino, readdir, req, ino, size, off, fi);
+	TIMED(OFS_OP_READDIR, false, pt_readdir(req, ino, size, off, fi));
+}
+
+static void w_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
+			  off_t off, struct fuse_file_info *fi)
+{
+	CTL_OR_REFUSE(ino, readdirplus, req, ino, size, off, fi);
+	TIMED(OFS_OP_READDIRPLUS, true, pt_readdirplus(req, ino, size, off, fi));
+}
+
+static void w_releasedir(fuse_req_t req, fuse_ino_t ino,
+			 struct fuse_file_info *fi)
+{
+	CTL_OR_REFUSE(ino, releasedir, req, ino, fi);
+	TIMED(OFS_OP_RELEASEDIR, false, pt_releasedir(req, ino, fi));
+}
+
+static void w_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
+		       struct fuse_file_info *fi)
+{
+	CTL_OR_REFUSE(ino, fsyncdir, req, ino, datasync, fi);
+	TIMED(OFS_OP_FSYNCDIR, false, pt_fsyncdir(req, ino, datasync, fi));
+}
+
+static void w_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	/* The control directory lives on the mount: report the lower root. */
+	if (ofs_ctl_ino(ino))
+		ino = FUSE_ROOT_ID;
+	TIMED(OFS_OP_STATFS, false, pt_statfs(req, ino));
+}
+
+static void w_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+		       const char *value, size_t size, int flags)
+{
+	CTL_OR_REFUSE(ino, setxattr, req, ino, name, value, size, flags);
+	TIMED(OFS_OP_SETXATTR, true, pt_setxattr(req, ino, name, value, size, flags));
+}
+
+static void w_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+		       size_t size)
+{
+	CTL_OR_REFUSE(ino, getxattr, req, ino, name, size);
+	TIMED(OFS_OP_GETXATTR, true, pt_getxattr(req, ino, name, size));
+}
+
+static void w_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+	CTL_OR_REFUSE(ino, listxattr, req, ino, size);
+	TIMED(OFS_OP_LISTXATTR, true, pt_listxattr(req, ino, size));
+}
+
+static void w_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+	CTL_OR_REFUSE(ino, removexattr, req, ino, name);
+	TIMED(OFS_OP_REMOVEXATTR, true, pt_removexattr(req, ino, name));
+}
+
+static void w_access(fuse_req_t req, fuse_ino_t ino, int mask)
+{
+	CTL_OR_REFUSE(ino, access, req, ino, mask);
+	TIMED(OFS_OP_ACCESS, true, pt_access(req, ino, mask));
+}
+
+static void w_create(fuse_req_t req, fuse_ino_t parent, const char *name,
+		     mode_t mode, struct fuse_file_info *fi)
+{
+	if (ctl_name_guard(req, parent, name))
+		return;
+	TIMED(OFS_OP_CREATE, true, pt_create(req, parent, name, mode, fi));
+}
+
+static void w_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+		    int op)
+{
+	CTL_OR_REFUSE(ino, flock, req, ino, fi, op);
+	TIMED(OFS_OP_FLOCK, false, pt_flock(req, ino, fi, op));
+}
+
+static void w_fallocate(fuse_req_t req, fuse_ino_t ino, int mode,
+			off_t offset, off_t length, struct fuse_file_info *fi)
+{
+	CTL_OR_REFUSE(ino, fallocate, req, ino, mode, offset, length, fi);
+	TIMED(OFS_OP_FALLOCATE, false, pt_fallocate(req, ino, mode, offset, length, fi));
+}
+
+static void w_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
+			      struct fuse_file_info *fi_in, fuse_ino_t ino_out,
+			      off_t off_out, struct fuse_file_info *fi_out,
+			      size_t len, int flags)
+{
+	if (ofs_ctl_ino(ino_in) || ofs_ctl_ino(ino_out)) {
+		/* The kernel falls back to an ordinary copy. */
+		fuse_reply_err(req, EOPNOTSUPP);
+		return;
+	}
+	TIMED(OFS_OP_COPY_FILE_RANGE, false,
+	      pt_copy_file_range(req, ino_in, off_in, fi_in, ino_out, off_out,
+				 fi_out, len, flags));
+}
+
+static void w_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+		    struct fuse_file_info *fi)
+{
+	CTL_OR_REFUSE(ino, lseek, req, ino, off, whence, fi);
+	TIMED(OFS_OP_LSEEK, false, pt_lseek(req, ino, off, whence, fi));
+}
+
+const struct fuse_lowlevel_ops ofs_prof_ops = {
+	.init = ofs_pt_init,
+	.lookup = w_lookup,
+	.forget = w_forget,
+	.forget_multi = w_forget_multi,
+	.getattr = w_getattr,
+	.setattr = w_setattr,
+	.readlink = w_readlink,
+	.mknod = w_mknod,
+	.mkdir = w_mkdir,
+	.unlink = w_unlink,
+	.rmdir = w_rmdir,
+	.symlink = w_symlink,
+	.rename = w_rename,
+	.link = w_link,
+	.open = w_open,
+	.read = w_read,
+	.write = w_write,
+	.flush = w_flush,
+	.release = w_release,
+	.fsync = w_fsync,
+	.opendir = w_opendir,
+	.readdir = w_readdir,
+	.readdirplus = w_readdirplus,
+	.releasedir = w_releasedir,
+	.fsyncdir = w_fsyncdir,
+	.statfs = w_statfs,
+	.setxattr = w_setxattr,
+	.getxattr = w_getxattr,
+	.listxattr = w_listxattr,
+	.removexattr = w_removexattr,
+	.access = w_access,
+	.create = w_create,
+	.flock = w_flock,
+	.fallocate = w_fallocate,
+	.copy_file_range = w_copy_file_range,
+	.lseek = w_lseek,
+};

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Passthrough of directories, as libfuse's passthrough_ll does it: a DIR
+ * stream per open directory, positioned with seekdir when the kernel asks
+ * for another offset, and an entry that did not fit the reply kept for the
+ * next call. readdirplus looks every entry up (one lookup reference each,
+ * given back if the entry does not fit). The control directory's name is
+ * left out of the root's listing, so find and grep -r never walk into it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ofs_pt.h"
+
+void pt_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct ofs *fs = ofs_of(req);
+	struct ofs_inode *in = ofs_inode_of(fs, ino);
+	struct ofs_dir *d = calloc(1, sizeof(*d));
+	int fd, dfd = -1, err = 0;
+
+	if (!d) {
+		pt_reply_err(req, ENOMEM);
+		return;
+	}
+	fd = ofs_inode_fd(fs, in);
+	if (fd < 0) {
+		free(d);
+		pt_reply_err(req, -fd);
+		return;
+	}
+	dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY);
+	if (dfd < 0)
+		err = errno;
+	ofs_inode_fd_put(fs, in);
+	if (!err) {
+		d->dp = fdopendir(dfd);
+		if (!d->dp) {
+			err = errno;
+			close(dfd);
+		}
+	}
+	if (err) {
+		free(d);
+		pt_reply_err(req, err);
+		return;
+	}
+	d->in = in;
+	ofs_inode_open_get(fs, in);
+	fi->fh = (uintptr_t)d;
+	fi->cache_readdir = fs->cache_readdir;
+	fi->keep_cache = fs->cache_readdir;
+	if (pt_reply_open(req, fi) == -ENOENT) {
+		closedir(d->dp);
+		ofs_inode_open_put(fs, in);
+		free(d);
+	}
+}
+
+static bool is_dot(const char *name)
+{
+	return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
+}
+
+/*
+ * Add the current entry to the reply at @p (@rem bytes left). Returns its
+ * size (> @rem when it did not fit: nothing added), 0 to skip the entry,
+ * or -errno.
+ */
+static ssize_t add_entry(fuse_req_t req, struct ofs_dir *d, char *p, size_t rem,
+			 bool plus, bool in_root)
+{
+	struct ofs *fs = ofs_of(req);
+	struct dirent *de = d->entry;
+	struct fuse_entry_param e = { 0 };
+	size_t size;
+	int err;
+
+	if (in_root && strcmp(de->d_name, fs->opts.ctl_name) == 0)
+		return 0;
+	if (!plus) {
+		struct stat st = { .st_ino = de->d_ino, .st_mode = (mode_t)de->d_type << 12 };
+
+		return (ssize_t)fuse_add_direntry(req, p, rem, de->d_name, &st, de->d_off);
+	}
+	if (is_dot(de->d_name)) {
+		/* ino 0: the kernel takes no reference and creates no dentry. */
+		e.attr.st_ino = de->d_ino;
+		e.attr.st_mode = (mode_t)de->d_type << 12;
+	} else {
+		err = ofs_inode_lookup(fs, d->in, de->d_name, &e);
+		if (err == -ENOENT)
+			return 0; /* removed since it was listed */
+		if (err)
+			return err;
+	}
+	size = fuse_add_direntry_plus(req, p, rem, de->d_name, &e, de->d_off);
+	if (size > rem && e.ino)
+		ofs_inode_forget(fs, ofs_inode_of(fs, e.ino), 1);
+	return (ssize_t)size;
+}
+
+static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi, bool plus)
+{
+	struct ofs_dir *d = pt_dir(fi);
+	char *buf = ofs_pt_iobuf(size), *p = buf;
+	size_t rem = size;
+	int err = 0;
+
+	if (!buf) {
+		pt_reply_err(req, ENOMEM);
+		return;
+	}
+	if (off != d->offset) {
+		seekdir(d->dp, off);
+		d->entry = NULL;
+		d->offset = off;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (!d->entry) {
+			errno = 0;
+			d->entry = readdir(d->dp);
+			if (!d->entry) {
+				err = errno;
+				break;
+			}
+		}
+		n = add_entry(req, d, p, rem, plus, ino == FUSE_ROOT_ID);
+		if (n < 0) {
+			err = (int)-n;
+			break;
+		}
+		if ((size_t)n > rem)
+			break;
+		p += n;
+		rem -= (size_t)n;
+		d->offset = d->entry->d_off;
+		d->entry = NULL;
+	}
+	/* An error after some entries: return those; the next call sees it. */
+	if (err && rem == size)
+		pt_reply_err(req, err);
+	else
+		pt_reply_buf(req, buf, size - rem);
+}
+
+void pt_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		struct fuse_file_info *fi)
+{
+	do_readdir(req, ino, size, off, fi, false);
+}
+
+void pt_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	do_readdir(req, ino, size, off, fi, true);
+}
+
+void pt_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct ofs_dir *d = pt_dir(fi);
+
+	(void)ino;
+	closedir(d->dp);
+	ofs_inode_open_put(ofs_of(req), d->in);
+	free(d);
+	pt_reply_err(req, 0);
+}
+
+void pt_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
+		 struct fuse_file_info *fi)
+{
+	int fd = dirfd(pt_dir(fi)->dp);
+	int res = datasync ? fdatasync(fd) : fsync(fd);
+
+	(void)ino;
+	pt_reply_err(req, res == 0 ? 0 : errno);
+}

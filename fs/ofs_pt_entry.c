@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Passthrough of the name-space and attribute operations: every call is an
+ * *at() relative to the inode's O_PATH descriptor (or its /proc/self/fd
+ * path for the few calls that take only paths), and every lower error is
+ * replied unchanged. errno is saved on the line after the failing call.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "ofs_pt.h"
+
+void pt_reply_new_entry(fuse_req_t req, struct ofs_inode *dir, const char *name)
+{
+	struct fuse_entry_param e;
+	int err = ofs_inode_lookup(ofs_of(req), dir, name, &e);
+
+	if (err)
+		pt_reply_err(req, -err);
+	else if (pt_reply_entry(req, &e) != 0)
+		ofs_inode_forget(ofs_of(req), ofs_inode_of(ofs_of(req), e.ino), 1);
+}
+
+void pt_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct ofs *fs = ofs_of(req);
+	struct fuse_entry_param e;
+	int err = ofs_inode_lookup(fs, ofs_inode_of(fs, parent), name, &e);
+
+	if (err == -ENOENT && fs->entry_timeout > 0) {
+		/* A negative entry the kernel may cache as long as a positive one. */
+		e.ino = 0;
+		err = 0;
+	}
+	if (err)
+		pt_reply_err(req, -err);
+	else if (pt_reply_entry(req, &e) != 0 && e.ino)
+		ofs_inode_forget(fs, ofs_inode_of(fs, e.ino), 1);
+}
+
+void pt_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	struct ofs *fs = ofs_of(req);
+
+	ofs_inode_forget(fs, ofs_inode_of(fs, ino), nlookup);
+	pt_reply_none(req);
+}
+
+void pt_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *f)
+{
+	struct ofs *fs = ofs_of(req);
+
+	for (size_t i = 0; i < count; i++)
+		ofs_inode_forget(fs, ofs_inode_of(fs, f[i].ino), f[i].nlookup);
+	pt_reply_none(req);
+}
+
+/* Attributes of @in (through its open file @fi when there is one). */
+static int stat_inode(struct ofs *fs, struct ofs_inode *in,
+		      struct fuse_file_info *fi, struct stat *st)
+{
+	int fd, err = 0;
+
+	if (fi && fi->fh)
+		return fstat(pt_file(fi)->fd, st) == 0 ? 0 : -errno;
+	fd = ofs_inode_fd(fs, in);
+	if (fd < 0)
+		return fd;
+	if (fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0)
+		err = -errno;
+	ofs_inode_fd_put(fs, in);
+	return err;
+}
+
+void pt_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct ofs *fs = ofs_of(req);
+	struct stat st;
+	int err = stat_inode(fs, ofs_inode_of(fs, ino), fi, &st);
+
+	if (err)
+		pt_reply_err(req, -err);
+	else
+		pt_reply_attr(req, &st, fs->attr_timeout);
+}
+
+static int set_times(int fd, const char *proc, const struct stat *attr,
+		     int valid, int ofd, bool is_link)
+{
+	struct timespec tv[2] = { { .tv_nsec = UTIME_OMIT }, { .tv_nsec = UTIME_OMIT } };
+
+	if (valid & FUSE_SET_ATTR_ATIME_NOW)
+		tv[0].tv_nsec = UTIME_NOW;
+	else if (valid & FUSE_SET_ATTR_ATIME)
+		tv[0] = attr->st_atim;
+	if (valid & FUSE_SET_ATTR_MTIME_NOW)
+		tv[1].tv_nsec = UTIME_NOW;
+	else if (valid & FUSE_SET_ATTR_MTIME)
+		tv[1] = attr->st_mtim;
+	if (ofd >= 0)
+		return futimens(ofd, tv);
+	/* A symlink's own times: the magic path would follow it. */
+	if (is_link)
+		return utimensat(fd, "", tv, AT_EMPTY_PATH);
+	return utimensat(AT_FDCWD, proc, tv, 0);
+}
+
+/* Apply the setattr fields one by one, as the kernel asked. 0 or -errno. */
+static int do_setattr(int fd, const struct stat *attr, int valid, int ofd)
+{
+	char proc[32];
+	struct stat cur;
+	int res = 0;
+
+	pt_proc_path(proc, fd);
+	if (fstatat(fd, "", &cur, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0)
+		return -errno;
+	if (valid & FUSE_SET_ATTR_MODE)
+		res = ofd >= 0 ? fchmod(ofd, attr->st_mode) : fchmodat(AT_FDCWD, proc, attr->st_mode, 0);
+	if (res == 0 && (valid & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID))) {
+		uid_t uid = (valid & FUSE_SET_ATTR_UID) ? attr->st_uid : (uid_t)-1;
+		gid_t gid = (valid & FUSE_SET_ATTR_GID) ? attr->st_gid : (gid_t)-1;
+
+		res = fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
+	}
+	if (res == 0 && (valid & FUSE_SET_ATTR_SIZE))
+		res = ofd >= 0 ? ftruncate(ofd, attr->st_size) : truncate(proc, attr->st_size);
+	if (res == 0 && (valid & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME |
+				  FUSE_SET_ATTR_ATIME_NOW | FUSE_SET_ATTR_MTIME_NOW)))
+		res = set_times(fd, proc, attr, valid, ofd, S_ISLNK(cur.st_mode));
+	return res == 0 ? 0 : -errno;
+}
+
+void pt_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
+		struct fuse_file_info *fi)
+{
+	struct ofs *fs = ofs_of(req);
+	struct ofs_inode *in = ofs_inode_of(fs, ino);
+	struct stat st;
+	int fd = ofs_inode_fd(fs, in), err;
+
+	if (fd < 0) {
+		pt_reply_err(req, -fd);
+		return;
+	}
+	err = do_setattr(fd, attr, valid, fi && fi->fh ? pt_file(fi)->fd : -1);
+	if (!err && fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0)
+		err = -errno;
+	ofs_inode_fd_put(fs, in);
+	if (err)
+		pt_reply_err(req, -err);
+	else
+		pt_reply_attr(req, &st, fs->attr_timeout);
+}
+
+void pt_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	struct ofs *fs = ofs_of(req);
+	struct ofs_inode *in = ofs_inode_of(fs, ino);
+	char buf[PATH_MAX + 1];
+	int fd = ofs_inode_fd(fs, in), err = 0;
+	ssize_t n;
+
+	if (fd < 0) {
+		pt_reply_err(req, -fd);
+		return;
+	}
+	n = readlinkat(fd, "", buf, sizeof(buf));
+	if (n < 0)
+		err = errno;
+	ofs_inode_fd_put(fs, in);
+	if (!err && n == sizeof(buf))
+		err = ENAMETOOLONG;
+	if (err) {
+		pt_reply_err(req, err);
+		return;
+	}
+	buf[n] = '\0';
+	pt_reply_readlink(req, buf);
+}
+
+enum mk_kind { MK_NOD, MK_DIR, MK_SYMLINK };
+
+/* Create @name in @parent, then reply with its entry. */
+static void make_entry(fuse_req_t req, fuse_ino_t parent, const char *name,
+		       enum mk_kind kind, mode_t mode, dev_t rdev, const char *link)
+{
+	struct ofs *fs = ofs_of(req);
+	struct ofs_inode *dir = ofs_inode_of(fs, parent);
+	int dfd = ofs_inode_fd(fs, dir), res, err = 0;
+
+	if (dfd < 0) {
+		pt_reply_err(req, -dfd);
+		return;
+	}
+	if (kind == MK_DIR)
+		res = mkdirat(dfd, name, mode);
+	else if (kind == MK_SYMLINK)
+		res = symlinkat(link, dfd, name);
+	else
+		res = mknodat(dfd, name, mode, rdev);
+	if (res != 0)
+		err = errno;
+	ofs_inode_fd_put(fs, dir);
+	if (err)
+		pt_reply_err(req, err);
+	else
+		pt_reply_new_entry(req, dir, name);
+}
+
+void pt_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+	      dev_t rdev)
+{
+	make_entry(req, parent, name, MK_NOD, mode, rdev, NULL);
+}
+
+void pt_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+	make_entry(req, parent, name, MK_DIR, mode, 0, NULL);
+}
+
+void pt_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
+		const char *name)
+{
+	make_entry(req, parent, name, MK_SYMLINK, 0, 0, link);
+}
+
+void pt_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
+	     const char *newname)
+{
+	struct ofs *fs = ofs_of(req);
+	struct ofs_inode *in = ofs_inode_of(fs, ino), *dir = ofs_inode_of(fs, newparent);
+	char proc[32];
+	int fd, dfd, err = 0;
+
+	fd = ofs_inode_fd(fs, in);
+	if (fd < 0) {
+		pt_reply_err(req, -fd);
+		return;
+	}
+	dfd = ofs_inode_fd(fs, dir);
+	if (dfd < 0) {
+		ofs_inode_fd_put(fs, in);
+		pt_reply_err(req, -dfd);
+		return;
+	}
+	/* Following the magic link names the inode itself, without privilege. */
+	pt_proc_path(proc, fd);
+	if (linkat(AT_FDCWD, proc, dfd, newname, AT_SYMLINK_FOLLOW) != 0)
+		err = errno;
+	ofs_inode_fd_put(fs, dir);
+	ofs_inode_fd_put(fs, in);
+	if (err)
+		pt_reply_err(req, err);
+	else
+		pt_reply_new_entry(req, dir, newname);
+}
+
+static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name,
+			 int flags)
+{
+	struct ofs *fs = ofs_of(req);
+	struct ofs_inode *dir = ofs_inode_of(fs, parent);
+	int dfd = ofs_inode_fd(fs, dir), err = 0;
+
+	if (dfd < 0) {
+		pt_reply_err(req, -dfd);
+		return;
+	}
+	if (unlinkat(dfd, name, flags) != 0)
+		err = errno;
+	ofs_inode_fd_put(fs, dir);
+	pt_reply_err(req, err);
+}
+
+void pt_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	remove_entry(req, parent, name, 0);
+}
+
+void pt_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	remove_entry(req, parent, name, AT_REMOVEDIR);
+}
+
+void pt_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+	       fuse_ino_t newparent, const char *newname, unsigned int flags)
+{
+	struct ofs *fs = ofs_of(req);
+	struct ofs_inode *a = ofs_inode_of(fs, parent), *b = ofs_inode_of(fs, newparent);
+	int afd, bfd, err = 0;
+
+	afd = ofs_inode_fd(fs, a);
+	if (afd < 0) {
+		pt_reply_err(req, -afd);
+		return;
+	}
+	bfd = ofs_inode_fd(fs, b);
+	if (bfd < 0) {
+		ofs_inode_fd_put(fs, a);
+		pt_reply_err(req, -bfd);
+		return;
+	}
+	/* RENAME_NOREPLACE, RENAME_EXCHANGE and RENAME_WHITEOUT pass through. */
+	if (renameat2(afd, name, bfd, newname, flags) != 0)
+		err = errno;
+	ofs_inode_fd_put(fs, b);
+	ofs_inode_fd_put(fs, a);
+	pt_reply_err(req, err);
+}
+
+void pt_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct ofs *fs = ofs_of(req);
+	struct ofs_inode *in = ofs_inode_of(fs, ino);
+	struct statvfs sv;
+	int fd = ofs_inode_fd(fs, in), err = 0;
+
+	if (fd < 0) {
+		pt_reply_err(req, -fd);
+		return;
+	}
+	if (fstatvfs(fd, &sv) != 0)
+		err = errno;
+	ofs_inode_fd_put(fs, in);
+	if (err)
+		pt_reply_err(req, err);
+	else
+		pt_reply_statfs(req, &sv);
+}
+
+void pt_access(fuse_req_t req, fuse_ino_t ino, int mask)
+{
+	struct ofs *fs = ofs_of(req);
+	struct ofs_inode *in = ofs_inode_of(fs, ino);
+	int fd = ofs_inode_fd(fs, in), err = 0;
+
+	if (fd < 0) {
+		pt_reply_err(req, -fd);
+		return;
+	}
+	/* AT_EACCESS: check as the (file-system) identity we act as. */
+	if (faccessat(fd, "", mask, AT_EACCESS | AT_EMPTY_PATH) != 0)
+		err = errno;
+	ofs_inode_fd_put(fs, in);
+	pt_reply_err(req, err);
+}

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Passthrough of open files. Reads go through a per-thread buffer aligned
+ * to 4 KiB, so a lower file opened with O_DIRECT (the application asked
+ * for it) never sees a misaligned buffer; writes to such a file are copied
+ * into that buffer when libfuse's own buffer is not aligned. The lower
+ * file is opened through /proc/self/fd with the caller's identity, so the
+ * lower file system checks the caller's permissions.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ofs_pt.h"
+
+#define IOBUF_ALIGN 4096
+
+static pthread_key_t iobuf_key;
+static pthread_once_t iobuf_once = PTHREAD_ONCE_INIT;
+static __thread void *iobuf;
+static __thread size_t iobuf_len;
+
+static void iobuf_free(void *p)
+{
+	free(p);
+}
+
+static void iobuf_key_init(void)
+{
+	pthread_key_create(&iobuf_key, iobuf_free);
+}
+
+void *ofs_pt_iobuf(size_t len)
+{
+	size_t want = (len + IOBUF_ALIGN - 1) & ~(size_t)(IOBUF_ALIGN - 1);
+	void *p;
+
+	if (want == 0)
+		want = IOBUF_ALIGN;
+	if (want <= iobuf_len)
+		return iobuf;
+	if (posix_memalign(&p, IOBUF_ALIGN, want) != 0)
+		return NULL;
+	pthread_once(&iobuf_once, iobuf_key_init);
+	free(iobuf);
+	iobuf = p;
+	iobuf_len = want;
+	/* Freed when the thread exits (libfuse's workers come and go). */
+	pthread_setspecific(iobuf_key, p);
+	return p;
+}
+
+/* Flags for the lower open, given the kernel's and the cache settings. */
+static int lower_flags(const struct ofs *fs, int flags)
+{
+	flags &= ~(O_CREAT | O_EXCL | O_NOCTTY | O_NOFOLLOW);
+	if (fs->opts.writeback) {
+		/*
+		 * With the writeback cache the kernel reads pages of files
+		 * opened write-only and handles O_APPEND itself.
+		 */
+		if ((flags & O_ACCMODE) == O_WRONLY)
+			flags = (flags & ~O_ACCMODE) | O_RDWR;
+		flags &= ~O_APPEND;
+	}
+	return flags;
+}
+
+/* Wrap lower descriptor @fd as the open file of @in and reply. */
+static int file_new(struct ofs *fs, struct ofs_inode *in, int fd, int flags,
+		    struct fuse_file_info *fi)
+{
+	struct ofs_file *f = malloc(sizeof(*f));
+
+	if (!f)
+		return -ENOMEM;
+	f->fd = fd;
+	f->direct = flags & O_DIRECT;
+	f->in = in;
+	ofs_inode_open_get(fs, in);
+	fi->fh = (uintptr_t)f;
+	fi->direct_io = fs->direct_io;
+	fi->keep_cache = fs->keep_cache;
+	return 0;
+}
+
+static void file_free(struct ofs *fs, struct ofs_file *f)
+{
+	close(f->fd);
+	ofs_inode_open_put(fs, f->in);
+	free(f);
+}
+
+void pt_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct ofs *fs = ofs_of(req);
+	struct ofs_inode *in = ofs_inode_of(fs, ino);
+	int flags = lower_flags(fs, fi->flags), fd, nfd, err = 0;
+	char proc[32];
+
+	fd = ofs_inode_fd(fs, in);
+	if (fd < 0) {
+		pt_reply_err(req, -fd);
+		return;
+	}
+	pt_proc_path(proc, fd);
+	nfd = open(proc, flags);
+	if (nfd < 0)
+		err = errno;
+	ofs_inode_fd_put(fs, in);
+	if (!err)
+		err = -file_new(fs, in, nfd, flags, fi);
+	if (err) {
+		if (nfd >= 0)
+			close(nfd);
+		pt_reply_err(req, err);
+		return;
+	}
+	/* Interrupted: the kernel will not send release for it. */
+	if (pt_reply_open(req, fi) == -ENOENT)
+		file_free(fs, pt_file(fi));
+}
+
+void pt_create(fuse_req_t req, fuse_ino_t parent, const char *name,
+	       mode_t mode, struct fuse_file_info *fi)
+{
+	struct ofs *fs = ofs_of(req);
+	struct ofs_inode *dir = ofs_inode_of(fs, parent);
+	int flags = lower_flags(fs, fi->flags), dfd, nfd, err = 0;
+	struct fuse_entry_param e;
+
+	dfd = ofs_inode_fd(fs, dir);
+	if (dfd < 0) {
+		pt_reply_err(req, -dfd);
+		return;
+	}
+	nfd = openat(dfd, name, flags | O_CREAT, mode);
+	if (nfd < 0)
+		err = errno;
+	ofs_inode_fd_put(fs, dir);
+	if (err) {
+		pt_reply_err(req, err);
+		return;
+	}
+	err = -ofs_inode_lookup(fs, dir, name, &e);
+	if (!err) {
+		err = -file_new(fs, ofs_inode_of(fs, e.ino), nfd, flags, fi);
+		if (err)
+			ofs_inode_forget(fs, ofs_inode_of(fs, e.ino), 1);
+	}
+	if (err) {
+		close(nfd);
+		pt_reply_err(req, err);
+		return;
+	}
+	if (pt_reply_create(req, &e, fi) == -ENOENT) {
+		file_free(fs, pt_file(fi));
+		ofs_inode_forget(fs, ofs_inode_of(fs, e.ino), 1);
+	}
+}
+
+void pt_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+	     struct fuse_file_info *fi)
+{
+	void *buf = ofs_pt_iobuf(size);
+	ssize_t n;
+
+	(void)ino;
+	if (!buf) {
+		pt_reply_err(req, ENOMEM);
+		return;
+	}
+	n = pread(pt_file(fi)->fd, buf, size, off);
+	if (n < 0)
+		pt_reply_err(req, errno);
+	else
+		pt_reply_buf(req, buf, (size_t)n);
+}
+
+void pt_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
+	      off_t off, struct fuse_file_info *fi)
+{
+	struct ofs_file *f = pt_file(fi);
+	ssize_t n;
+
+	(void)ino;
+	if (f->direct && ((uintptr_t)buf & (IOBUF_ALIGN - 1))) {
+		void *aligned = ofs_pt_iobuf(size);
+
+		if (!aligned) {
+			pt_reply_err(req, ENOMEM);
+			return;
+		}
+		memcpy(aligned, buf, size);
+		buf = aligned;
+	}
+	n = pwrite(f->fd, buf, size, off);
+	if (n < 0)
+		pt_reply_err(req, errno);
+	else
+		pt_reply_write(req, (size_t)n);
+}
+
+void pt_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	int fd = dup(pt_file(fi)->fd), err = 0;
+
+	(void)ino;
+	/* Closing a duplicate gives the lower file system its close-time say
+	 * (NFS writes back, for instance) while the file stays open. */
+	if (fd < 0 || close(fd) != 0)
+		err = errno;
+	pt_reply_err(req, err);
+}
+
+void pt_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	file_free(ofs_of(req), pt_file(fi));
+	pt_reply_err(req, 0);
+}
+
+void pt_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
+	      struct fuse_file_info *fi)
+{
+	int fd = pt_file(fi)->fd;
+	int res = datasync ? fdatasync(fd) : fsync(fd);
+
+	(void)ino;
+	pt_reply_err(req, res == 0 ? 0 : errno);
+}
+
+void pt_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
+		  off_t length, struct fuse_file_info *fi)
+{
+	int res = fallocate(pt_file(fi)->fd, mode, offset, length);
+
+	(void)ino;
+	pt_reply_err(req, res == 0 ? 0 : errno);
+}
+
+void pt_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, int op)
+{
+	int res = flock(pt_file(fi)->fd, op);
+
+	(void)ino;
+	pt_reply_err(req, res == 0 ? 0 : errno);
+}
+
+void pt_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
+			struct fuse_file_info *fi_in, fuse_ino_t ino_out,
+			off_t off_out, struct fuse_file_info *fi_out,
+			size_t len, int flags)
+{
+	ssize_t n = copy_file_range(pt_file(fi_in)->fd, &off_in,
+				    pt_file(fi_out)->fd, &off_out, len,
+				    (unsigned)flags);
+
+	(void)ino_in;
+	(void)ino_out;
+	if (n < 0)
+		pt_reply_err(req, errno);
+	else
+		pt_reply_write(req, (size_t)n);
+}
+
+void pt_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+	      struct fuse_file_info *fi)
+{
+	off_t res = lseek(pt_file(fi)->fd, off, whence);
+
+	(void)ino;
+	if (res < 0)
+		pt_reply_err(req, errno);
+	else
+		pt_reply_lseek(req, res);
+}

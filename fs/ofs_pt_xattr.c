@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Passthrough of extended attributes. The *xattr calls do not take O_PATH
+ * descriptors, so they go through the descriptor's /proc/self/fd path.
+ * A size of 0 asks for the size only; an answer larger than the caller's
+ * buffer is ERANGE from the lower file system itself.
+ */
+#include <errno.h>
+#include <sys/xattr.h>
+
+#include "ofs_pt.h"
+
+/* fd of @ino and its magic path, or reply the error and return -1. */
+static int xattr_begin(fuse_req_t req, fuse_ino_t ino, struct ofs_inode **in,
+		       char proc[32])
+{
+	struct ofs *fs = ofs_of(req);
+	int fd;
+
+	*in = ofs_inode_of(fs, ino);
+	fd = ofs_inode_fd(fs, *in);
+	if (fd < 0) {
+		pt_reply_err(req, -fd);
+		return -1;
+	}
+	pt_proc_path(proc, fd);
+	return fd;
+}
+
+/* Reply to a get/list call that returned @n (or -1 with @err). */
+static void xattr_reply(fuse_req_t req, size_t size, const char *buf,
+			ssize_t n, int err)
+{
+	if (n < 0)
+		pt_reply_err(req, err);
+	else if (size == 0)
+		pt_reply_xattr(req, (size_t)n);
+	else
+		pt_reply_buf(req, buf, (size_t)n);
+}
+
+void pt_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+		 const char *value, size_t size, int flags)
+{
+	struct ofs_inode *in;
+	char proc[32];
+	int err = 0;
+
+	if (xattr_begin(req, ino, &in, proc) < 0)
+		return;
+	if (setxattr(proc, name, value, size, flags) != 0)
+		err = errno;
+	ofs_inode_fd_put(ofs_of(req), in);
+	pt_reply_err(req, err);
+}
+
+void pt_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+	struct ofs_inode *in;
+	char proc[32], *buf = NULL;
+	ssize_t n;
+	int err = 0;
+
+	if (size && !(buf = ofs_pt_iobuf(size))) {
+		pt_reply_err(req, ENOMEM);
+		return;
+	}
+	if (xattr_begin(req, ino, &in, proc) < 0)
+		return;
+	n = getxattr(proc, name, buf, size);
+	if (n < 0)
+		err = errno;
+	ofs_inode_fd_put(ofs_of(req), in);
+	xattr_reply(req, size, buf, n, err);
+}
+
+void pt_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+	struct ofs_inode *in;
+	char proc[32], *buf = NULL;
+	ssize_t n;
+	int err = 0;
+
+	if (size && !(buf = ofs_pt_iobuf(size))) {
+		pt_reply_err(req, ENOMEM);
+		return;
+	}
+	if (xattr_begin(req, ino, &in, proc) < 0)
+		return;
+	n = listxattr(proc, buf, size);
+	if (n < 0)
+		err = errno;
+	ofs_inode_fd_put(ofs_of(req), in);
+	xattr_reply(req, size, buf, n, err);
+}
+
+void pt_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+	struct ofs_inode *in;
+	char proc[32];
+	int err = 0;
+
+	if (xattr_begin(req, ino, &in, proc) < 0)
+		return;
+	if (removexattr(proc, name) != 0)
+		err = errno;
+	ofs_inode_fd_put(ofs_of(req), in);
+	pt_reply_err(req, err);
+}

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: MIT
+/* Mount-level test harness; see harness.h. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "osprof/format.h"
+
+const char *h_osprof_fs(void)
+{
+	const char *p = getenv("OSPROF_FS");
+
+	cr_assert_not_null(p, "OSPROF_FS must name the osprof-fs binary");
+	return p;
+}
+
+char *h_path(char *buf, const char *a, const char *b)
+{
+	snprintf(buf, PATH_MAX, "%s/%s", a, b);
+	return buf;
+}
+
+void h_tree(struct mnt *m)
+{
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+
+	memset(m, 0, sizeof(*m));
+	snprintf(m->top, sizeof(m->top), "%s/osprof-test-XXXXXX", tmp);
+	cr_assert_not_null(mkdtemp(m->top), "mkdtemp: %s", strerror(errno));
+	chmod(m->top, 0755); /* other users reach the mount in permission tests */
+	snprintf(m->lower, sizeof(m->lower), "%s/lower", m->top);
+	snprintf(m->dir, sizeof(m->dir), "%s/mnt", m->top);
+	snprintf(m->log, sizeof(m->log), "%s/daemon.log", m->top);
+	cr_assert_eq(mkdir(m->lower, 0755), 0);
+	cr_assert_eq(mkdir(m->dir, 0755), 0);
+}
+
+static bool mounted(const char *dir)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	char line[8192];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char mp[PATH_MAX];
+
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) == 1 &&
+		    strcmp(mp, dir) == 0 && strstr(line, "fuse.osprof-fs"))
+			found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+void h_start_at(struct mnt *m, const char *lower, const char *dir,
+		const char *const *args)
+{
+	const char *argv[64];
+	int n = 0, status;
+
+	lower = lower ? lower : m->lower;
+	dir = dir ? dir : m->dir;
+	if (dir != m->dir)
+		snprintf(m->dir, sizeof(m->dir), "%s", dir);
+	snprintf(m->ctl, sizeof(m->ctl), "%s/.osprof", m->dir);
+	argv[n++] = h_osprof_fs();
+	argv[n++] = lower;
+	argv[n++] = dir;
+	argv[n++] = "-f";
+	for (int i = 0; args && args[i] && n < 62; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	m->pid = fork();
+	cr_assert_geq(m->pid, 0);
+	if (m->pid == 0) {
+		int fd = open(m->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+		/* Should the test die, the daemon shuts down and unmounts. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		dup2(fd, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	for (int i = 0; i < 1000; i++) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		if (mounted(dir))
+			return;
+		if (waitpid(m->pid, &status, WNOHANG) == m->pid) {
+			char *log = h_slurp(m->log, NULL);
+
+			m->pid = 0;
+			cr_assert_fail("osprof-fs exited before mounting: %s", log ? log : "");
+		}
+		nanosleep(&ts, NULL);
+	}
+	cr_assert_fail("osprof-fs did not mount %s within 10 s", dir);
+}
+
+void h_start(struct mnt *m, const char *const *args)
+{
+	h_start_at(m, NULL, NULL, args);
+}
+
+/* Lines of daemon stderr that mean something went wrong. */
+static void check_log(const struct mnt *m)
+{
+	char *log = h_slurp(m->log, NULL);
+	static const char *const bad[] = { "ERROR", "Sanitizer", "runtime error",
+					   "warning", "error", "leak" };
+
+	if (!log)
+		return;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_expect_null(strstr(log, bad[i]), "daemon stderr says: %s", log);
+	free(log);
+}
+
+int h_stop(struct mnt *m)
+{
+	int status = -1;
+
+	if (m->pid <= 0)
+		return -1;
+	if (h_sh("fusermount3 -u '%s' 2>/dev/null", m->dir) != 0) {
+		/* Busy (a test left a file open): lazily detach. */
+		h_sh("fusermount3 -uz '%s' 2>/dev/null", m->dir);
+	}
+	for (int i = 0; i < 1000; i++) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		if (waitpid(m->pid, &status, WNOHANG) == m->pid)
+			break;
+		if (i == 999) {
+			kill(m->pid, SIGKILL);
+			waitpid(m->pid, &status, 0);
+			cr_expect_fail("osprof-fs did not exit after unmount");
+		}
+		nanosleep(&ts, NULL);
+	}
+	m->pid = 0;
+	check_log(m);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+void h_cleanup(struct mnt *m)
+{
+	if (m->pid > 0)
+		h_stop(m);
+	if (m->top[0])
+		h_sh("rm -rf '%s'", m->top);
+}
+
+struct osp_profile *h_profile(struct mnt *m)
+{
+	char path[PATH_MAX], err[512];
+	struct osp_profile *p;
+
+	snprintf(path, sizeof(path), "%s/stats.json", m->ctl);
+	p = osp_read_json_file(path, err, sizeof(err));
+	cr_assert_not_null(p, "stats.json: %s", err);
+	cr_expect_eq(osp_profile_check(p, stderr), 0, "every checksum holds");
+	return p;
+}
+
+uint64_t h_count(const struct osp_profile *p, const char *op)
+{
+	const struct osp_op *o = osp_profile_find_op(p, op);
+
+	return o ? o->lat.count : 0;
+}
+
+char *h_slurp(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY);
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		ssize_t r;
+
+		if (cap - n < 4096) {
+			cap = cap ? cap * 2 : 8192;
+			buf = realloc(buf, cap + 1);
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r <= 0) {
+			if (r < 0) {
+				free(buf);
+				buf = NULL;
+			}
+			break;
+		}
+		n += (size_t)r;
+	}
+	close(fd);
+	if (buf)
+		buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+int h_write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), err = 0;
+	size_t len = strlen(s);
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, len) != (ssize_t)len)
+		err = -errno;
+	if (close(fd) != 0 && !err)
+		err = -errno;
+	return err;
+}
+
+int h_sh(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int h_run_fail(const char *const *args, char **err)
+{
+	int pipefd[2], status;
+	const char *argv[32];
+	int n = 0;
+	pid_t pid;
+
+	argv[n++] = h_osprof_fs();
+	for (int i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	cr_assert_eq(pipe(pipefd), 0);
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		dup2(pipefd[1], 2);
+		close(pipefd[0]);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	{
+		char buf[4096];
+		size_t len = 0;
+		ssize_t r;
+
+		while (len < sizeof(buf) - 1 && (r = read(pipefd[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+			len += (size_t)r;
+		buf[len] = '\0';
+		*err = strdup(buf);
+	}
+	close(pipefd[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Mount-level test harness: start the real osprof-fs daemon on a private
+ * temporary directory, wait for the mount, and always unmount and reap it.
+ * The daemon runs in the foreground with PR_SET_PDEATHSIG, so a crashing
+ * test cannot leave a mount behind; its stderr is kept and any sanitizer
+ * report, error or warning in it fails the test.
+ */
+#ifndef TESTS_FS_HARNESS_H
+#define TESTS_FS_HARNESS_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "osprof/profile.h"
+
+struct mnt {
+	char top[PATH_MAX];    /* private temporary directory */
+	char lower[PATH_MAX];  /* top/lower */
+	char dir[PATH_MAX];    /* top/mnt: the mountpoint */
+	char log[PATH_MAX];    /* the daemon's stderr */
+	char ctl[PATH_MAX + 32]; /* dir/.osprof */
+	pid_t pid;
+};
+
+/* Path of the osprof-fs binary (OSPROF_FS from meson). */
+const char *h_osprof_fs(void);
+
+/* Make a fresh temporary tree: top, lower, mnt (nothing mounted). */
+void h_tree(struct mnt *m);
+/*
+ * Start osprof-fs LOWER MNT -f plus @args (NULL-terminated, may be NULL),
+ * with lower/mnt as given (NULL: m->lower, m->dir); wait until mounted.
+ * Fails the test (cr_assert) when it does not mount within 10 s.
+ */
+void h_start_at(struct mnt *m, const char *lower, const char *dir,
+		const char *const *args);
+void h_start(struct mnt *m, const char *const *args);
+/* Unmount, reap, check stderr; returns the daemon's exit status. */
+int h_stop(struct mnt *m);
+/* Remove the temporary tree. */
+void h_cleanup(struct mnt *m);
+
+/* The mount's current profile from .osprof/stats.json (checked). */
+struct osp_profile *h_profile(struct mnt *m);
+/* Count of operation @op in @p (0 when absent). */
+uint64_t h_count(const struct osp_profile *p, const char *op);
+
+/* Whole file into a NUL-terminated malloc'd buffer; NULL on error. */
+char *h_slurp(const char *path, size_t *len);
+/* Write @s to @path (O_TRUNC); 0 or -errno of the failing call. */
+int h_write_str(const char *path, const char *s);
+/* Run a shell command, return its exit status (-1 if it did not exit). */
+int h_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * Run osprof-fs with @args (NULL-terminated) expecting it to fail at once:
+ * returns its exit status and its stderr in @err (malloc'd).
+ */
+int h_run_fail(const char *const *args, char **err);
+/* Join two path parts into a static-free buffer of PATH_MAX. */
+char *h_path(char *buf, const char *a, const char *b);
+
+#endif

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The profile seen through .osprof: every operation counted at least as
+ * often as issued with checksums holding, reset, enable/disable, the
+ * timeline's deltas adding up, malformed commands refused with EINVAL and
+ * nothing changed, and the text views.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static struct mnt m;
+
+static void up(void)
+{
+	h_tree(&m);
+	h_start(&m, NULL);
+}
+
+static void down(void)
+{
+	h_cleanup(&m);
+}
+
+TestSuite(ctl, .init = up, .fini = down, .timeout = 120);
+
+static char *M(const char *name)
+{
+	static char buf[4][PATH_MAX];
+	static int i;
+
+	return h_path(buf[i++ % 4], m.dir, name);
+}
+
+static int ctl_write(const char *cmd)
+{
+	char path[PATH_MAX];
+	int fd, err = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/ctl", m.ctl);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, cmd, strlen(cmd));
+	if (n < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+static char *ctl_read(const char *file)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", m.ctl, file);
+	return h_slurp(path, NULL);
+}
+
+#define N 5
+
+/* Issue every operation N times (or more); see the table of expectations. */
+static void workload(void)
+{
+	char buf[16], name[64];
+	struct stat st;
+	struct statvfs sv;
+	int fd, fd2, dfd;
+
+	for (int i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		fd = open(M(name), O_CREAT | O_RDWR, 0644);            /* create */
+		cr_assert_geq(fd, 0);
+		cr_expect_eq(write(fd, "0123456789", 10), 10);          /* write */
+		cr_expect_eq(pread(fd, buf, 4, 0), 4);                  /* read */
+		cr_expect_eq(fsync(fd), 0);                             /* fsync */
+		cr_expect_eq(flock(fd, LOCK_EX), 0);                    /* flock */
+		cr_expect_eq(fallocate(fd, 0, 0, 4096), 0);             /* fallocate */
+		cr_expect_geq(lseek(fd, 0, SEEK_DATA), 0);              /* lseek */
+		fd2 = open(M(name), O_RDWR);                            /* open */
+		{
+			loff_t in = 0, out = 100;
+
+			cr_expect_eq(copy_file_range(fd, &in, fd2, &out, 5, 0), 5);
+		}
+		close(fd2);
+		close(fd);                                              /* flush, release */
+		cr_expect_eq(stat(M(name), &st), 0);                   /* lookup, getattr */
+		cr_expect_eq(chmod(M(name), 0600), 0);                  /* setattr */
+		cr_expect_eq(access(M(name), R_OK), 0);                 /* access */
+		cr_expect_eq(setxattr(M(name), "user.k", "v", 1, 0), 0);
+		cr_expect_eq(getxattr(M(name), "user.k", buf, sizeof(buf)), 1);
+		cr_expect_gt(listxattr(M(name), buf, sizeof(buf)), 0);
+		cr_expect_eq(removexattr(M(name), "user.k"), 0);
+		snprintf(name, sizeof(name), "d%d", i);
+		cr_expect_eq(mkdir(M(name), 0755), 0);
+		dfd = open(M(name), O_RDONLY | O_DIRECTORY);            /* opendir */
+		cr_expect_eq(fsync(dfd), 0);                            /* fsyncdir */
+		close(dfd);                                             /* releasedir */
+		cr_expect_eq(rmdir(M(name)), 0);
+		snprintf(name, sizeof(name), "s%d", i);
+		cr_expect_eq(symlink("f0", M(name)), 0);
+		cr_expect_eq(readlink(M(name), buf, sizeof(buf)), 2);
+		snprintf(name, sizeof(name), "p%d", i);
+		cr_expect_eq(mknod(M(name), S_IFIFO | 0600, 0), 0);
+		snprintf(buf, sizeof(buf), "h%d", i);
+		cr_expect_eq(link(M(name), M(buf)), 0);
+		cr_expect_eq(unlink(M(buf)), 0);
+		snprintf(buf, sizeof(buf), "r%d", i);
+		cr_expect_eq(rename(M(name), M(buf)), 0);
+		cr_expect_eq(statvfs(m.dir, &sv), 0);
+	}
+	/* A big directory: readdirplus for the first batch, readdir after. */
+	cr_assert_eq(h_sh("cd '%s' && mkdir big && cd big && seq 1 3000 | xargs touch", m.lower), 0);
+	for (int i = 0; i < N; i++) {
+		DIR *d = opendir(M("big"));
+		int n = 0;
+
+		cr_assert_not_null(d);
+		while (readdir(d))
+			n++;
+		closedir(d);
+		cr_expect_eq(n, 3002);
+	}
+	/* Evicted inodes come back as forgets, several at once as a batch. */
+	cr_assert_eq(h_sh("find '%s' > /dev/null && rm -rf '%s/big' && sync && echo 2 > /proc/sys/vm/drop_caches",
+			  M("big"), m.dir), 0);
+}
+
+Test(ctl, every_operation_is_counted_with_checksums_holding)
+{
+	static const char *const once_each[] = {
+		"create", "write", "read", "fsync", "flock", "fallocate", "lseek",
+		"open", "copy_file_range", "flush", "release", "lookup", "getattr",
+		"setattr", "access", "setxattr", "getxattr", "listxattr",
+		"removexattr", "mkdir", "opendir", "fsyncdir", "releasedir",
+		"rmdir", "symlink", "readlink", "mknod", "link", "unlink", "rename",
+		"statfs", "readdirplus", "readdir",
+	};
+	struct osp_profile *p;
+
+	workload();
+	p = h_profile(&m);
+	for (size_t i = 0; i < sizeof(once_each) / sizeof(once_each[0]); i++)
+		cr_expect_geq(h_count(p, once_each[i]), N, "%s: %llu < %d", once_each[i],
+			      (unsigned long long)h_count(p, once_each[i]), N);
+	cr_expect_gt(h_count(p, "forget") + h_count(p, "batch_forget"), 0);
+	cr_expect_gt(h_count(p, "batch_forget"), 0, "drop_caches evicts in batches");
+	cr_expect_str_eq(p->layer, "fs");
+	cr_expect_str_eq(osp_kv_get(&p->options, "cache"), "\"never\"");
+	cr_expect_eq(p->nops, 35, "every operation is listed, even unused ones");
+	osp_profile_free(p);
+}
+
+Test(ctl, reset_zeroes_and_disable_stops_counting)
+{
+	struct osp_profile *p;
+	struct stat st;
+	char *s;
+
+	cr_assert_eq(h_write_str(M("x"), "x"), 0);
+	p = h_profile(&m);
+	cr_expect_gt(h_count(p, "write"), 0);
+	osp_profile_free(p);
+	cr_assert_eq(ctl_write("reset\n"), 0);
+	p = h_profile(&m);
+	for (size_t i = 0; i < p->nops; i++)
+		cr_expect_eq(p->ops[i].lat.count, 0, "%s", p->ops[i].name);
+	osp_profile_free(p);
+	cr_assert_eq(ctl_write("disable"), 0);
+	s = ctl_read("ctl");
+	cr_expect_not_null(strstr(s, "profiling off\n"), "%s", s);
+	free(s);
+	for (int i = 0; i < 10; i++)
+		stat(M("x"), &st);
+	p = h_profile(&m);
+	cr_expect_eq(h_count(p, "getattr"), 0);
+	osp_profile_free(p);
+	cr_assert_eq(ctl_write("enable\n"), 0);
+	for (int i = 0; i < 10; i++)
+		stat(M("x"), &st);
+	p = h_profile(&m);
+	cr_expect_geq(h_count(p, "getattr"), 10);
+	osp_profile_free(p);
+}
+
+Test(ctl, timeline_deltas_add_up_to_totals)
+{
+	struct timespec ts = { 0, 30 * 1000 * 1000 };
+	struct osp_profile *p;
+	struct stat st;
+	char *s;
+
+	cr_assert_eq(ctl_write("timeline 100"), 0);
+	s = ctl_read("ctl");
+	cr_expect_not_null(strstr(s, "timeline 100 1000\n"), "%s", s);
+	free(s);
+	for (int burst = 0; burst < 15; burst++) {
+		for (int i = 0; i < 20; i++)
+			stat(m.dir, &st);
+		nanosleep(&ts, NULL);
+	}
+	p = h_profile(&m);
+	cr_expect_geq(p->nsnaps, 3, "450 ms at 100 ms");
+	cr_expect_eq(p->tl_interval_ns, 100000000);
+	for (size_t i = 0; i < p->nops; i++) {
+		uint64_t count = 0, sum = 0;
+
+		for (size_t s2 = 0; s2 < p->nsnaps; s2++) {
+			const struct osp_op *o = NULL;
+
+			for (size_t k = 0; k < p->snaps[s2].nops; k++)
+				if (strcmp(p->snaps[s2].ops[k].name, p->ops[i].name) == 0)
+					o = &p->snaps[s2].ops[k];
+			if (o) {
+				count += o->lat.count;
+				sum += o->lat.sum;
+			}
+		}
+		cr_expect_eq(count, p->ops[i].lat.count, "%s", p->ops[i].name);
+		cr_expect_eq(sum, p->ops[i].lat.sum, "%s", p->ops[i].name);
+	}
+	cr_expect_gt(h_count(p, "getattr"), 0);
+	osp_profile_free(p);
+	s = ctl_read("timeline");
+	cr_expect_not_null(strstr(s, "timeline: interval 100ms"), "%s", s);
+	cr_expect_not_null(strstr(s, "getattr"));
+	free(s);
+	cr_assert_eq(ctl_write("timeline off"), 0);
+	s = ctl_read("ctl");
+	cr_expect_not_null(strstr(s, "timeline off\n"));
+	free(s);
+}
+
+Test(ctl, malformed_commands_fail_with_einval_and_change_nothing)
+{
+	static const char *const bad[] = {
+		"bogus\n", "reset now\n", "timeline\n", "timeline abc\n",
+		"timeline 0\n", "timeline 100 0\n", "timeline -5\n",
+		"timeline 100 10 extra\n", "enable\nbogus\n", "reset\nnope\n",
+		"timeline 99999999999999999999\n", "disable\x01\n",
+	};
+	struct osp_profile *p;
+	char *before, *after;
+
+	cr_assert_eq(h_write_str(M("x"), "x"), 0);
+	before = ctl_read("ctl");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_expect_eq(ctl_write(bad[i]), -EINVAL, "'%s' was accepted", bad[i]);
+	after = ctl_read("ctl");
+	cr_expect_str_eq(before, after);
+	free(before);
+	free(after);
+	p = h_profile(&m);
+	cr_expect_gt(h_count(p, "write"), 0, "no reset happened");
+	osp_profile_free(p);
+	/* Blank lines and several good commands in one write are fine. */
+	cr_expect_eq(ctl_write("\n  \nreset\n\ndisable\nenable\n"), 0);
+}
+
+Test(ctl, text_views_and_metrics)
+{
+	struct stat st;
+	char *s;
+
+	cr_assert_eq(h_write_str(M("x"), "some data"), 0);
+	s = ctl_read("stats");
+	cr_assert_not_null(s);
+	cr_expect_not_null(strstr(s, "osprof fs profile:"), "%s", s);
+	cr_expect_not_null(strstr(s, "options: cache=never"), "%s", s);
+	cr_expect_not_null(strstr(s, "\nwrite "));
+	cr_expect_not_null(strstr(s, "latency : count"));
+	free(s);
+	s = ctl_read("metrics");
+	cr_expect_not_null(strstr(s, "osprof_fs_latency_seconds_count{op=\"write\"} 1\n"), "%s", s);
+	cr_expect_not_null(strstr(s, "# EOF\n"));
+	free(s);
+	cr_assert_eq(stat(m.ctl, &st), 0);
+	cr_expect(S_ISDIR(st.st_mode));
+	cr_expect_eq(h_write_str(M(".osprof/stats"), "x"), -EACCES);
+	cr_expect_eq(mkdir(M(".osprof/new"), 0755), -1);
+	cr_expect_eq(unlink(M(".osprof/ctl")), -1);
+	cr_expect_eq(rmdir(m.ctl), -1);
+	cr_expect_eq(rename(m.ctl, M("elsewhere")), -1);
+	cr_expect_eq(errno, EPERM);
+}

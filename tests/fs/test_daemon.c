@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The daemon's life: --dump at unmount and on SIGINT/SIGTERM, an in-place
+ * mount over its own lower directory, mmap under each caching mode, and
+ * one-line errors for every bad start (missing or non-directory lower, bad
+ * options, a busy mountpoint).
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "osprof/format.h"
+
+static struct mnt m;
+
+static void up(void)
+{
+	h_tree(&m);
+}
+
+static void down(void)
+{
+	h_cleanup(&m);
+}
+
+TestSuite(daemon, .init = up, .fini = down, .timeout = 60);
+
+static struct osp_profile *read_dump(const char *path)
+{
+	char err[512];
+	struct osp_profile *p = osp_read_json_file(path, err, sizeof(err));
+
+	cr_assert_not_null(p, "%s", err);
+	cr_expect_eq(osp_profile_check(p, stderr), 0);
+	return p;
+}
+
+Test(daemon, dump_is_written_at_unmount)
+{
+	char dump[PATH_MAX], file[PATH_MAX];
+	const char *args[] = { "--dump", dump, NULL };
+	struct osp_profile *p;
+
+	h_path(dump, m.top, "final.json");
+	h_start(&m, args);
+	cr_assert_eq(h_write_str(h_path(file, m.dir, "a"), "abc"), 0);
+	cr_expect_eq(access(dump, F_OK), -1, "nothing before unmount");
+	cr_expect_eq(h_stop(&m), 0);
+	p = read_dump(dump);
+	cr_expect_geq(h_count(p, "write"), 1);
+	cr_expect_geq(h_count(p, "create"), 1);
+	{
+		char want[PATH_MAX + 2];
+
+		snprintf(want, sizeof(want), "\"%s\"", m.lower);
+		cr_expect_str_eq(osp_kv_get(&p->source, "lower"), want);
+	}
+	osp_profile_free(p);
+}
+
+static void stop_by_signal(int sig)
+{
+	char dump[PATH_MAX], file[PATH_MAX];
+	const char *args[] = { "-o", "cpu_time", "--dump", dump, NULL };
+	struct osp_profile *p;
+	int status;
+
+	h_path(dump, m.top, "sig.json");
+	h_start(&m, args);
+	cr_assert_eq(h_write_str(h_path(file, m.dir, "a"), "abc"), 0);
+	cr_assert_eq(kill(m.pid, sig), 0);
+	cr_assert_eq(waitpid(m.pid, &status, 0), m.pid);
+	m.pid = 0;
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "clean exit on signal %d", sig);
+	cr_expect_neq(h_sh("grep -q ' %s fuse' /proc/mounts", m.dir), 0, "unmounted");
+	p = read_dump(dump);
+	cr_expect_geq(h_count(p, "write"), 1);
+	cr_expect(osp_profile_find_op(p, "write")->has_cpu, "cpu_time histograms");
+	cr_expect_geq(osp_profile_find_op(p, "write")->cpu.count, 1);
+	osp_profile_free(p);
+}
+
+Test(daemon, sigterm_shuts_down_cleanly_and_dumps)
+{
+	stop_by_signal(SIGTERM);
+}
+
+Test(daemon, sigint_shuts_down_cleanly_and_dumps)
+{
+	stop_by_signal(SIGINT);
+}
+
+Test(daemon, in_place_mount_over_its_own_lower)
+{
+	char file[PATH_MAX], *s;
+	struct osp_profile *p;
+
+	cr_assert_eq(h_write_str(h_path(file, m.lower, "before"), "old"), 0);
+	h_start_at(&m, m.lower, m.lower, NULL);
+	s = h_slurp(h_path(file, m.lower, "before"), NULL);
+	cr_expect_str_eq(s, "old", "the old contents show through");
+	free(s);
+	cr_assert_eq(h_write_str(h_path(file, m.lower, "during"), "new"), 0);
+	p = h_profile(&m);
+	cr_expect_geq(h_count(p, "read"), 1);
+	cr_expect_geq(h_count(p, "write"), 1);
+	osp_profile_free(p);
+	cr_expect_eq(h_stop(&m), 0);
+	s = h_slurp(h_path(file, m.lower, "during"), NULL);
+	cr_expect_str_eq(s, "new", "what was written is in the directory itself");
+	free(s);
+	cr_expect_neq(access(h_path(file, m.lower, ".osprof"), F_OK), 0);
+}
+
+static void map_file(const char *const *args, int want_errno)
+{
+	char file[PATH_MAX];
+	void *p;
+	int fd;
+
+	cr_assert_eq(h_write_str(h_path(file, m.lower, "m"), "mapped data"), 0);
+	h_start(&m, args);
+	fd = open(h_path(file, m.dir, "m"), O_RDWR);
+	cr_assert_geq(fd, 0);
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (want_errno) {
+		cr_expect_eq(p, MAP_FAILED);
+		cr_expect_eq(errno, want_errno, "%s", strerror(errno));
+	} else {
+		cr_assert_neq(p, MAP_FAILED, "%s", strerror(errno));
+		cr_expect_eq(memcmp(p, "mapped data", 11), 0);
+		munmap(p, 4096);
+	}
+	/* A private read-only mapping (how programs run) works in every mode. */
+	p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	cr_expect_neq(p, MAP_FAILED, "%s", strerror(errno));
+	if (p != MAP_FAILED)
+		munmap(p, 4096);
+	close(fd);
+}
+
+Test(daemon, shared_mmap_needs_a_caching_mode)
+{
+	map_file(NULL, ENODEV);
+}
+
+Test(daemon, shared_mmap_works_with_cache_auto)
+{
+	const char *args[] = { "-o", "cache=auto", NULL };
+
+	map_file(args, 0);
+}
+
+/* Run osprof-fs expecting failure; check status and the one-line reason. */
+static void expect_refusal(const char *const *args, const char *reason)
+{
+	char *err = NULL;
+	int st = h_run_fail(args, &err);
+
+	cr_expect_neq(st, 0, "exit status for: %s", reason);
+	cr_expect_not_null(strstr(err, reason), "stderr: %s\nwanted: %s", err, reason);
+	cr_expect_eq(strchr(err, '\n'), err + strlen(err) - 1, "one line: %s", err);
+	free(err);
+}
+
+Test(daemon, bad_starts_exit_nonzero_with_one_line)
+{
+	char file[PATH_MAX], missing[PATH_MAX];
+
+	h_path(file, m.top, "plainfile");
+	h_path(missing, m.top, "missing");
+	cr_assert_eq(h_write_str(file, "x"), 0);
+	{
+		const char *a[] = { missing, m.dir, "-f", NULL };
+
+		expect_refusal(a, "No such file or directory");
+	}
+	{
+		const char *a[] = { file, m.dir, "-f", NULL };
+
+		expect_refusal(a, "Not a directory");
+	}
+	{
+		const char *a[] = { m.lower, m.dir, "-f", "-o", "resolution=3", NULL };
+
+		expect_refusal(a, "bad option -o resolution=3: expected 1, 2, 4 or 8");
+	}
+	{
+		const char *a[] = { m.lower, m.dir, "-f", "-o", "cache=sometimes", NULL };
+
+		expect_refusal(a, "bad option -o cache=sometimes");
+	}
+	{
+		const char *a[] = { m.lower, m.dir, "-f", "-o", "timeline=10x", NULL };
+
+		expect_refusal(a, "bad option -o timeline=10x");
+	}
+	{
+		const char *a[] = { m.lower, m.dir, "-f", "-o", "entry_timeout=-1", NULL };
+
+		expect_refusal(a, "bad option -o entry_timeout=-1");
+	}
+	{
+		const char *a[] = { m.lower, m.dir, "-f", "-o", "nonsense", NULL };
+
+		expect_refusal(a, "unknown option");
+	}
+	{
+		const char *a[] = { m.lower, NULL };
+
+		expect_refusal(a, "expected LOWERDIR and MOUNTPOINT");
+	}
+	{
+		const char *a[] = { m.lower, m.dir, "extra", NULL };
+
+		expect_refusal(a, "too many arguments");
+	}
+	{
+		const char *a[] = { m.lower, m.dir, "--dump", "/nonexistent/dir/x.json", NULL };
+
+		expect_refusal(a, "does not exist");
+	}
+	cr_expect_neq(access(h_path(file, m.dir, ".osprof"), F_OK), 0, "nothing mounted");
+}
+
+Test(daemon, busy_mountpoint_is_refused)
+{
+	const char *a[] = { NULL, NULL, "-f", NULL };
+
+	h_start(&m, NULL);
+	a[0] = m.lower;
+	a[1] = m.dir;
+	expect_refusal(a, "is busy");
+	cr_expect_eq(h_stop(&m), 0);
+}
+
+Test(daemon, help_documents_every_option)
+{
+	static const char *const opts[] = {
+		"resolution=", "cache=", "entry_timeout=", "attr_timeout=",
+		"writeback", "cpu_time", "noprofile", "timeline=", "timeline_size=",
+		"ctl_name=", "fd_cache=", "readdirplus=", "--dump", "allow_other",
+		"-f", "-d", "-s", "max_threads",
+	};
+	char cmd[PATH_MAX + 32], out[PATH_MAX], *s;
+
+	snprintf(out, sizeof(out), "%s/help.txt", m.top);
+	snprintf(cmd, sizeof(cmd), "'%s' --help > '%s'", h_osprof_fs(), out);
+	cr_assert_eq(h_sh("%s", cmd), 0);
+	s = h_slurp(out, NULL);
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		cr_expect_not_null(strstr(s, opts[i]), "--help lacks %s", opts[i]);
+	free(s);
+}
+
+Test(daemon, other_control_directory_name)
+{
+	const char *args[] = { "-o", "ctl_name=.prof", NULL };
+	char p[PATH_MAX];
+
+	h_start(&m, args);
+	cr_expect_eq(access(h_path(p, m.dir, ".prof/stats"), R_OK), 0);
+	cr_expect_neq(access(h_path(p, m.dir, ".osprof"), F_OK), 0);
+	cr_expect_eq(h_stop(&m), 0);
+}

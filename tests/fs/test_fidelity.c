@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Fidelity: reads of a lower file that take a known 2 ms (sleepfs, a FUSE
+ * file system that sleeps 2 ms in read, mounted as the lower directory)
+ * produce a read profile whose peak bucket contains 2 ms, and no read is
+ * measured shorter than the sleep.
+ */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static struct mnt m;
+static pid_t sleepfs;
+static char slow[PATH_MAX];
+
+static void down(void)
+{
+	if (m.pid > 0)
+		h_stop(&m);
+	if (sleepfs > 0) {
+		h_sh("fusermount3 -u '%s'", slow);
+		waitpid(sleepfs, NULL, 0);
+	}
+	h_cleanup(&m);
+}
+
+TestSuite(fidelity, .fini = down, .timeout = 60);
+
+static void start_sleepfs(void)
+{
+	const char *bin = getenv("SLEEPFS");
+
+	cr_assert_not_null(bin);
+	h_path(slow, m.top, "slow");
+	cr_assert_eq(mkdir(slow, 0755), 0);
+	sleepfs = fork();
+	if (sleepfs == 0) {
+		execl(bin, bin, slow, "2000", "-f", "-s", (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 500; i++) {
+		char p[PATH_MAX];
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		if (access(h_path(p, slow, "slow"), R_OK) == 0)
+			return;
+		nanosleep(&ts, NULL);
+	}
+	cr_assert_fail("sleepfs did not mount");
+}
+
+Test(fidelity, two_ms_reads_peak_in_the_bucket_holding_two_ms)
+{
+	struct osp_profile *p;
+	const struct osp_op *rd;
+	char path[PATH_MAX], buf[4096];
+	unsigned lo, hi, peak = 0;
+	int fd;
+
+	h_tree(&m);
+	start_sleepfs();
+	h_start_at(&m, slow, NULL, NULL);
+	fd = open(h_path(path, m.dir, "slow"), O_RDONLY);
+	cr_assert_geq(fd, 0);
+	for (int i = 0; i < 100; i++)
+		cr_assert_eq(pread(fd, buf, sizeof(buf), (off_t)i * 4096), 4096);
+	close(fd);
+	p = h_profile(&m);
+	rd = osp_profile_find_op(p, "read");
+	cr_assert_not_null(rd);
+	cr_expect_eq(rd->lat.count, 100);
+	cr_assert(osp_hist_range(&rd->lat, &lo, &hi));
+	for (unsigned i = lo; i <= hi; i++)
+		if (rd->lat.buckets[i] > rd->lat.buckets[peak])
+			peak = i;
+	/* Bucket 21 is (2^20, 2^21] ns = (1.05 ms, 2.10 ms]. */
+	cr_expect(osp_bucket_lower_ns(peak, 1) < 2e6 && osp_bucket_upper_ns(peak, 1) >= 2e6,
+		  "peak bucket %u does not hold 2 ms", peak);
+	cr_expect_geq(rd->lat.min, 2000000, "never shorter than the sleep");
+	cr_expect_gt(rd->lat.buckets[peak], 50, "most reads in the peak");
+	osp_profile_free(p);
+}

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Every operation through the mount behaves as on the lower directory:
+ * contents, metadata, xattrs, rename flags, hard and symbolic links, and
+ * the lower's errors passed through unchanged.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static struct mnt m;
+
+static void up(void)
+{
+	h_tree(&m);
+	h_start(&m, NULL);
+}
+
+static void down(void)
+{
+	h_cleanup(&m);
+}
+
+TestSuite(ops, .init = up, .fini = down, .timeout = 60);
+
+static char *M(const char *name)
+{
+	static char buf[4][PATH_MAX];
+	static int i;
+
+	return h_path(buf[i++ % 4], m.dir, name);
+}
+
+static char *L(const char *name)
+{
+	static char buf[4][PATH_MAX];
+	static int i;
+
+	return h_path(buf[i++ % 4], m.lower, name);
+}
+
+Test(ops, write_through_mount_lands_in_lower_and_reads_back)
+{
+	char buf[64] = "";
+	char *s;
+	int fd;
+
+	cr_assert_eq(h_write_str(M("f"), "hello, osprof\n"), 0);
+	s = h_slurp(L("f"), NULL);
+	cr_expect_str_eq(s, "hello, osprof\n");
+	free(s);
+	fd = open(M("f"), O_RDWR | O_APPEND);
+	cr_assert_geq(fd, 0);
+	cr_expect_eq(write(fd, "more\n", 5), 5);
+	cr_expect_eq(pread(fd, buf, 5, 7), 5);
+	cr_expect_str_eq(buf, "ospro");
+	close(fd);
+	s = h_slurp(M("f"), NULL);
+	cr_expect_str_eq(s, "hello, osprof\nmore\n");
+	free(s);
+}
+
+Test(ops, create_mode_and_metadata_changes_reach_lower)
+{
+	struct stat ls, ms;
+	struct timespec tv[2] = { { 1000000000, 5 }, { 1200000000, 7 } };
+	int fd = open(M("meta"), O_CREAT | O_WRONLY | O_EXCL, 0640);
+
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(stat(L("meta"), &ls), 0);
+	cr_expect_eq(ls.st_mode & 07777, 0640);
+	cr_expect_eq(chmod(M("meta"), 0604), 0);
+	cr_expect_eq(chown(M("meta"), 123, 456), 0);
+	cr_expect_eq(truncate(M("meta"), 12345), 0);
+	cr_expect_eq(utimensat(AT_FDCWD, M("meta"), tv, 0), 0);
+	cr_assert_eq(stat(L("meta"), &ls), 0);
+	cr_assert_eq(stat(M("meta"), &ms), 0);
+	cr_expect_eq(ls.st_mode & 07777, 0604);
+	cr_expect_eq(ls.st_uid, 123);
+	cr_expect_eq(ls.st_gid, 456);
+	cr_expect_eq(ls.st_size, 12345);
+	cr_expect_eq(ls.st_mtim.tv_sec, 1200000000);
+	cr_expect_eq(ls.st_mtim.tv_nsec, 7);
+	cr_expect_eq(ls.st_atim.tv_sec, 1000000000);
+	cr_expect_eq(ms.st_ino, ls.st_ino, "the mount shows the lower's attributes");
+	cr_expect_eq(ms.st_size, ls.st_size);
+	cr_expect_eq(ms.st_uid, ls.st_uid);
+	cr_expect_eq(open(M("meta"), O_CREAT | O_EXCL | O_WRONLY, 0600), -1);
+	cr_expect_eq(errno, EEXIST);
+}
+
+Test(ops, xattrs_round_trip_and_errors_pass_through)
+{
+	char buf[64];
+	ssize_t n;
+
+	cr_assert_eq(h_write_str(M("x"), "x"), 0);
+	cr_assert_eq(setxattr(M("x"), "user.osprof", "value1", 6, 0), 0);
+	n = getxattr(L("x"), "user.osprof", buf, sizeof(buf));
+	cr_expect_eq(n, 6);
+	cr_expect_eq(memcmp(buf, "value1", 6), 0);
+	cr_expect_eq(getxattr(M("x"), "user.osprof", NULL, 0), 6);
+	cr_expect_eq(getxattr(M("x"), "user.osprof", buf, 2), -1);
+	cr_expect_eq(errno, ERANGE);
+	cr_expect_eq(setxattr(M("x"), "user.osprof", "v", 1, XATTR_CREATE), -1);
+	cr_expect_eq(errno, EEXIST);
+	n = listxattr(M("x"), buf, sizeof(buf));
+	cr_expect_geq(n, 12);
+	cr_expect_not_null(memmem(buf, (size_t)n, "user.osprof", 12));
+	cr_expect_eq(removexattr(M("x"), "user.osprof"), 0);
+	cr_expect_eq(getxattr(L("x"), "user.osprof", buf, sizeof(buf)), -1);
+	cr_expect_eq(errno, ENODATA);
+	cr_expect_eq(getxattr(M("x"), "user.osprof", buf, sizeof(buf)), -1);
+	cr_expect_eq(errno, ENODATA);
+}
+
+Test(ops, rename_plain_noreplace_and_exchange)
+{
+	char *s;
+
+	cr_assert_eq(h_write_str(M("a"), "A"), 0);
+	cr_assert_eq(h_write_str(M("b"), "B"), 0);
+	cr_expect_eq(renameat2(AT_FDCWD, M("a"), AT_FDCWD, M("b"), RENAME_NOREPLACE), -1);
+	cr_expect_eq(errno, EEXIST);
+	cr_expect_eq(renameat2(AT_FDCWD, M("a"), AT_FDCWD, M("b"), RENAME_EXCHANGE), 0);
+	s = h_slurp(L("a"), NULL);
+	cr_expect_str_eq(s, "B");
+	free(s);
+	s = h_slurp(M("b"), NULL);
+	cr_expect_str_eq(s, "A");
+	free(s);
+	cr_expect_eq(rename(M("a"), M("c")), 0);
+	cr_expect_eq(access(L("a"), F_OK), -1);
+	cr_expect_eq(access(L("c"), F_OK), 0);
+	cr_expect_eq(renameat2(AT_FDCWD, M("nope"), AT_FDCWD, M("d"), RENAME_EXCHANGE), -1);
+	cr_expect_eq(errno, ENOENT);
+}
+
+Test(ops, hard_and_symbolic_links)
+{
+	struct stat a, b;
+	char buf[64] = "";
+
+	cr_assert_eq(h_write_str(M("orig"), "data"), 0);
+	cr_assert_eq(link(M("orig"), M("hard")), 0);
+	cr_assert_eq(stat(M("orig"), &a), 0);
+	cr_assert_eq(stat(M("hard"), &b), 0);
+	cr_expect_eq(a.st_nlink, 2);
+	cr_expect_eq(a.st_ino, b.st_ino);
+	cr_expect_eq(link(M("orig"), M("hard")), -1);
+	cr_expect_eq(errno, EEXIST);
+	cr_assert_eq(symlink("orig", M("sym")), 0);
+	cr_expect_eq(readlink(M("sym"), buf, sizeof(buf)), 4);
+	cr_expect_str_eq(buf, "orig");
+	memset(buf, 0, sizeof(buf));
+	cr_expect_eq(readlink(L("sym"), buf, sizeof(buf)), 4);
+	cr_assert_eq(lstat(M("sym"), &a), 0);
+	cr_expect(S_ISLNK(a.st_mode));
+	cr_expect_eq(stat(M("sym"), &b), 0, "following the link through the mount");
+	cr_expect_eq(b.st_size, 4);
+}
+
+Test(ops, directories_and_their_errors)
+{
+	cr_assert_eq(mkdir(M("d"), 0750), 0);
+	cr_expect_eq(mkdir(M("d"), 0750), -1);
+	cr_expect_eq(errno, EEXIST);
+	cr_assert_eq(h_write_str(M("d/inner"), "i"), 0);
+	cr_expect_eq(rmdir(M("d")), -1);
+	cr_expect_eq(errno, ENOTEMPTY);
+	cr_expect_eq(unlink(M("d/inner")), 0);
+	cr_expect_eq(unlink(M("d/inner")), -1);
+	cr_expect_eq(errno, ENOENT);
+	cr_expect_eq(rmdir(M("d")), 0);
+	cr_expect_eq(access(L("d"), F_OK), -1);
+	cr_expect_eq(open(M("missing"), O_RDONLY), -1);
+	cr_expect_eq(errno, ENOENT);
+	cr_expect_eq(mknod(M("fifo"), S_IFIFO | 0644, 0), 0);
+	{
+		struct stat st;
+
+		cr_expect_eq(stat(L("fifo"), &st), 0);
+		cr_expect(S_ISFIFO(st.st_mode));
+	}
+}
+
+Test(ops, cross_device_errors_come_from_the_lower)
+{
+	char sub[PATH_MAX];
+	int e1, e2;
+
+	h_path(sub, m.lower, "tmpfs");
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	cr_assert_eq(mount("tmpfs", sub, "tmpfs", 0, "size=1m"), 0, "%s", strerror(errno));
+	cr_assert_eq(h_write_str(M("file"), "x"), 0);
+	errno = 0;
+	rename(M("file"), M("tmpfs/file"));
+	e1 = errno;
+	link(M("file"), M("tmpfs/file2"));
+	e2 = errno;
+	/* The daemon holds the inner mount's inodes: stop it before umount. */
+	h_stop(&m);
+	umount2(sub, MNT_DETACH);
+	cr_expect_eq(e1, EXDEV);
+	cr_expect_eq(e2, EXDEV);
+}
+
+Test(ops, fallocate_copy_range_and_seek_data)
+{
+	int fd = open(M("sparse"), O_CREAT | O_RDWR, 0644), fd2;
+	char buf[8] = "";
+
+	cr_assert_geq(fd, 0);
+	cr_expect_eq(fallocate(fd, 0, 0, 8192), 0);
+	cr_expect_eq(fallocate(fd, FALLOC_FL_KEEP_SIZE, 8192, 4096), 0);
+	{
+		struct stat st;
+
+		fstat(fd, &st);
+		cr_expect_eq(st.st_size, 8192);
+	}
+	cr_expect_eq(pwrite(fd, "DATA", 4, 1 << 20), 4);
+	cr_expect_eq(lseek(fd, 16384, SEEK_DATA), 1 << 20, "hole skipped by SEEK_DATA");
+	{
+		/* Where preallocated space counts as a hole is the lower's call. */
+		int lfd = open(L("sparse"), O_RDONLY);
+
+		cr_expect_eq(lseek(fd, 0, SEEK_HOLE), lseek(lfd, 0, SEEK_HOLE));
+		cr_expect_eq(lseek(fd, 1 << 20, SEEK_HOLE), lseek(lfd, 1 << 20, SEEK_HOLE));
+		close(lfd);
+	}
+	fd2 = open(M("copy"), O_CREAT | O_RDWR, 0644);
+	cr_assert_geq(fd2, 0);
+	{
+		loff_t in = 1 << 20, out = 0;
+
+		cr_expect_eq(copy_file_range(fd, &in, fd2, &out, 4, 0), 4);
+	}
+	cr_expect_eq(pread(fd2, buf, 4, 0), 4);
+	cr_expect_str_eq(buf, "DATA");
+	cr_expect_eq(fsync(fd), 0);
+	cr_expect_eq(fdatasync(fd2), 0);
+	close(fd);
+	close(fd2);
+}
+
+Test(ops, flock_conflicts_and_statfs_and_access)
+{
+	int a = open(M("lock"), O_CREAT | O_RDWR, 0644), b, dfd;
+	struct statvfs ms, ls;
+
+	b = open(M("lock"), O_RDWR);
+	cr_assert_geq(a, 0);
+	cr_assert_geq(b, 0);
+	cr_expect_eq(flock(a, LOCK_EX), 0);
+	cr_expect_eq(flock(b, LOCK_EX | LOCK_NB), -1);
+	cr_expect_eq(errno, EWOULDBLOCK);
+	cr_expect_eq(flock(a, LOCK_UN), 0);
+	cr_expect_eq(flock(b, LOCK_EX | LOCK_NB), 0);
+	close(a);
+	close(b);
+	cr_assert_eq(statvfs(m.dir, &ms), 0);
+	cr_assert_eq(statvfs(m.lower, &ls), 0);
+	cr_expect_eq(ms.f_blocks, ls.f_blocks);
+	cr_expect_eq(ms.f_bsize, ls.f_bsize);
+	cr_expect_eq(access(M("lock"), R_OK | W_OK), 0);
+	cr_expect_eq(access(M("lock"), X_OK), -1);
+	cr_expect_eq(errno, EACCES);
+	dfd = open(m.dir, O_RDONLY | O_DIRECTORY);
+	cr_expect_eq(fsync(dfd), 0);
+	close(dfd);
+}
+
+static int names(const char *dir, char list[][32], int max)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	cr_assert_not_null(d);
+	while ((de = readdir(d)) && n < max)
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			snprintf(list[n++], 32, "%s", de->d_name);
+	closedir(d);
+	qsort(list, (size_t)n, 32, (int (*)(const void *, const void *))strcmp);
+	return n;
+}
+
+Test(ops, listing_matches_lower_and_hides_control_dir)
+{
+	static char a[3000][32], b[3000][32];
+	char p[PATH_MAX];
+	int na, nb;
+
+	/* Enough entries for several readdir calls. */
+	cr_assert_eq(h_sh("cd '%s' && mkdir big && cd big && seq 1 2500 | xargs touch", m.lower), 0);
+	cr_assert_eq(h_write_str(M("top"), "t"), 0);
+	na = names(m.dir, a, 3000);
+	nb = names(m.lower, b, 3000);
+	cr_expect_eq(na, nb);
+	for (int i = 0; i < na && i < nb; i++)
+		cr_expect_str_eq(a[i], b[i]);
+	for (int i = 0; i < na; i++)
+		cr_expect_str_neq(a[i], ".osprof");
+	cr_expect_eq(access(m.ctl, F_OK), 0, "yet it can be looked up");
+	na = names(h_path(p, m.dir, "big"), a, 3000);
+	cr_expect_eq(na, 2500);
+}
+
+Test(ops, o_direct_reads_and_writes_work)
+{
+	char *buf;
+	int fd;
+
+	cr_assert_eq(posix_memalign((void **)&buf, 4096, 8192), 0);
+	memset(buf, 'z', 8192);
+	fd = open(M("direct"), O_CREAT | O_RDWR | O_DIRECT, 0644);
+	cr_assert_geq(fd, 0, "%s", strerror(errno));
+	cr_expect_eq(pwrite(fd, buf, 8192, 0), 8192, "%s", strerror(errno));
+	memset(buf, 0, 8192);
+	cr_expect_eq(pread(fd, buf, 512, 4096), 512, "%s", strerror(errno));
+	cr_expect_eq(buf[0], 'z');
+	cr_expect_eq(buf[511], 'z');
+	close(fd);
+	free(buf);
+}
