@@ -1,5 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* Strict number parsing for external input; see parse.h. */
+/*
+ * The project's one number parser for external input: whole-string decimal
+ * integers, sizes with binary suffixes and finite decimals, each with a
+ * range. strtoull alone accepts "-1" (as a huge value), leading blanks and
+ * trailing garbage, and strtod accepts "nan" and "inf": these reject them
+ * all, so every value is either exactly what the user wrote or refused.
+ */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -7,18 +13,64 @@
 
 #include "osprof/parse.h"
 
+/* strtoull on the leading digits; *end gets the first unparsed character. */
+static int parse_digits(const char *s, uint64_t *val, char **end)
+{
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -EINVAL; /* rejects "", " 1", "-1", "+1" */
+	errno = 0;
+	unsigned long long v = strtoull(s, end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	*val = v;
+	return 0;
+}
+
 int osp_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
-	unsigned long long v;
+	uint64_t v;
 	char *end;
+	int err = parse_digits(s, &v, &end);
 
-	if (!s || !isdigit((unsigned char)s[0]))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
+	if (err)
+		return err;
 	if (*end != '\0')
 		return -EINVAL;
-	if (errno == ERANGE || v < min || v > max)
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int osp_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	uint64_t v, mult = 1;
+	char *end;
+	int err = parse_digits(s, &v, &end);
+
+	if (err)
+		return err;
+	switch (*end) {
+	case '\0':
+		break;
+	case 'k': case 'K':
+		mult = 1ULL << 10;
+		break;
+	case 'm': case 'M':
+		mult = 1ULL << 20;
+		break;
+	case 'g': case 'G':
+		mult = 1ULL << 30;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (mult != 1 && end[1] != '\0')
+		return -EINVAL;
+	if (v > UINT64_MAX / mult)
+		return -ERANGE;
+	v *= mult;
+	if (v < min || v > max)
 		return -ERANGE;
 	*out = v;
 	return 0;
@@ -26,16 +78,18 @@ int osp_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 
 int osp_parse_double(const char *s, double min, double max, double *out)
 {
-	double v;
 	char *end;
 
-	if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.' || s[0] == '-' || s[0] == '+'))
+	/* A digit or a dot first: no blanks, signs, "nan" or "inf". */
+	if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
 		return -EINVAL;
 	errno = 0;
-	v = strtod(s, &end);
+	double v = strtod(s, &end);
 	if (end == s || *end != '\0')
 		return -EINVAL;
-	if (errno == ERANGE || !isfinite(v) || v < min || v > max)
+	if (errno == ERANGE || !isfinite(v))
+		return -ERANGE;
+	if (v < min || v > max)
 		return -ERANGE;
 	*out = v;
 	return 0;

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+/* The one number parser: whole strings only, ranges, suffixes, no NaN. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <errno.h>
+#include <stdint.h>
+
+#include "osprof/parse.h"
+
+/* Arrays, not pointers: Criterion copies parameters into a new process. */
+struct u64_case {
+	char s[32];
+	int rc;
+	uint64_t v;
+};
+
+ParameterizedTestParameters(parse, u64_table)
+{
+	static struct u64_case cases[] = {
+		{ "0", 0, 0 }, { "5", 0, 5 }, { "100", 0, 100 },
+		{ "101", -ERANGE, 0 }, { "", -EINVAL, 0 }, { " 5", -EINVAL, 0 },
+		{ "5 ", -EINVAL, 0 }, { "-1", -EINVAL, 0 }, { "+1", -EINVAL, 0 },
+		{ "1x", -EINVAL, 0 }, { "0x10", -EINVAL, 0 },
+		{ "99999999999999999999999", -ERANGE, 0 },
+	};
+	return cr_make_param_array(struct u64_case, cases,
+				   sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct u64_case *c, parse, u64_table)
+{
+	uint64_t v = 777;
+	int rc = osp_parse_u64(c->s, 0, 100, &v);
+
+	cr_expect_eq(rc, c->rc, "'%s': rc %d, expected %d", c->s, rc, c->rc);
+	cr_expect_eq(v, c->rc ? 777 : c->v, "'%s': value written on failure", c->s);
+}
+
+Test(parse, sizes_take_binary_suffixes)
+{
+	uint64_t v;
+
+	cr_expect_eq(osp_parse_size("4k", 1, UINT64_MAX, &v), 0);
+	cr_expect_eq(v, 4096);
+	cr_expect_eq(osp_parse_size("2M", 1, UINT64_MAX, &v), 0);
+	cr_expect_eq(v, 2u << 20);
+	cr_expect_eq(osp_parse_size("1g", 1, UINT64_MAX, &v), 0);
+	cr_expect_eq(v, 1u << 30);
+	cr_expect_eq(osp_parse_size("4kb", 1, UINT64_MAX, &v), -EINVAL);
+	cr_expect_eq(osp_parse_size("k", 1, UINT64_MAX, &v), -EINVAL);
+	cr_expect_eq(osp_parse_size("20000000000g", 1, UINT64_MAX, &v), -ERANGE);
+}
+
+Test(parse, doubles_are_whole_finite_and_in_range)
+{
+	double v;
+
+	cr_expect_eq(osp_parse_double("0.05", 0, 10, &v), 0);
+	cr_expect_float_eq(v, 0.05, 1e-15);
+	cr_expect_eq(osp_parse_double(".5", 0, 10, &v), 0);
+	cr_expect_eq(osp_parse_double("1e-3", 0, 10, &v), 0);
+	cr_expect_float_eq(v, 0.001, 1e-15);
+	cr_expect_eq(osp_parse_double("nan", 0, 10, &v), -EINVAL);
+	cr_expect_eq(osp_parse_double("inf", 0, 10, &v), -EINVAL);
+	cr_expect_eq(osp_parse_double("-1", -5, 10, &v), -EINVAL);
+	cr_expect_eq(osp_parse_double("1.5x", 0, 10, &v), -EINVAL);
+	cr_expect_eq(osp_parse_double("", 0, 10, &v), -EINVAL);
+	cr_expect_eq(osp_parse_double("11", 0, 10, &v), -ERANGE);
+	cr_expect_eq(osp_parse_double("1e999", 0, 10, &v), -ERANGE);
+}
