@@ -555,6 +555,17 @@ static int exit_status(const struct obn_session *s, bool outputs_ok)
 	}
 }
 
+static void configs_free(struct obn_opts *o)
+{
+	for (size_t c = 0; c < o->nconfigs; c++) {
+		for (size_t i = 0; i < o->configs[c].nruns; i++)
+			obn_run_free(&o->configs[c].runs[i]);
+		free(o->configs[c].runs);
+		free(o->configs[c].name);
+	}
+	free(o->configs);
+}
+
 int main(int argc, char **argv)
 {
 	struct obn_opts o;
@@ -563,12 +574,16 @@ int main(int argc, char **argv)
 
 	gsl_set_error_handler_off(); /* report, never abort, on a GSL error */
 	parse_args(argc, argv, &o);
-	if (o.cold && obn_sys_check_drop_caches() < 0)
+	if (o.cold && obn_sys_check_drop_caches() < 0) {
+		configs_free(&o);
 		return 1;
+	}
 	if (o.remount_mnt) {
 		rm = obn_remount_prepare(o.remount_mnt, o.remount_cmd);
-		if (!rm)
+		if (!rm) {
+			configs_free(&o);
 			return 1;
+		}
 		s.remount_desc = obn_remount_describe(rm);
 	}
 	obn_sys_machine(&s.machine);
@@ -579,6 +594,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "osprof-bench: %s\n", s.stop_msg);
 	if (obn_analyze(&s) < 0) {
 		fprintf(stderr, "osprof-bench: out of memory analyzing the runs\n");
+		configs_free(&o);
+		obn_remount_free(rm);
 		return 1;
 	}
 	bool ok = obn_report_print(&s) == 0;
@@ -587,13 +604,7 @@ int main(int argc, char **argv)
 	ok &= write_outputs(&s);
 	int status = exit_status(&s, ok);
 	obn_analyze_free(&s);
-	for (size_t c = 0; c < o.nconfigs; c++) {
-		for (size_t i = 0; i < o.configs[c].nruns; i++)
-			obn_run_free(&o.configs[c].runs[i]);
-		free(o.configs[c].runs);
-		free(o.configs[c].name);
-	}
-	free(o.configs);
+	configs_free(&o);
 	obn_remount_free(rm);
 	return status;
 }
