@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: MIT
+/*
+ * OSprof's automated comparison of two profile sets (section 3.2 of the
+ * paper): match operations by layer and name, set aside the ones too small
+ * to matter or plainly unchanged, describe how the peaks changed, rate the
+ * difference with the chosen method, and rank. A rating counts only when it
+ * clears both the method's threshold (is it big enough to care?) and the
+ * noise guard (could sampling noise alone explain it?).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "osprof/analysis.h"
+
+#define DEFAULT_MIN_SHARE 0.01
+#define DEFAULT_EQUAL_FRAC 0.01
+#define DEFAULT_NOISE_FACTOR 3.0
+
+static const char *const verdict_names[] = {
+	[OSP_CMP_DIFFERENT] = "different",
+	[OSP_CMP_ONLY_A] = "only in A",
+	[OSP_CMP_ONLY_B] = "only in B",
+	[OSP_CMP_NOISE] = "noise",
+	[OSP_CMP_SIMILAR] = "similar",
+	[OSP_CMP_EQUAL] = "equal",
+	[OSP_CMP_TINY] = "tiny",
+};
+_Static_assert(sizeof(verdict_names) / sizeof(verdict_names[0]) == OSP_CMP__COUNT,
+	       "a name for every verdict");
+
+const char *osp_cmp_verdict_name(enum osp_cmp_verdict v)
+{
+	return (unsigned)v < OSP_CMP__COUNT ? verdict_names[v] : "?";
+}
+
+bool osp_cmp_interesting(enum osp_cmp_verdict v)
+{
+	return v == OSP_CMP_DIFFERENT || v == OSP_CMP_ONLY_A || v == OSP_CMP_ONLY_B;
+}
+
+void osp_cmp_opts_default(struct osp_cmp_opts *o, enum osp_dist_method m)
+{
+	o->method = m;
+	o->threshold = -1.0;
+	o->min_share = DEFAULT_MIN_SHARE;
+	o->equal_frac = DEFAULT_EQUAL_FRAC;
+	o->noise_factor = DEFAULT_NOISE_FACTOR;
+}
+
+struct totals {
+	double count, sum;
+};
+
+static struct totals profile_totals(const struct osp_profile *p)
+{
+	struct totals t = { 0.0, 0.0 };
+
+	for (size_t i = 0; p && i < p->nops; i++) {
+		t.count += (double)p->ops[i].lat.count;
+		t.sum += (double)p->ops[i].lat.sum;
+	}
+	return t;
+}
+
+/* The larger of the op's share of requests and of latency in its layer. */
+static double op_share(const struct osp_op *op, struct totals t)
+{
+	double c = 0.0, s = 0.0;
+
+	if (!op)
+		return 0.0;
+	if (t.count > 0.0)
+		c = (double)op->lat.count / t.count;
+	if (t.sum > 0.0)
+		s = (double)op->lat.sum / t.sum;
+	return c > s ? c : s;
+}
+
+/* (y - x) / x, +INFINITY when x is 0 and y is not. */
+static double rel_change(double x, double y)
+{
+	if (x == 0.0)
+		return y == 0.0 ? 0.0 : INFINITY;
+	return (y - x) / x;
+}
+
+/* E[X^2] of a histogram from its bucket midpoints (for the latency guard). */
+static double second_moment(const struct osp_hist *h)
+{
+	double total = 0.0, m2 = 0.0;
+
+	for (unsigned i = 0; i < h->nbuckets; i++) {
+		double mid = i == 0 ? 1.0 : exp2(((double)i - 0.5) / h->res);
+
+		total += (double)h->buckets[i];
+		m2 += (double)h->buckets[i] * mid * mid;
+	}
+	return total > 0.0 ? m2 / total : 0.0;
+}
+
+/*
+ * Set it->noise (and it->p_value) and say whether the score stands out of
+ * sampling noise by the guard's factor.
+ */
+static bool over_noise(struct osp_cmp_item *it, const struct osp_cmp_opts *o)
+{
+	const struct osp_hist *a = &it->a->lat, *b = &it->b->lat;
+	double na = (double)a->count, nb = (double)b->count, stat, sd;
+	unsigned dof;
+
+	switch (o->method) {
+	case OSP_DIST_EMD:
+		/*
+		 * The EMD noise bound is loose when requests sit far apart:
+		 * it grows with the distance while the chance of a new or
+		 * moved peak arising from noise does not. So a score that
+		 * does not clear it may still clear the chi-square test.
+		 */
+		it->noise = osp_emd_noise(a, b);
+		if (it->score > o->noise_factor * it->noise)
+			return true;
+		break;
+	case OSP_DIST_OPS:
+		/* Counts of independent runs vary like Poisson counts. */
+		it->noise = sqrt(na + nb) / fmax(na, nb);
+		return it->score > o->noise_factor * it->noise;
+	case OSP_DIST_LATENCY:
+		/* A compound Poisson sum: Var = n E[X^2]. */
+		sd = sqrt(na * second_moment(a) + nb * second_moment(b));
+		it->noise = sd / fmax((double)a->sum, (double)b->sum);
+		return it->score > o->noise_factor * it->noise;
+	default:
+		break;
+	}
+	/* The chi-square test at the normal tail probability of
+	 * noise_factor standard deviations (two-sided). */
+	if (osp_chi2_test(a, b, &stat, &dof, &it->p_value))
+		return false;
+	return it->p_value < erfc(o->noise_factor / M_SQRT2);
+}
+
+static void find_peaks(struct osp_cmp_item *it)
+{
+	struct osp_peak_change ch[2 * OSP_PEAKS_MAX];
+	size_t n;
+
+	it->npeaks_a = osp_hist_peaks(&it->a->lat, it->peaks_a, OSP_PEAKS_MAX);
+	it->npeaks_b = osp_hist_peaks(&it->b->lat, it->peaks_b, OSP_PEAKS_MAX);
+	n = osp_peaks_match(it->peaks_a, it->npeaks_a, it->peaks_b, it->npeaks_b, ch);
+	it->nchanges = 0;
+	for (size_t i = 0; i < n; i++)
+		if (ch[i].kind != OSP_PEAK_SAME)
+			it->changes[it->nchanges++] = ch[i];
+}
+
+/* Buckets, not count, decide: a histogram failing its checksum with
+ * empty buckets has no shape to compare. */
+static bool has_requests(const struct osp_op *op)
+{
+	return op && osp_hist_bucket_total(&op->lat) > 0;
+}
+
+static int rate_item(struct osp_cmp_item *it, const struct osp_cmp_opts *o,
+		     double threshold)
+{
+	double eq = o->equal_frac;
+	int err;
+
+	if (it->share_a < o->min_share && it->share_b < o->min_share) {
+		it->verdict = OSP_CMP_TINY;
+		return 0;
+	}
+	if (!has_requests(it->a)) {
+		it->verdict = OSP_CMP_ONLY_B;
+		return 0;
+	}
+	if (!has_requests(it->b)) {
+		it->verdict = OSP_CMP_ONLY_A;
+		return 0;
+	}
+	it->count_change = rel_change((double)it->a->lat.count, (double)it->b->lat.count);
+	it->latency_change = rel_change((double)it->a->lat.sum, (double)it->b->lat.sum);
+	find_peaks(it);
+	err = osp_hist_distance(&it->a->lat, &it->b->lat, o->method, &it->score);
+	if (err)
+		return err;
+	if (fabs(it->count_change) <= eq && fabs(it->latency_change) <= eq &&
+	    it->nchanges == 0)
+		it->verdict = OSP_CMP_EQUAL;
+	else if (it->score < threshold)
+		it->verdict = OSP_CMP_SIMILAR;
+	else if (o->noise_factor > 0.0 && !over_noise(it, o))
+		it->verdict = OSP_CMP_NOISE;
+	else
+		it->verdict = OSP_CMP_DIFFERENT;
+	return 0;
+}
+
+static const struct osp_profile *find_layer(const struct osp_profile *const *s,
+					    size_t n, const char *layer)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(s[i]->layer, layer) == 0)
+			return s[i];
+	return NULL;
+}
+
+static bool layers_unique(const struct osp_profile *const *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!s[i]->layer || find_layer(s, i, s[i]->layer))
+			return false;
+	return true;
+}
+
+static bool opts_valid(const struct osp_cmp_opts *o)
+{
+	return (unsigned)o->method < OSP_DIST__COUNT && o->min_share >= 0.0 &&
+	       o->min_share <= 1.0 && o->equal_frac >= 0.0 &&
+	       o->noise_factor >= 0.0 && !isnan(o->threshold);
+}
+
+static void item_init(struct osp_cmp_item *it, const char *layer,
+		      const char *name)
+{
+	memset(it, 0, sizeof(*it));
+	it->layer = layer;
+	it->name = name;
+	it->score = it->noise = it->p_value = NAN;
+	it->count_change = it->latency_change = NAN;
+}
+
+/* The op named @name in @p, which may be NULL (a layer absent there). */
+static const struct osp_op *find_op(const struct osp_profile *p,
+				    const char *name)
+{
+	return p ? osp_profile_find_op(p, name) : NULL;
+}
+
+/* Add the items of layer @pa (may be NULL) against @pb (may be NULL):
+ * every op of A, then the ops only B has. */
+static int add_layer(struct osp_cmp *c, const struct osp_profile *pa,
+		     const struct osp_profile *pb, const struct osp_cmp_opts *o)
+{
+	struct totals ta = profile_totals(pa), tb = profile_totals(pb);
+	const struct osp_profile *sides[2] = { pa, pb };
+
+	if (pa && pb && pa->res != pb->res)
+		return -EINVAL;
+	for (int s = 0; s < 2; s++) {
+		const struct osp_profile *p = sides[s];
+
+		for (size_t i = 0; p && i < p->nops; i++) {
+			const char *name = p->ops[i].name;
+			struct osp_cmp_item *it = &c->items[c->n];
+			int err;
+
+			if (s == 1 && find_op(pa, name))
+				continue; /* already added from A */
+			item_init(it, p->layer, name);
+			it->a = find_op(pa, name);
+			it->b = find_op(pb, name);
+			it->share_a = op_share(it->a, ta);
+			it->share_b = op_share(it->b, tb);
+			err = rate_item(it, o, c->threshold);
+			if (err)
+				return err;
+			c->n++;
+		}
+	}
+	return 0;
+}
+
+static int rank_group(enum osp_cmp_verdict v)
+{
+	static const int group[] = {
+		[OSP_CMP_DIFFERENT] = 0, [OSP_CMP_ONLY_A] = 1, [OSP_CMP_ONLY_B] = 1,
+		[OSP_CMP_NOISE] = 2, [OSP_CMP_SIMILAR] = 3, [OSP_CMP_EQUAL] = 4,
+		[OSP_CMP_TINY] = 5,
+	};
+
+	return group[v];
+}
+
+static int cmp_items(const void *x, const void *y)
+{
+	const struct osp_cmp_item *a = x, *b = y;
+	int ga = rank_group(a->verdict), gb = rank_group(b->verdict), c;
+	double ka, kb;
+
+	if (ga != gb)
+		return ga < gb ? -1 : 1;
+	/* Rated items by score, the one-sided ones by their share. */
+	ka = ga == 1 ? fmax(a->share_a, a->share_b) : a->score;
+	kb = gb == 1 ? fmax(b->share_a, b->share_b) : b->score;
+	if (isnan(ka) != isnan(kb))
+		return isnan(ka) ? 1 : -1;
+	if (ka != kb && !isnan(ka))
+		return ka > kb ? -1 : 1;
+	c = strcmp(a->layer, b->layer);
+	return c ? c : strcmp(a->name, b->name);
+}
+
+int osp_compare(const struct osp_profile *const *a, size_t na,
+		const struct osp_profile *const *b, size_t nb,
+		const struct osp_cmp_opts *opts, struct osp_cmp *out)
+{
+	size_t cap = 0;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!opts_valid(opts) || !layers_unique(a, na) || !layers_unique(b, nb))
+		return -EINVAL;
+	for (size_t i = 0; i < na; i++)
+		cap += a[i]->nops;
+	for (size_t i = 0; i < nb; i++)
+		cap += b[i]->nops;
+	out->items = calloc(cap ? cap : 1, sizeof(*out->items));
+	if (!out->items)
+		return -ENOMEM;
+	out->method = opts->method;
+	out->threshold = opts->threshold >= 0.0 ? opts->threshold
+						: osp_dist_default_threshold(opts->method);
+	for (size_t i = 0; !err && i < na; i++)
+		err = add_layer(out, a[i], find_layer(b, nb, a[i]->layer), opts);
+	for (size_t i = 0; !err && i < nb; i++)
+		if (!find_layer(a, na, b[i]->layer))
+			err = add_layer(out, NULL, b[i], opts);
+	if (err) {
+		osp_cmp_free(out);
+		return err;
+	}
+	qsort(out->items, out->n, sizeof(*out->items), cmp_items);
+	while (out->ninteresting < out->n &&
+	       osp_cmp_interesting(out->items[out->ninteresting].verdict))
+		out->ninteresting++;
+	return 0;
+}
+
+void osp_cmp_free(struct osp_cmp *c)
+{
+	free(c->items);
+	memset(c, 0, sizeof(*c));
+}

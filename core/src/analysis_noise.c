@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+/*
+ * How much two histograms would differ by sampling noise alone: the scale
+ * of the Earth Mover's Distance between two samples of one distribution,
+ * and the two-sample chi-square test with its p-value. The comparison uses
+ * them as guards, so that a 200-request profile is not called different
+ * from another because of the luck of the draw.
+ */
+#include <errno.h>
+#include <math.h>
+
+#include "osprof/analysis.h"
+
+double osp_emd_noise(const struct osp_hist *a, const struct osp_hist *b)
+{
+	double na = (double)osp_hist_bucket_total(a);
+	double nb = (double)osp_hist_bucket_total(b);
+	double cum = 0.0, sum = 0.0;
+
+	if (a->res != b->res || na == 0.0 || nb == 0.0)
+		return 0.0;
+	/*
+	 * Under the null hypothesis each boundary's CDF difference is about
+	 * N(0, F(1-F)(1/nA + 1/nB)). The differences are correlated, and a
+	 * sum of deviations bounds the deviation of their sum whatever the
+	 * correlation: a guard at k times it errs at most as a k-sigma
+	 * normal tail does.
+	 */
+	for (unsigned i = 0; i + 1 < a->nbuckets; i++) {
+		double f;
+
+		cum += (double)(a->buckets[i] + b->buckets[i]);
+		f = cum / (na + nb);
+		if (f > 0.0 && f < 1.0)
+			sum += sqrt(f * (1.0 - f));
+	}
+	return sqrt(1.0 / na + 1.0 / nb) * sum / a->res;
+}
+
+/* Pooled bins hold at least this many requests of A and B together. */
+#define CHI2_MIN_POOL 10.0
+
+/*
+ * Pool neighbouring buckets until each pooled bin holds CHI2_MIN_POOL
+ * requests; a sparse remainder joins the last bin. Returns the number of
+ * bins written to @r and @s.
+ */
+static unsigned chi2_pool(const struct osp_hist *a, const struct osp_hist *b,
+			  double *r, double *s)
+{
+	double pr = 0.0, ps = 0.0;
+	unsigned bins = 0;
+
+	for (unsigned i = 0; i < a->nbuckets; i++) {
+		pr += (double)a->buckets[i];
+		ps += (double)b->buckets[i];
+		if (pr + ps < CHI2_MIN_POOL)
+			continue;
+		r[bins] = pr;
+		s[bins] = ps;
+		bins++;
+		pr = ps = 0.0;
+	}
+	if (pr + ps > 0.0) {
+		if (bins == 0) {
+			r[0] = s[0] = 0.0;
+			bins = 1;
+		}
+		r[bins - 1] += pr;
+		s[bins - 1] += ps;
+	}
+	return bins;
+}
+
+int osp_chi2_test(const struct osp_hist *a, const struct osp_hist *b,
+		  double *stat, unsigned *dof, double *p)
+{
+	double r[OSP_HIST_NBUCKETS_MAX], s[OSP_HIST_NBUCKETS_MAX];
+	double na = (double)osp_hist_bucket_total(a);
+	double nb = (double)osp_hist_bucket_total(b);
+	double ka, kb, chi = 0.0;
+	unsigned bins;
+
+	if (a->res != b->res || na == 0.0 || nb == 0.0)
+		return -EINVAL;
+	/* The factors compare shapes when the totals differ (NR's chstwo). */
+	ka = sqrt(nb / na);
+	kb = sqrt(na / nb);
+	bins = chi2_pool(a, b, r, s);
+	for (unsigned i = 0; i < bins; i++) {
+		double t = ka * r[i] - kb * s[i];
+
+		chi += t * t / (r[i] + s[i]);
+	}
+	*stat = chi;
+	*dof = bins - 1;
+	*p = osp_chi2_sf(chi, *dof);
+	return 0;
+}
+
+#define GAMMA_EPS 1e-14
+#define GAMMA_TINY 1e-300
+#define GAMMA_ITER 1000
+
+/* ln of x^a e^-x / Gamma(a), the common factor of both expansions. */
+static double gamma_prefactor(double a, double x)
+{
+	int sign;
+
+	return -x + a * log(x) - lgamma_r(a, &sign);
+}
+
+/* Lower regularised gamma P(a, x) by its series; for x < a + 1. */
+static double gamma_p_series(double a, double x)
+{
+	double ap = a, del = 1.0 / a, sum = del;
+
+	for (int n = 0; n < GAMMA_ITER && fabs(del) > fabs(sum) * GAMMA_EPS; n++) {
+		ap += 1.0;
+		del *= x / ap;
+		sum += del;
+	}
+	return sum * exp(gamma_prefactor(a, x));
+}
+
+/* Upper regularised gamma Q(a, x) by Lentz's continued fraction; x >= a + 1. */
+static double gamma_q_fraction(double a, double x)
+{
+	double b = x + 1.0 - a, c = 1.0 / GAMMA_TINY, d = 1.0 / b, h = d;
+
+	for (int i = 1; i < GAMMA_ITER; i++) {
+		double an = -i * (i - a), del;
+
+		b += 2.0;
+		d = an * d + b;
+		if (fabs(d) < GAMMA_TINY)
+			d = GAMMA_TINY;
+		c = b + an / c;
+		if (fabs(c) < GAMMA_TINY)
+			c = GAMMA_TINY;
+		d = 1.0 / d;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1.0) < GAMMA_EPS)
+			break;
+	}
+	return exp(gamma_prefactor(a, x)) * h;
+}
+
+double osp_chi2_sf(double x, unsigned dof)
+{
+	double a = dof / 2.0, hx = x / 2.0;
+
+	if (dof == 0 || x <= 0.0)
+		return 1.0;
+	if (hx < a + 1.0)
+		return 1.0 - gamma_p_series(a, hx);
+	return gamma_q_fraction(a, hx);
+}

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private interfaces of osprof-report: inputs (a profile file, a mount, the
+ * kernel module's /proc/osprof), output helpers, gnuplot charts, and the
+ * text of a comparison, shared by the subcommands (one file each).
+ *
+ * Conventions: functions return 0 or -errno and put a one-line reason in
+ * an (err, errlen) buffer when they can fail on external input; the
+ * subcommands turn that into "osprof-report: reason" on stderr and exit
+ * status 2 (compare uses 0 and 1 for its answer). Single-threaded.
+ */
+#ifndef ORP_H
+#define ORP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "osprof/analysis.h"
+#include "osprof/profile.h"
+
+#define ORP_PROG "osprof-report"
+#define ORP_ERRLEN 1024
+/* Exit statuses: compare's "some differ" is 1; every failure is 2. */
+#define ORP_EXIT_OK 0
+#define ORP_EXIT_DIFFER 1
+#define ORP_EXIT_ERROR 2
+/* Layers one input may hold: fs, lower, block, irq and a few spare. */
+#define ORP_LAYERS_MAX 8
+
+/* ---- orp_util.c ---------------------------------------------------------- */
+
+/* Print "osprof-report: <message>" on stderr (one line). */
+__attribute__((format(printf, 1, 2)))
+void orp_error(const char *fmt, ...);
+/* Report a usage error of @cmd and return ORP_EXIT_ERROR. */
+__attribute__((format(printf, 2, 3)))
+int orp_usage_error(const char *cmd, const char *fmt, ...);
+
+/*
+ * Parse option @opt's value @s into @out with core's osp_parse_u64 or
+ * osp_parse_double (the whole of @s, in [@min, @max]), or print why not.
+ * 0 or -EINVAL.
+ */
+int orp_opt_u64(const char *cmd, const char *opt, const char *s, uint64_t min,
+		uint64_t max, uint64_t *out);
+int orp_opt_double(const char *cmd, const char *opt, const char *s,
+		   double min, double max, double *out);
+
+/*
+ * An output file written atomically: to a temporary file beside @path,
+ * renamed over @path by orp_out_commit. "-" means stdout.
+ */
+struct orp_out {
+	FILE *f;
+	char *path; /* final path, NULL for stdout */
+	char *tmp;  /* temporary path */
+};
+int orp_out_open(struct orp_out *o, const char *path, char *err, size_t errlen);
+/* Close and rename into place; on any stream error remove it: 0 or -EIO. */
+int orp_out_commit(struct orp_out *o, char *err, size_t errlen);
+/* Give up: close and remove the temporary file. */
+void orp_out_abort(struct orp_out *o);
+
+/* Read a whole file (also /proc files whose size is 0): 0 or -errno. */
+int orp_read_file(const char *path, char **buf, size_t *len);
+/* Create directory @path if missing (one level); 0 or -errno with @err. */
+int orp_mkdir(const char *path, char *err, size_t errlen);
+
+/* Sorting of operations by total latency, largest first (then name). */
+int orp_cmp_op_total(const void *a, const void *b);
+/* Sum of a profile's latency histograms, every op (for layer views). */
+int orp_profile_total(const struct osp_profile *p, struct osp_hist *out);
+
+/* ---- orp_load.c: inputs ------------------------------------------------ */
+
+/* One input of the command line: a file, a mount, or /proc/osprof. */
+struct orp_input {
+	const char *spec;  /* as given (borrowed from argv) */
+	size_t n;          /* profiles, at most one per layer */
+	struct osp_profile *prof[ORP_LAYERS_MAX];
+};
+
+/*
+ * orp_input_load - read @spec: "-" (JSON on stdin), a JSON profile file,
+ * a directory mounted by osprof-fs (MOUNT/.osprof/stats.json and any
+ * lower/block/irq .json beside it), a control directory itself, or the
+ * kernel module's /proc/osprof. Checksum failures are warned about on
+ * stderr, naming the input and the histogram. 0, or -errno with a reason
+ * naming @spec in @err.
+ */
+int orp_input_load(struct orp_input *in, const char *spec, char *err,
+		   size_t errlen);
+void orp_input_free(struct orp_input *in);
+/* Keep only layer @layer (NULL keeps all): 0, or -ENOENT with @err. */
+int orp_input_select(struct orp_input *in, const char *layer, char *err,
+		     size_t errlen);
+/*
+ * orp_inputs_load - load @n inputs named by @specs into a new array *@out
+ * (free with orp_inputs_free), each restricted to @layer when not NULL.
+ * 0, or -errno with the first failure's reason in @err.
+ */
+int orp_inputs_load(char *const *specs, size_t n, const char *layer,
+		    struct orp_input **out, char *err, size_t errlen);
+void orp_inputs_free(struct orp_input *in, size_t n);
+/* Require exactly one profile (after selection): 0, or -EINVAL with @err. */
+int orp_input_single(const struct orp_input *in, char *err, size_t errlen);
+
+/* ---- orp_kmod.c: the kernel module's /proc text ----------------------- */
+
+/*
+ * orp_kmod_parse - turn the text of /proc/osprof/@layer into a profile.
+ * The single place that knows the kernel module's record format; NULL and
+ * a reason in @err when it cannot.
+ */
+struct osp_profile *orp_kmod_parse(const char *layer, const char *text,
+				   size_t len, char *err, size_t errlen);
+
+/* ---- orp_chart.c, orp_gp.c, orp_irq.c: gnuplot charts ------------------- */
+
+enum orp_fmt { ORP_FMT_PNG, ORP_FMT_SVG, ORP_FMT_PDF, ORP_FMT__COUNT };
+
+/* "png", "svg", "pdf"; parse: 0 or -EINVAL. */
+const char *orp_fmt_name(enum orp_fmt f);
+int orp_fmt_parse(const char *s, enum orp_fmt *out);
+
+struct orp_chart {
+	char *base;  /* file name without extension, unique in the directory */
+	char *title; /* what the chart shows, for indexes and HTML */
+};
+
+/* A set of chart scripts written into one directory, rendered together. */
+struct orp_render {
+	const char *dir;
+	enum orp_fmt fmt;
+	bool scratch;  /* dir is removed afterwards: name no log in errors */
+	size_t n, cap;
+	struct orp_chart *charts;
+};
+
+void orp_render_init(struct orp_render *r, const char *dir, enum orp_fmt fmt);
+void orp_render_fini(struct orp_render *r);
+
+/* Each writes DIR/<base>.gp (self-contained, inline data) and registers it. */
+int orp_chart_op(struct orp_render *r, const struct osp_profile *p,
+		 const struct osp_op *op, char *err, size_t errlen);
+int orp_chart_overview(struct orp_render *r, const struct osp_profile *p,
+		       size_t top, char *err, size_t errlen);
+/* Nothing (0) when the profile has no timeline. */
+int orp_chart_timeline(struct orp_render *r, const struct osp_profile *p,
+		       char *err, size_t errlen);
+/* Overlay of one operation in A and B, shapes normalised to percent. */
+int orp_chart_overlay(struct orp_render *r, const struct osp_cmp *c,
+		      const struct osp_cmp_item *it, const char *label_a,
+		      const char *label_b, char *err, size_t errlen);
+/* The layered view: one curve per layer. Nothing when fewer than two. */
+int orp_chart_layers(struct orp_render *r, struct osp_profile *const *p,
+		     size_t n, char *err, size_t errlen);
+/* IRQ bar charts (orp_irq.c); nothing unless @p is the irq layer. */
+int orp_chart_irq(struct orp_render *r, const struct osp_profile *p,
+		  char *err, size_t errlen);
+/* Every chart of one input: per op, overview, timeline, layers, irq. */
+int orp_chart_all(struct orp_render *r, const struct orp_input *in,
+		  size_t top, char *err, size_t errlen);
+
+/* Run gnuplot ($OSPROF_GNUPLOT or "gnuplot") on every script: 0 or -errno. */
+int orp_render_run(struct orp_render *r, char *err, size_t errlen);
+/* Path of chart @i's image or script: DIR/<base>.<ext>. Caller frees. */
+char *orp_chart_path(const struct orp_render *r, size_t i, const char *ext);
+
+/* ---- orp_compare.c: shared by compare and html --------------------------- */
+
+/* Options of a comparison as given on a command line. */
+struct orp_cmp_args {
+	struct osp_cmp_opts opts;
+	const char *layer; /* compare this layer only, or NULL */
+};
+
+/* Compare inputs @a and @b: 0 or -errno with @err. */
+int orp_compare_inputs(const struct orp_input *a, const struct orp_input *b,
+		       const struct orp_cmp_args *args, struct osp_cmp *out,
+		       char *err, size_t errlen);
+/* One line saying why item @it was flagged (or set aside). */
+void orp_cmp_reason(const struct osp_cmp_item *it, const struct osp_cmp *c,
+		    char *buf, size_t len);
+/* Unit of a method's score for humans ("octaves" for EMD, else ""). */
+const char *orp_cmp_unit(enum osp_dist_method m);
+
+/* ---- subcommands ------------------------------------------------------- */
+
+int orp_cmd_show(int argc, char **argv);
+int orp_cmd_plot(int argc, char **argv);
+int orp_cmd_compare(int argc, char **argv);
+int orp_cmd_html(int argc, char **argv);
+int orp_cmd_export(int argc, char **argv);
+int orp_cmd_merge(int argc, char **argv);
+
+#endif /* ORP_H */

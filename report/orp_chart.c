@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The charts of osprof-report, in OSprof's style: x is the bucket number
+ * (with the latency it stands for on the top axis: 1us, 1ms, ...), y the
+ * number of requests on a log scale, so a peak of ten requests shows next
+ * to one of a million. Per-operation histograms with their peaks labelled,
+ * an overview of the top operations side by side, the timeline as a heat
+ * map, overlays of one operation in two profiles, and the layered view.
+ * (IRQ bar charts live in orp_irq.c.)
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "orp_gp.h"
+#include "osprof/format.h"
+
+#define OVERVIEW_MAX 16
+#define TIMELINE_YTICS 8
+
+/* Non-empty buckets of @h as "bucket value" lines, scaled by @scale. */
+static void data_hist(FILE *f, const char *name, const struct osp_hist *h,
+		      double scale)
+{
+	orp_gp_data_begin(f, name);
+	for (unsigned i = 0; i < h->nbuckets; i++)
+		if (h->buckets[i])
+			fprintf(f, "%u %.6g\n", i, (double)h->buckets[i] * scale);
+	orp_gp_data_end(f);
+}
+
+static uint64_t hist_peak_count(const struct osp_hist *h)
+{
+	uint64_t m = 0;
+
+	for (unsigned i = 0; i < h->nbuckets; i++)
+		if (h->buckets[i] > m)
+			m = h->buckets[i];
+	return m;
+}
+
+static void hist_axes(FILE *f, unsigned lo, unsigned hi, unsigned res,
+		      const char *ylabel)
+{
+	fprintf(f, "set xrange [%.1f:%.1f]\n", lo - 1.0, hi + 1.0);
+	orp_gp_latency_tics(f, lo - 1.0, hi + 1.0, res);
+	fprintf(f, "set xlabel 'bucket b: latency in (2^((b-1)/%u), 2^(b/%u)] ns'\n",
+		res, res);
+	orp_gp_set_str(f, "ylabel", ylabel);
+	fputs("set logscale y\nset format y '%.0s%c'\nset grid ytics lc rgb '#e0e0e0'\n"
+	      "set key top right\n", f);
+	if (hi - lo <= 40)
+		fputs("set xtics 1\n", f);
+}
+
+static void op_summary(char *buf, size_t len, const char *layer,
+		       const struct osp_op *op)
+{
+	char tot[16], mean[16], p50[16], p99[16];
+
+	snprintf(buf, len, "%s %s: %" PRIu64 " requests, total %s, mean %s, p50 %s, p99 %s",
+		 layer, op->name, op->lat.count,
+		 osp_fmt_ns(tot, sizeof(tot), (double)op->lat.sum),
+		 osp_fmt_ns(mean, sizeof(mean), osp_hist_mean(&op->lat)),
+		 osp_fmt_ns(p50, sizeof(p50), osp_hist_percentile(&op->lat, 50)),
+		 osp_fmt_ns(p99, sizeof(p99), osp_hist_percentile(&op->lat, 99)));
+}
+
+/* Label every peak above its fullest bucket: share and mean latency. */
+static void peak_labels(FILE *f, const struct osp_hist *h)
+{
+	struct osp_peak pk[OSP_PEAKS_MAX];
+	size_t n = osp_hist_peaks(h, pk, OSP_PEAKS_MAX);
+
+	for (size_t k = 0; k < n; k++) {
+		char mean[16], text[64];
+
+		snprintf(text, sizeof(text), "P%zu %.1f%% ~%s", k + 1,
+			 100.0 * pk[k].share,
+			 osp_fmt_ns(mean, sizeof(mean), pk[k].mean_ns));
+		fprintf(f, "set label %zu ", k + 1);
+		orp_gp_quote(f, text);
+		fprintf(f, " at %u,%.6g center front font ',8'\n", pk[k].mode,
+			(double)h->buckets[pk[k].mode] * 2.2);
+	}
+}
+
+int orp_chart_op(struct orp_render *r, const struct osp_profile *p,
+		 const struct osp_op *op, char *err, size_t errlen)
+{
+	char hint[256], title[256];
+	struct orp_gp g;
+	unsigned lo, hi, clo, chi;
+	bool cpu;
+	int rc;
+
+	if (!osp_hist_range(&op->lat, &lo, &hi))
+		return 0;
+	cpu = op->has_cpu && osp_hist_range(&op->cpu, &clo, &chi);
+	if (cpu) {
+		lo = clo < lo ? clo : lo;
+		hi = chi > hi ? chi : hi;
+	}
+	snprintf(hint, sizeof(hint), "op-%s-%s", p->layer, op->name);
+	op_summary(title, sizeof(title), p->layer, op);
+	rc = orp_gp_begin(r, &g, hint, title, 900, 480, err, errlen);
+	if (rc)
+		return rc;
+	orp_gp_set_str(g.f, "title", title);
+	hist_axes(g.f, lo, hi, p->res, "requests (log scale)");
+	fprintf(g.f, "set yrange [0.7:%.6g]\n", (double)hist_peak_count(&op->lat) * 6.0);
+	fputs("set style fill solid 0.75 border rgb '#1f3b5c'\nset boxwidth 0.85\n", g.f);
+	peak_labels(g.f, &op->lat);
+	data_hist(g.f, "lat", &op->lat, 1.0);
+	if (cpu)
+		data_hist(g.f, "cpu", &op->cpu, 1.0);
+	fprintf(g.f, "plot $lat using 1:2 with boxes lc rgb '%s' title 'latency'",
+		orp_gp_colours[0]);
+	if (cpu)
+		fprintf(g.f, ", \\\n     $cpu using 1:2 with histeps lw 2 lc rgb '%s' title 'cpu time'",
+			orp_gp_colours[1]);
+	fputc('\n', g.f);
+	return orp_gp_end(r, &g, err, errlen);
+}
+
+/* Non-empty ops of @p, most total latency first; caller frees. */
+static const struct osp_op **sorted_ops(const struct osp_profile *p, size_t *n)
+{
+	const struct osp_op **v = calloc(p->nops + 1, sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < p->nops; i++)
+		if (p->ops[i].lat.count || osp_hist_bucket_total(&p->ops[i].lat))
+			v[(*n)++] = &p->ops[i];
+	qsort(v, *n, sizeof(*v), orp_cmp_op_total);
+	return v;
+}
+
+static void overview_panel(FILE *f, const struct osp_op *op, size_t k,
+			   unsigned res)
+{
+	char tot[16], title[192];
+	unsigned lo, hi;
+
+	osp_hist_range(&op->lat, &lo, &hi);
+	snprintf(title, sizeof(title), "%s (%" PRIu64 ", total %s)", op->name,
+		 op->lat.count, osp_fmt_ns(tot, sizeof(tot), (double)op->lat.sum));
+	orp_gp_set_str(f, "title", title);
+	fprintf(f, "set xrange [%.1f:%.1f]\n", lo - 1.0, hi + 1.0);
+	orp_gp_latency_tics(f, lo - 1.0, hi + 1.0, res);
+	/* Whole buckets only: half a bucket means nothing. */
+	fputs(hi - lo <= 16 ? "set xtics 1\n" : "set xtics autofreq\n", f);
+	fprintf(f, "set yrange [0.7:%.6g]\n", (double)hist_peak_count(&op->lat) * 3.0);
+	fprintf(f, "plot $h%zu using 1:2 with boxes lc rgb '%s' notitle\n", k,
+		orp_gp_colours[0]);
+}
+
+int orp_chart_overview(struct orp_render *r, const struct osp_profile *p,
+		       size_t top, char *err, size_t errlen)
+{
+	char hint[128], title[192];
+	size_t n, cols, rows;
+	const struct osp_op **ops = sorted_ops(p, &n);
+	struct orp_gp g;
+	int rc;
+
+	if (!ops) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (top == 0 || top > OVERVIEW_MAX)
+		top = OVERVIEW_MAX;
+	n = n < top ? n : top;
+	if (n == 0) {
+		free(ops);
+		return 0;
+	}
+	cols = n <= 3 ? n : (size_t)ceil(sqrt((double)n));
+	rows = (n + cols - 1) / cols;
+	snprintf(hint, sizeof(hint), "overview-%s", p->layer);
+	snprintf(title, sizeof(title), "%s layer: the %zu operations with the most total latency",
+		 p->layer, n);
+	rc = orp_gp_begin(r, &g, hint, title, (int)(420 * cols), (int)(300 * rows + 40),
+			  err, errlen);
+	if (rc) {
+		free(ops);
+		return rc;
+	}
+	for (size_t k = 0; k < n; k++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "h%zu", k);
+		data_hist(g.f, name, &ops[k]->lat, 1.0);
+	}
+	fputs("set logscale y\nset format y '%.0s%c'\nset style fill solid 0.75 noborder\n"
+	      "set boxwidth 0.85\nset xtics font ',7'\nset x2tics font ',7'\n", g.f);
+	fprintf(g.f, "set multiplot layout %zu,%zu title ", rows, cols);
+	orp_gp_quote(g.f, title);
+	fputc('\n', g.f);
+	for (size_t k = 0; k < n; k++)
+		overview_panel(g.f, ops[k], k, p->res);
+	fputs("unset multiplot\n", g.f);
+	free(ops);
+	return orp_gp_end(r, &g, err, errlen);
+}
+
+/* Every op of snapshot @s summed into @h (zeroed by the caller). */
+static void snapshot_total(const struct osp_snapshot *s, struct osp_hist *h)
+{
+	for (size_t i = 0; i < s->nops; i++)
+		osp_hist_merge(h, &s->ops[i].lat);
+}
+
+static void timeline_ytics(FILE *f, const struct osp_profile *p)
+{
+	size_t step = (p->nsnaps + TIMELINE_YTICS - 1) / TIMELINE_YTICS;
+
+	fputs("set ytics (", f);
+	for (size_t s = 0; s < p->nsnaps; s += step ? step : 1) {
+		char t[16];
+
+		osp_fmt_ns(t, sizeof(t), (double)p->snaps[s].t_ns);
+		fprintf(f, "%s'%s' %zu", s ? ", " : "", t, s);
+	}
+	fputs(")\n", f);
+}
+
+/* Rows "bucket snapshot count" over the full grid (image needs it). */
+static int timeline_data(FILE *f, const struct osp_profile *p, unsigned *lo,
+			 unsigned *hi)
+{
+	struct osp_hist *h = calloc(p->nsnaps, sizeof(*h));
+	bool any = false;
+	int rc = h ? 0 : -ENOMEM;
+
+	*lo = UINT32_MAX;
+	*hi = 0;
+	for (size_t s = 0; !rc && s < p->nsnaps; s++) {
+		unsigned a, b;
+
+		rc = osp_hist_init(&h[s], p->res);
+		if (rc)
+			break;
+		snapshot_total(&p->snaps[s], &h[s]);
+		if (osp_hist_range(&h[s], &a, &b)) {
+			*lo = a < *lo ? a : *lo;
+			*hi = b > *hi ? b : *hi;
+			any = true;
+		}
+	}
+	if (!rc && any) {
+		orp_gp_data_begin(f, "tl");
+		for (size_t s = 0; s < p->nsnaps; s++) {
+			for (unsigned i = *lo; i <= *hi; i++) {
+				if (h[s].buckets[i])
+					fprintf(f, "%u %zu %" PRIu64 "\n", i, s, h[s].buckets[i]);
+				else
+					fprintf(f, "%u %zu NaN\n", i, s); /* no colour */
+			}
+			fputc('\n', f);
+		}
+		orp_gp_data_end(f);
+	}
+	for (size_t s = 0; h && s < p->nsnaps; s++)
+		osp_hist_fini(&h[s]);
+	free(h);
+	return rc ? rc : (any ? 0 : -ENODATA);
+}
+
+int orp_chart_timeline(struct orp_render *r, const struct osp_profile *p,
+		       char *err, size_t errlen)
+{
+	char hint[128], title[192], iv[16];
+	unsigned lo, hi;
+	struct orp_gp g;
+	int rc, h;
+
+	if (p->nsnaps < 2)
+		return 0; /* one row is no picture of change over time */
+	snprintf(hint, sizeof(hint), "timeline-%s", p->layer);
+	snprintf(title, sizeof(title), "%s layer over time: requests per bucket, every %s",
+		 p->layer, osp_fmt_ns(iv, sizeof(iv), (double)p->tl_interval_ns));
+	h = 260 + 14 * (int)(p->nsnaps < 50 ? p->nsnaps : 50);
+	rc = orp_gp_begin(r, &g, hint, title, 900, h, err, errlen);
+	if (rc)
+		return rc;
+	rc = timeline_data(g.f, p, &lo, &hi);
+	if (rc == -ENODATA) {
+		/* Only idle intervals: say so on an empty chart. */
+		fputs("set label 1 'no requests in any interval' at graph 0.5,0.5 center\n"
+		      "unset border\nunset tics\nplot NaN notitle\n", g.f);
+		return orp_gp_end(r, &g, err, errlen);
+	}
+	if (rc) {
+		snprintf(err, errlen, "out of memory");
+		orp_gp_end(r, &g, err, errlen);
+		return rc;
+	}
+	orp_gp_set_str(g.f, "title", title);
+	hist_axes(g.f, lo, hi, p->res, "end of interval");
+	fputs("unset logscale y\nset format y '%g'\n", g.f);
+	fprintf(g.f, "set yrange [-0.5:%zu.5]\n", p->nsnaps - 1);
+	timeline_ytics(g.f, p);
+	fputs("set logscale cb\nset cblabel 'requests'\nset palette rgb 33,13,10\n"
+	      "set grid noytics\nplot $tl using 1:2:3 with image notitle\n", g.f);
+	return orp_gp_end(r, &g, err, errlen);
+}
+
+/* Where a peak change sits: the peak in B, or in A when it was removed. */
+static void change_label(FILE *f, const struct osp_cmp_item *it,
+			 const struct osp_peak_change *c, int k, double sa,
+			 double sb)
+{
+	const struct osp_peak *pk = c->ib >= 0 ? &it->peaks_b[c->ib] : &it->peaks_a[c->ia];
+	const struct osp_hist *h = c->ib >= 0 ? &it->b->lat : &it->a->lat;
+	double y = (double)h->buckets[pk->mode] * (c->ib >= 0 ? sb : sa) * 2.5;
+	char text[64];
+
+	if (c->kind == OSP_PEAK_MOVED)
+		snprintf(text, sizeof(text), "moved %+.1f oct", c->shift_octaves);
+	else if (c->kind == OSP_PEAK_RESHARED)
+		snprintf(text, sizeof(text), "%.0f%% -> %.0f%%",
+			 100.0 * it->peaks_a[c->ia].share, 100.0 * pk->share);
+	else
+		snprintf(text, sizeof(text), "%s", osp_peak_change_name(c->kind));
+	fprintf(f, "set label %d ", k);
+	orp_gp_quote(f, text);
+	fprintf(f, " at %u,%.6g center front font ',8' tc rgb '%s'\n", pk->mode, y,
+		orp_gp_colours[c->ib >= 0 ? 1 : 0]);
+}
+
+static void overlay_plot(FILE *f, const struct osp_cmp_item *it,
+			 const char *label_a, const char *label_b)
+{
+	char ta[256], tb[256];
+
+	snprintf(ta, sizeof(ta), "A: %s (%" PRIu64 " requests)", label_a, it->a->lat.count);
+	snprintf(tb, sizeof(tb), "B: %s (%" PRIu64 " requests)", label_b, it->b->lat.count);
+	fputs("set style fill transparent solid 0.45 noborder\nset boxwidth 0.85\n", f);
+	fprintf(f, "plot $a using 1:2 with boxes lc rgb '%s' title ", orp_gp_colours[0]);
+	orp_gp_quote(f, ta);
+	fprintf(f, ", \\\n     $b using 1:2 with boxes lc rgb '%s' title ", orp_gp_colours[1]);
+	orp_gp_quote(f, tb);
+	fputc('\n', f);
+}
+
+int orp_chart_overlay(struct orp_render *r, const struct osp_cmp *c,
+		      const struct osp_cmp_item *it, const char *label_a,
+		      const char *label_b, char *err, size_t errlen)
+{
+	char hint[256], title[320];
+	unsigned alo, ahi, blo, bhi;
+	double sa, sb;
+	struct orp_gp g;
+	int rc;
+
+	if (!it->a || !it->b || !osp_hist_range(&it->a->lat, &alo, &ahi) ||
+	    !osp_hist_range(&it->b->lat, &blo, &bhi))
+		return 0;
+	sa = 100.0 / (double)osp_hist_bucket_total(&it->a->lat);
+	sb = 100.0 / (double)osp_hist_bucket_total(&it->b->lat);
+	snprintf(hint, sizeof(hint), "compare-%s-%s", it->layer, it->name);
+	snprintf(title, sizeof(title), "%s %s: %s %.3g%s%s, %s", it->layer, it->name,
+		 osp_dist_method_name(c->method), it->score,
+		 *orp_cmp_unit(c->method) ? " " : "", orp_cmp_unit(c->method),
+		 osp_cmp_verdict_name(it->verdict));
+	rc = orp_gp_begin(r, &g, hint, title, 900, 480, err, errlen);
+	if (rc)
+		return rc;
+	orp_gp_set_str(g.f, "title", title);
+	hist_axes(g.f, alo < blo ? alo : blo, ahi > bhi ? ahi : bhi, it->a->lat.res,
+		  "share of requests, % (log scale)");
+	fputs("set yrange [*:250]\nset format y '%g'\n", g.f);
+	for (size_t k = 0; k < it->nchanges; k++)
+		change_label(g.f, it, &it->changes[k], (int)k + 1, sa, sb);
+	data_hist(g.f, "a", &it->a->lat, sa);
+	data_hist(g.f, "b", &it->b->lat, sb);
+	overlay_plot(g.f, it, label_a, label_b);
+	return orp_gp_end(r, &g, err, errlen);
+}
+
+/* One curve per profile in @h (normalised), named by @names. */
+static int layer_chart(struct orp_render *r, const char *hint,
+		       const char *title, const struct osp_hist *const *h,
+		       const char *const *names, size_t n, char *err,
+		       size_t errlen)
+{
+	unsigned lo = UINT32_MAX, hi = 0, a, b;
+	struct orp_gp g;
+	int rc = orp_gp_begin(r, &g, hint, title, 900, 480, err, errlen);
+
+	if (rc)
+		return rc;
+	for (size_t k = 0; k < n; k++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "l%zu", k);
+		if (osp_hist_range(h[k], &a, &b)) {
+			lo = a < lo ? a : lo;
+			hi = b > hi ? b : hi;
+		}
+		data_hist(g.f, name, h[k], 100.0 / (double)osp_hist_bucket_total(h[k]));
+	}
+	orp_gp_set_str(g.f, "title", title);
+	hist_axes(g.f, lo, hi, h[0]->res, "share of requests, % (log scale)");
+	fputs("set yrange [*:250]\nset format y '%g'\nplot ", g.f);
+	for (size_t k = 0; k < n; k++) {
+		fprintf(g.f, "%s$l%zu using 1:2 with histeps lw 2 lc rgb '%s' title ",
+			k ? ", \\\n     " : "", k, orp_gp_colours[k % orp_gp_ncolours]);
+		orp_gp_quote(g.f, names[k]);
+	}
+	fputc('\n', g.f);
+	return orp_gp_end(r, &g, err, errlen);
+}
+
+static int layers_total(struct orp_render *r, struct osp_profile *const *p,
+			size_t n, char *err, size_t errlen)
+{
+	struct osp_hist tot[ORP_LAYERS_MAX];
+	const struct osp_hist *hp[ORP_LAYERS_MAX];
+	const char *names[ORP_LAYERS_MAX];
+	size_t m = 0;
+	int rc = 0;
+
+	for (size_t k = 0; k < n && !rc; k++) {
+		rc = orp_profile_total(p[k], &tot[m]);
+		if (rc)
+			break;
+		if (osp_hist_bucket_total(&tot[m]) == 0) {
+			osp_hist_fini(&tot[m]);
+			continue;
+		}
+		hp[m] = &tot[m];
+		names[m++] = p[k]->layer;
+	}
+	if (!rc && m >= 2)
+		rc = layer_chart(r, "layers", "layered view: every request of each layer",
+				 hp, names, m, err, errlen);
+	else if (rc)
+		snprintf(err, errlen, "out of memory");
+	for (size_t k = 0; k < m; k++)
+		osp_hist_fini(&tot[k]);
+	return rc;
+}
+
+int orp_chart_layers(struct orp_render *r, struct osp_profile *const *p,
+		     size_t n, char *err, size_t errlen)
+{
+	int rc;
+
+	if (n < 2)
+		return 0;
+	for (size_t k = 1; k < n; k++)
+		if (p[k]->res != p[0]->res)
+			return 0; /* no common x axis */
+	rc = layers_total(r, p, n, err, errlen);
+	/* An operation several layers share (read, write): its own view. */
+	for (size_t i = 0; !rc && i < p[0]->nops; i++) {
+		const struct osp_op *op = &p[0]->ops[i];
+		const struct osp_hist *hp[ORP_LAYERS_MAX] = { &op->lat };
+		const char *names[ORP_LAYERS_MAX] = { p[0]->layer };
+		size_t m = 1;
+		char hint[192], title[256];
+
+		if (!op->lat.count)
+			continue;
+		for (size_t k = 1; k < n; k++) {
+			const struct osp_op *o = osp_profile_find_op(p[k], op->name);
+
+			if (o && o->lat.count) {
+				hp[m] = &o->lat;
+				names[m++] = p[k]->layer;
+			}
+		}
+		if (m < 2)
+			continue;
+		snprintf(hint, sizeof(hint), "layers-%s", op->name);
+		snprintf(title, sizeof(title), "layered view of %s", op->name);
+		rc = layer_chart(r, hint, title, hp, names, m, err, errlen);
+	}
+	return rc;
+}
+
+int orp_chart_all(struct orp_render *r, const struct orp_input *in,
+		  size_t top, char *err, size_t errlen)
+{
+	int rc = 0;
+
+	for (size_t k = 0; !rc && k < in->n; k++) {
+		const struct osp_profile *p = in->prof[k];
+
+		rc = orp_chart_overview(r, p, top, err, errlen);
+		for (size_t i = 0; !rc && i < p->nops; i++)
+			rc = orp_chart_op(r, p, &p->ops[i], err, errlen);
+		if (!rc)
+			rc = orp_chart_timeline(r, p, err, errlen);
+		if (!rc)
+			rc = orp_chart_irq(r, p, err, errlen);
+	}
+	if (!rc)
+		rc = orp_chart_layers(r, in->prof, in->n, err, errlen);
+	return rc;
+}

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `osprof-report compare A B`: OSprof's automated analysis on two profile
+ * sets (core's osp_compare), printed as a ranked list of the operations
+ * whose profiles differ with the reason for each; --plot draws their
+ * overlays. Exit status 0 when nothing differs, 1 when something does, 2
+ * on error -- so scripts can gate on it. The reason text is shared with
+ * the HTML report.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "orp.h"
+#include "osprof/format.h"
+
+#define CMD "compare"
+
+const char *orp_cmp_unit(enum osp_dist_method m)
+{
+	return m == OSP_DIST_EMD ? "octaves" : "";
+}
+
+int orp_compare_inputs(const struct orp_input *a, const struct orp_input *b,
+		       const struct orp_cmp_args *args, struct osp_cmp *out,
+		       char *err, size_t errlen)
+{
+	int rc;
+
+	for (size_t i = 0; i < a->n; i++) {
+		for (size_t j = 0; j < b->n; j++) {
+			if (strcmp(a->prof[i]->layer, b->prof[j]->layer) == 0 &&
+			    a->prof[i]->res != b->prof[j]->res) {
+				snprintf(err, errlen,
+					 "layer %s: %s has resolution %u, %s has %u: only profiles of one resolution compare bucket by bucket",
+					 a->prof[i]->layer, a->spec, a->prof[i]->res,
+					 b->spec, b->prof[j]->res);
+				return -EINVAL;
+			}
+		}
+	}
+	rc = osp_compare((const struct osp_profile *const *)a->prof, a->n,
+			 (const struct osp_profile *const *)b->prof, b->n,
+			 &args->opts, out);
+	if (rc)
+		snprintf(err, errlen, "cannot compare %s and %s: %s", a->spec,
+			 b->spec, strerror(-rc));
+	return rc;
+}
+
+static size_t append(char *buf, size_t len, size_t o, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* snprintf at @o, never past @len; returns the new offset. */
+static size_t append(char *buf, size_t len, size_t o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (o >= len)
+		return o;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + o, len - o, fmt, ap);
+	va_end(ap);
+	return n < 0 ? o : o + (size_t)n;
+}
+
+static size_t peak_change_text(char *buf, size_t len, size_t o,
+			       const struct osp_cmp_item *it,
+			       const struct osp_peak_change *c)
+{
+	const struct osp_peak *pa = c->ia >= 0 ? &it->peaks_a[c->ia] : NULL;
+	const struct osp_peak *pb = c->ib >= 0 ? &it->peaks_b[c->ib] : NULL;
+	char x[16], y[16];
+
+	switch (c->kind) {
+	case OSP_PEAK_MOVED:
+		return append(buf, len, o, "; peak near %s moved to %s (%+.1f octaves)",
+			      osp_fmt_ns(x, sizeof(x), pa->mean_ns),
+			      osp_fmt_ns(y, sizeof(y), pb->mean_ns), c->shift_octaves);
+	case OSP_PEAK_RESHARED:
+		return append(buf, len, o, "; peak near %s went from %.0f%% to %.0f%% of requests",
+			      osp_fmt_ns(x, sizeof(x), pb->mean_ns), 100.0 * pa->share,
+			      100.0 * pb->share);
+	case OSP_PEAK_ADDED:
+		return append(buf, len, o, "; new peak near %s (%.0f%%)",
+			      osp_fmt_ns(x, sizeof(x), pb->mean_ns), 100.0 * pb->share);
+	case OSP_PEAK_REMOVED:
+		return append(buf, len, o, "; peak near %s (%.0f%%) gone",
+			      osp_fmt_ns(x, sizeof(x), pa->mean_ns), 100.0 * pa->share);
+	default:
+		return o;
+	}
+}
+
+static size_t score_text(char *buf, size_t len, size_t o,
+			 const struct osp_cmp_item *it, const struct osp_cmp *c)
+{
+	const char *unit = orp_cmp_unit(c->method);
+
+	o = append(buf, len, o, "%s %.3g%s%s %s %.3g", osp_dist_method_name(c->method),
+		   it->score, *unit ? " " : "", unit,
+		   it->score >= c->threshold ? ">=" : "<", c->threshold);
+	if (!isnan(it->noise) && !isnan(it->p_value))
+		o = append(buf, len, o, " (noise level %.2g; chi-square test p = %.2g)",
+			   it->noise, it->p_value);
+	else if (!isnan(it->p_value))
+		o = append(buf, len, o, " (chi-square test p = %.2g)", it->p_value);
+	else if (!isnan(it->noise))
+		o = append(buf, len, o, " (noise level %.2g)", it->noise);
+	return o;
+}
+
+void orp_cmp_reason(const struct osp_cmp_item *it, const struct osp_cmp *c,
+		    char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	switch (it->verdict) {
+	case OSP_CMP_ONLY_A:
+	case OSP_CMP_ONLY_B:
+		append(buf, len, o, "requests in %s only (%.1f%% of its layer's requests or latency)",
+		       it->verdict == OSP_CMP_ONLY_A ? "A" : "B",
+		       100.0 * fmax(it->share_a, it->share_b));
+		return;
+	case OSP_CMP_TINY:
+		append(buf, len, o, "set aside: a tiny share of requests and latency in both");
+		return;
+	case OSP_CMP_EQUAL:
+		append(buf, len, o, "set aside: nearly equal counts and latency, same peaks");
+		return;
+	case OSP_CMP_NOISE:
+		o = append(buf, len, o, "within sampling noise: ");
+		break;
+	default:
+		break;
+	}
+	o = score_text(buf, len, o, it, c);
+	for (size_t k = 0; k < it->nchanges; k++)
+		o = peak_change_text(buf, len, o, it, &it->changes[k]);
+	append(buf, len, o, "; requests %+.1f%%, latency %+.1f%%",
+	       100.0 * it->count_change, 100.0 * it->latency_change);
+}
+
+struct compare_args {
+	struct orp_cmp_args cmp;
+	bool all;
+	const char *plot_dir;
+	enum orp_fmt fmt;
+};
+
+static void help(void)
+{
+	printf("Usage: " ORP_PROG " compare [OPTION]... A B\n"
+	       "Compare two profile sets operation by operation, across all layers, as\n"
+	       "OSprof does: (1) set aside operations with a tiny share of requests and\n"
+	       "latency in both, or with nearly equal counts and totals and the same\n"
+	       "peaks; (2) find the peaks of both and report how they changed; (3) rate\n"
+	       "the difference with METHOD and rank. A difference counts when it reaches\n"
+	       "the threshold and sampling noise cannot explain it.\n\n"
+	       "  -m, --method M      emd (default; Earth Mover's Distance in octaves),\n"
+	       "                      chi2, jeffrey, l1, l2, intersect, ops (total\n"
+	       "                      operations), latency (total latency)\n"
+	       "  -t, --threshold X   score that counts as different (default per method:\n"
+	       "                      emd 0.2, chi2 0.02, jeffrey 0.05, ops 0.1, latency 0.1)\n"
+	       "  -s, --min-share X   set aside ops under this share in both (default 0.01)\n"
+	       "  -e, --equal X       set aside ops whose count and latency differ by at\n"
+	       "                      most this fraction, peaks unchanged (default 0.01)\n"
+	       "  -N, --noise F       how far above sampling noise a score must be\n"
+	       "                      (default 3; 0 turns the guard off)\n"
+	       "  -l, --layer L       compare layer L only\n"
+	       "  -a, --all           also list the operations that do not differ\n"
+	       "  -p, --plot DIR      draw an overlay of each differing operation into DIR\n"
+	       "  -f, --format F      png (default), svg or pdf for --plot\n"
+	       "  -h, --help          this help\n\n"
+	       "Exit status: 0 no operation differs, 1 some do, 2 error.\n\n"
+	       "Examples:\n"
+	       "  " ORP_PROG " compare before.json after.json\n"
+	       "  " ORP_PROG " compare --method chi2 --min-share 0 a.json b.json\n"
+	       "  " ORP_PROG " compare --plot cmp/ /mnt/ext4-run /mnt/xfs-run\n"
+	       "  " ORP_PROG " compare baseline.json /mnt/p || echo 'profiles changed'\n");
+}
+
+static int parse_opt(int c, struct compare_args *a)
+{
+	struct osp_cmp_opts *o = &a->cmp.opts;
+
+	switch (c) {
+	case 'm':
+		if (osp_dist_method_parse(optarg, &o->method) == 0)
+			return 0;
+		orp_usage_error(CMD, "unknown method '%s'", optarg);
+		return -EINVAL;
+	case 't':
+		return orp_opt_double(CMD, "--threshold", optarg, 0, 1e9, &o->threshold);
+	case 's':
+		return orp_opt_double(CMD, "--min-share", optarg, 0, 1, &o->min_share);
+	case 'e':
+		return orp_opt_double(CMD, "--equal", optarg, 0, 1e9, &o->equal_frac);
+	case 'N':
+		return orp_opt_double(CMD, "--noise", optarg, 0, 1e6, &o->noise_factor);
+	case 'l':
+		a->cmp.layer = optarg;
+		return 0;
+	case 'a':
+		a->all = true;
+		return 0;
+	case 'p':
+		a->plot_dir = optarg;
+		return 0;
+	case 'f':
+		if (orp_fmt_parse(optarg, &a->fmt) == 0)
+			return 0;
+		orp_usage_error(CMD, "unknown format '%s'", optarg);
+		return -EINVAL;
+	case 'h':
+		help();
+		return 1;
+	default:
+		orp_usage_error(CMD, "bad option");
+		return -EINVAL;
+	}
+}
+
+static int parse_args(int argc, char **argv, struct compare_args *a)
+{
+	static const struct option longopts[] = {
+		{ "method", required_argument, NULL, 'm' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "min-share", required_argument, NULL, 's' },
+		{ "equal", required_argument, NULL, 'e' },
+		{ "noise", required_argument, NULL, 'N' },
+		{ "layer", required_argument, NULL, 'l' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "plot", required_argument, NULL, 'p' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, rc;
+
+	osp_cmp_opts_default(&a->cmp.opts, OSP_DIST_EMD);
+	a->fmt = ORP_FMT_PNG;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "m:t:s:e:N:l:ap:f:h", longopts, NULL)) != -1)
+		if ((rc = parse_opt(c, a)) != 0)
+			return rc;
+	if (argc - optind != 2) {
+		orp_usage_error(CMD, "two profile sets needed, A and B");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void print_header(const struct osp_cmp *c, const struct compare_args *a,
+			 const struct orp_input *in)
+{
+	const struct osp_cmp_opts *o = &a->cmp.opts;
+	const char *unit = orp_cmp_unit(c->method);
+
+	printf("A: %s\nB: %s\n", in[0].spec, in[1].spec);
+	printf("method %s, threshold %g%s%s, noise factor %g, set aside under %g%% share or within %g%%\n",
+	       osp_dist_method_name(c->method), c->threshold, *unit ? " " : "", unit,
+	       o->noise_factor, 100.0 * o->min_share, 100.0 * o->equal_frac);
+}
+
+static void print_item(size_t rank, const struct osp_cmp_item *it,
+		       const struct osp_cmp *c)
+{
+	char reason[1024], la[16], lb[16];
+	uint64_t na = it->a ? it->a->lat.count : 0, nb = it->b ? it->b->lat.count : 0;
+
+	orp_cmp_reason(it, c, reason, sizeof(reason));
+	osp_fmt_ns(la, sizeof(la), it->a ? (double)it->a->lat.sum : 0);
+	osp_fmt_ns(lb, sizeof(lb), it->b ? (double)it->b->lat.sum : 0);
+	printf("%5zu %-8s %-18s %-10s %10" PRIu64 " %10" PRIu64 " %9s %9s\n", rank,
+	       it->layer, it->name, osp_cmp_verdict_name(it->verdict), na, nb, la, lb);
+	printf("      %s\n", reason);
+}
+
+static void print_result(const struct osp_cmp *c, bool all)
+{
+	size_t count[OSP_CMP__COUNT] = { 0 };
+	size_t shown = all ? c->n : c->ninteresting;
+
+	for (size_t i = 0; i < c->n; i++)
+		count[c->items[i].verdict]++;
+	if (c->ninteresting)
+		printf("%zu of %zu operations differ:\n", c->ninteresting, c->n);
+	else
+		printf("no operation differs (%zu compared)\n", c->n);
+	if (shown)
+		printf("\n%5s %-8s %-18s %-10s %10s %10s %9s %9s\n", "RANK", "LAYER",
+		       "OPERATION", "VERDICT", "COUNT A", "COUNT B", "TOTAL A", "TOTAL B");
+	for (size_t i = 0; i < shown; i++)
+		print_item(i + 1, &c->items[i], c);
+	printf("\nset aside: %zu tiny, %zu nearly equal; not different: %zu similar, %zu within noise%s\n",
+	       count[OSP_CMP_TINY], count[OSP_CMP_EQUAL], count[OSP_CMP_SIMILAR],
+	       count[OSP_CMP_NOISE], all ? "" : " (--all lists them)");
+}
+
+static int plot_overlays(const struct osp_cmp *c, const struct compare_args *a,
+			 const struct orp_input *in, char *err, size_t errlen)
+{
+	struct orp_render r;
+	int rc = orp_mkdir(a->plot_dir, err, errlen);
+
+	if (rc)
+		return rc;
+	orp_render_init(&r, a->plot_dir, a->fmt);
+	for (size_t i = 0; !rc && i < c->ninteresting; i++)
+		rc = orp_chart_overlay(&r, c, &c->items[i], in[0].spec, in[1].spec,
+				       err, errlen);
+	if (!rc)
+		rc = orp_render_run(&r, err, errlen);
+	if (!rc)
+		printf("%zu overlay chart%s in %s\n", r.n, r.n == 1 ? "" : "s", a->plot_dir);
+	orp_render_fini(&r);
+	return rc;
+}
+
+int orp_cmd_compare(int argc, char **argv)
+{
+	struct compare_args a = { 0 };
+	struct orp_input *in = NULL;
+	struct osp_cmp c = { 0 };
+	char err[ORP_ERRLEN];
+	int rc = parse_args(argc, argv, &a), status = ORP_EXIT_ERROR;
+
+	if (rc)
+		return rc == 1 ? ORP_EXIT_OK : ORP_EXIT_ERROR;
+	if (orp_inputs_load(argv + optind, 2, a.cmp.layer, &in, err, sizeof(err)) ||
+	    orp_compare_inputs(&in[0], &in[1], &a.cmp, &c, err, sizeof(err)))
+		goto fail;
+	print_header(&c, &a, in);
+	print_result(&c, a.all);
+	if (a.plot_dir && plot_overlays(&c, &a, in, err, sizeof(err)))
+		goto fail;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		snprintf(err, sizeof(err), "stdout: write error");
+		goto fail;
+	}
+	status = c.ninteresting ? ORP_EXIT_DIFFER : ORP_EXIT_OK;
+	goto out;
+fail:
+	orp_error("%s", err);
+out:
+	osp_cmp_free(&c);
+	orp_inputs_free(in, in ? 2 : 0);
+	return status;
+}

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `osprof-report export`: a profile as JSON (core's writer; one layer, as
+ * the format holds one), CSV (one row per non-empty bucket, every layer,
+ * long format for spreadsheets, pandas or R), or OpenMetrics (core's
+ * writer, one metric family per layer, a single # EOF).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "orp.h"
+#include "osprof/format.h"
+
+#define CMD "export"
+
+enum export_fmt { EXP_JSON, EXP_CSV, EXP_OPENMETRICS, EXP__COUNT };
+
+static const char *const export_names[] = {
+	[EXP_JSON] = "json",
+	[EXP_CSV] = "csv",
+	[EXP_OPENMETRICS] = "openmetrics",
+};
+_Static_assert(sizeof(export_names) / sizeof(export_names[0]) == EXP__COUNT,
+	       "a name for every export format");
+
+struct export_args {
+	enum export_fmt fmt;
+	bool fmt_given;
+	const char *out;
+	const char *layer;
+};
+
+static void help(void)
+{
+	printf("Usage: " ORP_PROG " export --format json|csv|openmetrics [-o FILE] [--layer L] PROFILE\n"
+	       "Write a profile in another form, to stdout or FILE.\n"
+	       "  json         the osprof profile format (one layer: choose it with --layer)\n"
+	       "  csv          one row per non-empty bucket of every histogram:\n"
+	       "               layer,op,hist,count,sum_ns,min_ns,max_ns,bucket,lower_ns,upper_ns,bucket_count\n"
+	       "               (hist is lat or cpu; an empty histogram has one row, bucket empty)\n"
+	       "  openmetrics  Prometheus/OpenMetrics histograms, le in seconds at the\n"
+	       "               bucket bounds, family osprof_<layer>_latency_seconds\n\n"
+	       "  -F, --format F   the form (required)\n"
+	       "  -o, --output F   write to F (atomically) instead of stdout\n"
+	       "  -l, --layer L    only layer L\n"
+	       "  -h, --help       this help\n\n"
+	       "Examples:\n"
+	       "  " ORP_PROG " export --format csv run.json > run.csv\n"
+	       "  " ORP_PROG " export --format openmetrics /mnt/p -o /var/lib/node_exporter/osprof.prom\n"
+	       "  " ORP_PROG " export --format json --layer block /mnt/p -o block.json\n");
+}
+
+/* A CSV field: quoted when it holds a comma, quote or line break. */
+static void csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void csv_hist(FILE *f, const char *layer, const char *op,
+		     const char *kind, const struct osp_hist *h)
+{
+	bool any = false;
+
+	for (unsigned i = 0; i <= h->nbuckets; i++) {
+		/* The extra round writes the one row of an empty histogram. */
+		if (i == h->nbuckets ? any : !h->buckets[i])
+			continue;
+		csv_field(f, layer);
+		fputc(',', f);
+		csv_field(f, op);
+		fprintf(f, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, kind,
+			h->count, h->sum, h->min, h->max);
+		if (i == h->nbuckets)
+			fputs(",,,,\n", f);
+		else
+			fprintf(f, ",%u,%.17g,%.17g,%" PRIu64 "\n", i,
+				osp_bucket_lower_ns(i, h->res),
+				osp_bucket_upper_ns(i, h->res), h->buckets[i]);
+		any = true;
+	}
+}
+
+static int write_csv(FILE *f, const struct orp_input *in)
+{
+	fputs("layer,op,hist,count,sum_ns,min_ns,max_ns,bucket,lower_ns,upper_ns,bucket_count\n", f);
+	for (size_t k = 0; k < in->n; k++) {
+		const struct osp_profile *p = in->prof[k];
+
+		for (size_t i = 0; i < p->nops; i++) {
+			csv_hist(f, p->layer, p->ops[i].name, "lat", &p->ops[i].lat);
+			if (p->ops[i].has_cpu)
+				csv_hist(f, p->layer, p->ops[i].name, "cpu", &p->ops[i].cpu);
+		}
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+/* osprof_<layer>, the layer reduced to a metric-name-safe form. */
+static void metric_prefix(char *buf, size_t len, const char *layer)
+{
+	size_t o = (size_t)snprintf(buf, len, "osprof_");
+
+	for (; *layer && o + 1 < len; layer++) {
+		char c = *layer;
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9');
+
+		buf[o++] = ok ? c : '_';
+	}
+	buf[o] = '\0';
+}
+
+static int write_openmetrics(FILE *f, const struct orp_input *in)
+{
+	for (size_t k = 0; k < in->n; k++) {
+		char prefix[64], *text = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&text, &len);
+		int rc;
+
+		if (!mem)
+			return -ENOMEM;
+		metric_prefix(prefix, sizeof(prefix), in->prof[k]->layer);
+		rc = osp_write_openmetrics(mem, in->prof[k], prefix);
+		fclose(mem);
+		if (rc) {
+			free(text);
+			return rc;
+		}
+		/* One exposition ends with one # EOF: drop all but the last. */
+		if (k + 1 < in->n && len >= 6 && strcmp(text + len - 6, "# EOF\n") == 0)
+			len -= 6;
+		fwrite(text, 1, len, f);
+		free(text);
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+static int parse_args(int argc, char **argv, struct export_args *a)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'F' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "layer", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	a->out = "-";
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "F:o:l:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			for (unsigned i = 0; i < EXP__COUNT; i++)
+				if (strcmp(optarg, export_names[i]) == 0) {
+					a->fmt = (enum export_fmt)i;
+					a->fmt_given = true;
+				}
+			if (!a->fmt_given) {
+				orp_usage_error(CMD, "unknown format '%s'", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'o':
+			a->out = optarg;
+			break;
+		case 'l':
+			a->layer = optarg;
+			break;
+		case 'h':
+			help();
+			return 1;
+		default:
+			orp_usage_error(CMD, "bad option");
+			return -EINVAL;
+		}
+	}
+	if (!a->fmt_given || argc - optind != 1) {
+		orp_usage_error(CMD, "%s", !a->fmt_given ? "--format is required"
+							  : "one PROFILE needed");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int write_export(FILE *f, const struct export_args *a,
+			const struct orp_input *in)
+{
+	switch (a->fmt) {
+	case EXP_JSON:
+		return osp_write_json(f, in->prof[0]);
+	case EXP_CSV:
+		return write_csv(f, in);
+	default:
+		return write_openmetrics(f, in);
+	}
+}
+
+int orp_cmd_export(int argc, char **argv)
+{
+	struct export_args a = { 0 };
+	struct orp_input *in = NULL;
+	struct orp_out out;
+	char err[ORP_ERRLEN];
+	int rc = parse_args(argc, argv, &a);
+
+	if (rc)
+		return rc == 1 ? ORP_EXIT_OK : ORP_EXIT_ERROR;
+	if (orp_inputs_load(argv + optind, 1, a.layer, &in, err, sizeof(err)) ||
+	    (a.fmt == EXP_JSON && orp_input_single(in, err, sizeof(err))) ||
+	    orp_out_open(&out, a.out, err, sizeof(err)))
+		goto fail;
+	if (write_export(out.f, &a, in)) {
+		snprintf(err, sizeof(err), "%s: write error",
+			 strcmp(a.out, "-") ? a.out : "stdout");
+		orp_out_abort(&out);
+		goto fail;
+	}
+	if (orp_out_commit(&out, err, sizeof(err)))
+		goto fail;
+	orp_inputs_free(in, 1);
+	return ORP_EXIT_OK;
+fail:
+	orp_error("%s", err);
+	orp_inputs_free(in, in ? 1 : 0);
+	return ORP_EXIT_ERROR;
+}

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gnuplot scripts and their rendering. Every chart is one self-contained
+ * script with its data inline, written beside the image it draws, so it
+ * can be re-rendered or edited by hand (cd DIR; gnuplot NAME.gp). All the
+ * scripts of a render set run in a few gnuplot processes (one process per
+ * CPU, up to four, each given a share of the scripts as arguments), which
+ * is what keeps rendering forty charts within a couple of seconds: start-up
+ * costs more than drawing.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "orp_gp.h"
+#include "osprof/format.h"
+
+#define MAX_WORKERS 4
+
+const char *const orp_gp_colours[] = { "#2f6db5", "#d0453a", "#3a9a4f",
+				       "#8e5bb5", "#d08a1e", "#3aa3a8" };
+const size_t orp_gp_ncolours = sizeof(orp_gp_colours) / sizeof(orp_gp_colours[0]);
+
+static const char *const fmt_names[] = {
+	[ORP_FMT_PNG] = "png",
+	[ORP_FMT_SVG] = "svg",
+	[ORP_FMT_PDF] = "pdf",
+};
+_Static_assert(sizeof(fmt_names) / sizeof(fmt_names[0]) == ORP_FMT__COUNT,
+	       "a name for every format");
+
+const char *orp_fmt_name(enum orp_fmt f)
+{
+	return (unsigned)f < ORP_FMT__COUNT ? fmt_names[f] : "?";
+}
+
+int orp_fmt_parse(const char *s, enum orp_fmt *out)
+{
+	for (unsigned i = 0; i < ORP_FMT__COUNT; i++) {
+		if (strcmp(s, fmt_names[i]) == 0) {
+			*out = (enum orp_fmt)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+void orp_render_init(struct orp_render *r, const char *dir, enum orp_fmt fmt)
+{
+	memset(r, 0, sizeof(*r));
+	r->dir = dir;
+	r->fmt = fmt;
+}
+
+void orp_render_fini(struct orp_render *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->charts[i].base);
+		free(r->charts[i].title);
+	}
+	free(r->charts);
+	memset(r, 0, sizeof(*r));
+}
+
+char *orp_chart_path(const struct orp_render *r, size_t i, const char *ext)
+{
+	char *s;
+
+	if (asprintf(&s, "%s/%s.%s", r->dir, r->charts[i].base, ext) < 0)
+		return NULL;
+	return s;
+}
+
+/* File-name-safe form of @hint: [A-Za-z0-9._-], others as '_'. */
+static void sanitise(char *dst, size_t len, const char *hint)
+{
+	size_t o = 0;
+
+	for (const char *s = hint; *s && o + 1 < len; s++) {
+		char c = *s;
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
+
+		/* No leading dot: the file would be hidden. */
+		if (o == 0 && c == '.')
+			ok = false;
+		dst[o++] = ok ? c : '_';
+	}
+	dst[o] = '\0';
+}
+
+static bool base_taken(const struct orp_render *r, const char *base)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->charts[i].base, base) == 0)
+			return true;
+	return false;
+}
+
+/* Register a chart with a unique base name; 0 or -ENOMEM. */
+static int add_chart(struct orp_render *r, const char *hint, const char *title)
+{
+	char base[96], cand[112];
+	struct orp_chart *c;
+
+	sanitise(base, sizeof(base), hint);
+	snprintf(cand, sizeof(cand), "%s", base);
+	/* Two names can sanitise alike ("a/b", "a_b"): number the later. */
+	for (unsigned k = 2; base_taken(r, cand); k++)
+		snprintf(cand, sizeof(cand), "%s-%u", base, k);
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 16;
+
+		c = realloc(r->charts, cap * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		r->charts = c;
+		r->cap = cap;
+	}
+	c = &r->charts[r->n];
+	c->base = strdup(cand);
+	c->title = strdup(title);
+	if (!c->base || !c->title) {
+		free(c->base);
+		free(c->title);
+		return -ENOMEM;
+	}
+	r->n++;
+	return 0;
+}
+
+static void drop_last_chart(struct orp_render *r)
+{
+	r->n--;
+	free(r->charts[r->n].base);
+	free(r->charts[r->n].title);
+}
+
+static void write_terminal(FILE *f, enum orp_fmt fmt, int w, int h)
+{
+	switch (fmt) {
+	case ORP_FMT_SVG:
+		fprintf(f, "set terminal svg size %d,%d noenhanced font 'sans,11' background rgb 'white'\n",
+			w, h);
+		break;
+	case ORP_FMT_PDF:
+		/* pdfcairo sizes are inches: 100 px an inch keeps proportions. */
+		fprintf(f, "set terminal pdfcairo size %.2f,%.2f noenhanced font 'sans,7'\n",
+			w / 100.0, h / 100.0);
+		break;
+	default:
+		fprintf(f, "set terminal pngcairo size %d,%d noenhanced font 'sans,9' background rgb 'white'\n",
+			w, h);
+		break;
+	}
+}
+
+int orp_gp_begin(struct orp_render *r, struct orp_gp *g, const char *hint,
+		 const char *title, int w, int h, char *err, size_t errlen)
+{
+	const char *ext = orp_fmt_name(r->fmt);
+
+	memset(g, 0, sizeof(*g));
+	if (add_chart(r, hint, title)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	g->base = r->charts[r->n - 1].base;
+	g->path = orp_chart_path(r, r->n - 1, "gp");
+	g->f = g->path ? fopen(g->path, "w") : NULL;
+	if (!g->f) {
+		int e = g->path ? errno : ENOMEM;
+
+		snprintf(err, errlen, "%s: %s", g->path ? g->path : r->dir, strerror(e));
+		free(g->path);
+		drop_last_chart(r);
+		return -e;
+	}
+	fprintf(g->f, "# %s\n", title);
+	fprintf(g->f, "# Written by osprof-report: self-contained, the data is inline.\n"
+		      "# Re-render from this directory: gnuplot %s.gp (writes %s.%s)\n",
+		g->base, g->base, ext);
+	fputs("reset\n", g->f);
+	write_terminal(g->f, r->fmt, w, h);
+	fprintf(g->f, "set output '%s.%s'\n", g->base, ext);
+	return 0;
+}
+
+int orp_gp_end(struct orp_render *r, struct orp_gp *g, char *err,
+	       size_t errlen)
+{
+	int bad;
+
+	/* Close the image now: later scripts share the gnuplot process. */
+	fputs("unset output\n", g->f);
+	bad = ferror(g->f);
+	bad |= fclose(g->f) != 0;
+	if (bad) {
+		snprintf(err, errlen, "%s: write error", g->path);
+		unlink(g->path);
+		drop_last_chart(r);
+	}
+	free(g->path);
+	memset(g, 0, sizeof(*g));
+	return bad ? -EIO : 0;
+}
+
+void orp_gp_quote(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("''", f);
+		else if ((unsigned char)*s < 0x20)
+			fputc(' ', f); /* a newline would end the command */
+		else
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+void orp_gp_set_str(FILE *f, const char *what, const char *s)
+{
+	fprintf(f, "set %s ", what);
+	orp_gp_quote(f, s);
+	fputc('\n', f);
+}
+
+void orp_gp_data_begin(FILE *f, const char *name)
+{
+	fprintf(f, "$%s << EOD\n", name);
+}
+
+void orp_gp_data_end(FILE *f)
+{
+	fputs("EOD\n", f);
+}
+
+/* Bucket position of 10^k ns: res * log2(10^k). */
+static double decade_pos(int k, unsigned res)
+{
+	return res * k * log2(10.0);
+}
+
+void orp_gp_latency_tics(FILE *f, double lo, double hi, unsigned res)
+{
+	int decades = 0, n = 0;
+
+	for (int k = 0; k <= 12; k++)
+		decades += decade_pos(k, res) >= lo && decade_pos(k, res) <= hi;
+	fputs("set x2tics (", f);
+	for (int k = 0; decades >= 2 && k <= 12; k++) {
+		double x = decade_pos(k, res);
+		char label[16];
+
+		if (x < lo || x > hi)
+			continue;
+		osp_fmt_ns(label, sizeof(label), pow(10.0, k));
+		fprintf(f, "%s'%s' %.4f", n++ ? ", " : "", label, x);
+	}
+	/* Too narrow for decades: label each bucket's upper bound. */
+	for (double b = ceil(lo); decades < 2 && b <= hi; b += 1.0) {
+		char label[16];
+
+		osp_fmt_ns(label, sizeof(label), osp_bucket_upper_ns((unsigned)b, res));
+		fprintf(f, "%s'%s' %.0f", n++ ? ", " : "", label, b);
+	}
+	fputs(")\nset link x2\nset x2tics nomirror\nset xtics nomirror\n", f);
+	fputs("set grid x2tics lc rgb '#cccccc' dt 2\n", f);
+}
+
+/* ---- running gnuplot ------------------------------------------------------ */
+
+static const char *gnuplot_path(void)
+{
+	const char *g = getenv("OSPROF_GNUPLOT");
+
+	return g && *g ? g : "gnuplot";
+}
+
+/* Child: run gnuplot in @dir on scripts [from, to), stderr into @log. */
+static void __attribute__((noreturn))
+worker_exec(const struct orp_render *r, size_t from, size_t to, const char *log)
+{
+	char **argv = calloc(to - from + 2, sizeof(*argv));
+	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int null = open("/dev/null", O_RDWR);
+
+	if (!argv || fd < 0 || null < 0 || chdir(r->dir) != 0)
+		_exit(126);
+	dup2(null, STDIN_FILENO);
+	dup2(null, STDOUT_FILENO);
+	dup2(fd, STDERR_FILENO);
+	argv[0] = (char *)gnuplot_path();
+	for (size_t i = from; i < to; i++)
+		if (asprintf(&argv[i - from + 1], "%s.gp", r->charts[i].base) < 0)
+			_exit(126);
+	execvp(argv[0], argv);
+	fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+/* First line of @path into @buf (empty when unreadable). */
+static void first_line(const char *path, char *buf, size_t len)
+{
+	char *text;
+	size_t n;
+
+	buf[0] = '\0';
+	if (orp_read_file(path, &text, &n) != 0)
+		return;
+	/* gnuplot's messages start with a blank line and a caret line. */
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		if (strspn(line, " ^") != strlen(line)) {
+			snprintf(buf, len, "%s", line + strspn(line, " "));
+			break;
+		}
+	}
+	free(text);
+}
+
+static int check_images(const struct orp_render *r, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		char *img = orp_chart_path(r, i, orp_fmt_name(r->fmt));
+		struct stat st;
+		bool ok = img && stat(img, &st) == 0 && st.st_size > 0;
+
+		if (!ok) {
+			snprintf(err, errlen, "%s: gnuplot wrote no image",
+				 img ? img : r->charts[i].base);
+			free(img);
+			return -EIO;
+		}
+		free(img);
+	}
+	return 0;
+}
+
+static size_t worker_count(size_t nscripts)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t w = cpus > 0 ? (size_t)cpus : 1;
+
+	if (w > MAX_WORKERS)
+		w = MAX_WORKERS;
+	return w < nscripts ? w : nscripts;
+}
+
+/* Wait for every worker; describe the first failure in @err. */
+static int reap_workers(const struct orp_render *r, const pid_t *pid,
+			char *const *logs, size_t nw, char *err, size_t errlen)
+{
+	int rc = 0;
+
+	for (size_t k = 0; k < nw; k++) {
+		int st;
+		char line[512];
+
+		if (pid[k] <= 0)
+			continue;
+		while (waitpid(pid[k], &st, 0) < 0 && errno == EINTR)
+			;
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+			unlink(logs[k]);
+			continue;
+		}
+		if (rc)
+			continue;
+		first_line(logs[k], line, sizeof(line));
+		if (WIFEXITED(st) && WEXITSTATUS(st) >= 126)
+			snprintf(err, errlen, "%s (install gnuplot, e.g. the package gnuplot-nox, or set OSPROF_GNUPLOT)",
+				 line[0] ? line : "cannot run gnuplot");
+		else if (r->scratch)
+			snprintf(err, errlen, "gnuplot failed: %s",
+				 line[0] ? line : "no message");
+		else
+			snprintf(err, errlen, "gnuplot failed: %s (log: %s)",
+				 line[0] ? line : "no message", logs[k]);
+		rc = -EIO;
+	}
+	return rc;
+}
+
+int orp_render_run(struct orp_render *r, char *err, size_t errlen)
+{
+	size_t nw = worker_count(r->n), per, from = 0;
+	pid_t pid[MAX_WORKERS] = { 0 };
+	char *logs[MAX_WORKERS] = { 0 };
+	int rc = 0;
+
+	if (r->n == 0)
+		return 0;
+	per = (r->n + nw - 1) / nw;
+	fflush(NULL); /* nothing buffered may be written twice by a child */
+	for (size_t k = 0; k < nw && from < r->n; k++, from += per) {
+		size_t to = from + per < r->n ? from + per : r->n;
+
+		if (asprintf(&logs[k], "%s/gnuplot-%zu.log", r->dir, k) < 0) {
+			logs[k] = NULL;
+			rc = -ENOMEM;
+			break;
+		}
+		pid[k] = fork();
+		if (pid[k] == 0)
+			worker_exec(r, from, to, logs[k]);
+		if (pid[k] < 0) {
+			rc = -errno;
+			break;
+		}
+	}
+	if (rc)
+		snprintf(err, errlen, "cannot start gnuplot: %s", strerror(-rc));
+	if (reap_workers(r, pid, logs, nw, err, errlen) && !rc)
+		rc = -EIO;
+	for (size_t k = 0; k < nw; k++)
+		free(logs[k]);
+	return rc ? rc : check_images(r, err, errlen);
+}

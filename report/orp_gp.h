@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to the chart writers (orp_chart.c, orp_irq.c): writing one
+ * self-contained gnuplot script -- header, terminal, quoting, inline data
+ * blocks, latency tic labels -- and registering it with a render set.
+ */
+#ifndef ORP_GP_H
+#define ORP_GP_H
+
+#include <stdio.h>
+
+#include "orp.h"
+
+/* One script being written: DIR/<base>.gp, drawing DIR/<base>.<ext>. */
+struct orp_gp {
+	FILE *f;
+	char *path;          /* the script's path */
+	const char *base;    /* owned by the render set's chart */
+};
+
+/*
+ * orp_gp_begin - register a chart named after @hint (sanitised, made
+ * unique) with @title, create its script and write the header: comments
+ * saying how to re-render, reset, terminal of size @w x @h, output.
+ * 0 or -errno with @err.
+ */
+int orp_gp_begin(struct orp_render *r, struct orp_gp *g, const char *hint,
+		 const char *title, int w, int h, char *err, size_t errlen);
+/* Finish the script (unset output, close): 0 or -EIO with @err. On error
+ * the chart is unregistered and its script removed. */
+int orp_gp_end(struct orp_render *r, struct orp_gp *g, char *err,
+	       size_t errlen);
+
+/* Write @s as a gnuplot single-quoted string (no escapes but ''). */
+void orp_gp_quote(FILE *f, const char *s);
+/* `set <what> '<s>'` with @s quoted. */
+void orp_gp_set_str(FILE *f, const char *what, const char *s);
+/* Begin and end an inline data block $<name>. */
+void orp_gp_data_begin(FILE *f, const char *name);
+void orp_gp_data_end(FILE *f);
+
+/*
+ * Latency labels on the x2 axis for buckets @lo..@hi at @res: the powers
+ * of ten (1us, 10us, 1ms, ...) where they fall, or every bucket's upper
+ * bound when the range is too narrow for two of them.
+ */
+void orp_gp_latency_tics(FILE *f, double lo, double hi, unsigned res);
+
+/* Colours used across charts (A, B, then more layers). */
+extern const char *const orp_gp_colours[];
+extern const size_t orp_gp_ncolours;
+
+#endif /* ORP_GP_H */

@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `osprof-report html PROFILE [B] -o FILE`: one self-contained HTML file
+ * -- inline CSS, the charts as inline SVG rendered by gnuplot, no script
+ * and no network -- holding per layer the table of operations, their
+ * peaks and every chart, and given B the comparison with its overlays.
+ * The charts are drawn in a private temporary directory that is removed
+ * afterwards; their ids are prefixed per chart so that the many SVGs of
+ * one page do not resolve each other's references.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "orp.h"
+#include "osprof/format.h"
+
+#define CMD "html"
+
+struct html_args {
+	const char *out;
+	const char *layer;
+	uint64_t top;
+	struct orp_cmp_args cmp;
+};
+
+/* Chart index ranges of each part of the page. */
+struct html_parts {
+	size_t first[ORP_LAYERS_MAX], end[ORP_LAYERS_MAX];
+	size_t layers_first, layers_end;
+	size_t cmp_first, cmp_end;
+};
+
+static void help(void)
+{
+	printf("Usage: " ORP_PROG " html -o FILE [OPTION]... PROFILE [B]\n"
+	       "Write one self-contained HTML report (inline SVG charts, no scripts, no\n"
+	       "network): for each layer the operations table, peaks and charts; given\n"
+	       "a second profile set B, the comparison of PROFILE (A) against it with\n"
+	       "overlays of the operations that differ.\n\n"
+	       "  -o, --output FILE   the report (required; '-' for stdout)\n"
+	       "  -l, --layer L       only layer L\n"
+	       "  -n, --top N         operations in each overview (default 12, at most 16)\n"
+	       "  -m, --method M      comparison method (default emd; see compare --help)\n"
+	       "  -h, --help          this help\n\n"
+	       "Examples:\n"
+	       "  " ORP_PROG " html run.json -o run.html\n"
+	       "  " ORP_PROG " html before.json after.json -o diff.html\n"
+	       "  " ORP_PROG " html /mnt/p -o now.html\n");
+}
+
+static void esc(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+static const char style[] =
+	"body{font-family:sans-serif;margin:2em;color:#222;max-width:1100px}"
+	"h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em}"
+	"table{border-collapse:collapse;margin:1em 0;font-size:.9em}"
+	"td,th{border:1px solid #ddd;padding:.25em .6em;text-align:right}"
+	"td.l,th.l{text-align:left}th{background:#f0f3f7}"
+	"tr.diff td{background:#fff4f0}.meta{color:#555}"
+	"figure{margin:1.5em 0}figcaption{color:#555;font-size:.9em}"
+	"svg{max-width:100%;height:auto}";
+
+/* The SVG of chart @i with ids prefixed "c<i>-", from its <svg element on. */
+static int inline_svg(FILE *f, const struct orp_render *r, size_t i)
+{
+	static const char *const refs[] = { "id=\"", "id='", "href=\"#", "href='#", "url(#" };
+	char *path = orp_chart_path(r, i, "svg"), *text, *s;
+	size_t len;
+	int rc = path ? orp_read_file(path, &text, &len) : -ENOMEM;
+
+	free(path);
+	if (rc)
+		return rc;
+	s = strstr(text, "<svg");
+	while (s && *s) {
+		size_t best = strlen(s), which = 0;
+
+		for (size_t k = 0; k < sizeof(refs) / sizeof(refs[0]); k++) {
+			char *hit = strstr(s, refs[k]);
+
+			if (hit && (size_t)(hit - s) < best) {
+				best = (size_t)(hit - s);
+				which = k;
+			}
+		}
+		if (best == strlen(s)) {
+			fputs(s, f);
+			break;
+		}
+		best += strlen(refs[which]);
+		fwrite(s, 1, best, f);
+		fprintf(f, "c%zu-", i);
+		s += best;
+	}
+	free(text);
+	return 0;
+}
+
+static int figures(FILE *f, const struct orp_render *r, size_t first, size_t end)
+{
+	for (size_t i = first; i < end; i++) {
+		int rc;
+
+		fputs("<figure>", f);
+		rc = inline_svg(f, r, i);
+		if (rc)
+			return rc;
+		fputs("<figcaption>", f);
+		esc(f, r->charts[i].title);
+		fputs("</figcaption></figure>\n", f);
+	}
+	return 0;
+}
+
+static void kv_line(FILE *f, const char *what, const struct osp_kvlist *l)
+{
+	if (!l->n)
+		return;
+	fprintf(f, "<br>%s:", what);
+	for (size_t i = 0; i < l->n; i++) {
+		fputc(' ', f);
+		esc(f, l->items[i].key);
+		fputc('=', f);
+		esc(f, l->items[i].json);
+	}
+}
+
+static void profile_meta(FILE *f, const char *spec, const struct osp_profile *p)
+{
+	char el[16];
+
+	fputs("<p class=\"meta\">", f);
+	esc(f, spec);
+	fputs(": host ", f);
+	esc(f, p->host ? p->host : "?");
+	fputs(", clock ", f);
+	esc(f, p->clock_source ? p->clock_source : "?");
+	fprintf(f, " (%.3f cycles/ns), resolution %u, unit ", p->cycles_per_ns, p->res);
+	esc(f, p->unit ? p->unit : "ns");
+	fprintf(f, ", elapsed %s", osp_fmt_ns(el, sizeof(el), (double)p->elapsed_ns));
+	kv_line(f, "options", &p->options);
+	kv_line(f, "source", &p->source);
+	fputs("</p>\n", f);
+}
+
+static void ops_table(FILE *f, const struct osp_profile *p)
+{
+	const struct osp_op **v = calloc(p->nops + 1, sizeof(*v));
+	double total = 0.0;
+	size_t n = 0;
+
+	if (!v)
+		return;
+	for (size_t i = 0; i < p->nops; i++) {
+		total += (double)p->ops[i].lat.sum;
+		if (p->ops[i].lat.count)
+			v[n++] = &p->ops[i];
+	}
+	qsort(v, n, sizeof(*v), orp_cmp_op_total);
+	fputs("<table><tr><th class=\"l\">operation</th><th>count</th><th>total</th>"
+	      "<th>mean</th><th>p50</th><th>p99</th><th>max</th><th>% time</th><th>peaks</th></tr>\n", f);
+	for (size_t i = 0; i < n; i++) {
+		const struct osp_hist *h = &v[i]->lat;
+		struct osp_peak pk[OSP_PEAKS_MAX];
+		size_t np = osp_hist_peaks(h, pk, OSP_PEAKS_MAX);
+		char t[16], m[16], a[16], b[16], x[16];
+
+		fputs("<tr><td class=\"l\">", f);
+		esc(f, v[i]->name);
+		fprintf(f, "</td><td>%" PRIu64 "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.1f</td><td class=\"l\">",
+			h->count, osp_fmt_ns(t, sizeof(t), (double)h->sum),
+			osp_fmt_ns(m, sizeof(m), osp_hist_mean(h)),
+			osp_fmt_ns(a, sizeof(a), osp_hist_percentile(h, 50)),
+			osp_fmt_ns(b, sizeof(b), osp_hist_percentile(h, 99)),
+			osp_fmt_ns(x, sizeof(x), (double)h->max),
+			total > 0 ? 100.0 * (double)h->sum / total : 0.0);
+		for (size_t k = 0; k < np; k++)
+			fprintf(f, "%s%.0f%% ~%s", k ? ", " : "", 100.0 * pk[k].share,
+				osp_fmt_ns(m, sizeof(m), pk[k].mean_ns));
+		fprintf(f, "%s</td></tr>\n", osp_hist_checksum_ok(h) ? "" : " (checksum fails!)");
+	}
+	fputs("</table>\n", f);
+	free(v);
+}
+
+static void cmp_section(FILE *f, const struct osp_cmp *c, const struct orp_input *in)
+{
+	fputs("<h2>Comparison</h2>\n<p class=\"meta\">A: ", f);
+	esc(f, in[0].spec);
+	fputs("<br>B: ", f);
+	esc(f, in[1].spec);
+	fprintf(f, "<br>method %s, threshold %g %s</p>\n<p>%zu of %zu operations differ.</p>\n",
+		osp_dist_method_name(c->method), c->threshold, orp_cmp_unit(c->method),
+		c->ninteresting, c->n);
+	fputs("<table><tr><th>rank</th><th class=\"l\">layer</th><th class=\"l\">operation</th>"
+	      "<th class=\"l\">verdict</th><th>count A</th><th>count B</th><th class=\"l\">reason</th></tr>\n", f);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct osp_cmp_item *it = &c->items[i];
+		char reason[1024];
+
+		orp_cmp_reason(it, c, reason, sizeof(reason));
+		fprintf(f, "<tr%s><td>%zu</td><td class=\"l\">",
+			osp_cmp_interesting(it->verdict) ? " class=\"diff\"" : "", i + 1);
+		esc(f, it->layer);
+		fputs("</td><td class=\"l\">", f);
+		esc(f, it->name);
+		fprintf(f, "</td><td class=\"l\">%s</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td class=\"l\">",
+			osp_cmp_verdict_name(it->verdict), it->a ? it->a->lat.count : 0,
+			it->b ? it->b->lat.count : 0);
+		esc(f, reason);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static int write_page(FILE *f, const struct orp_input *in, size_t nin,
+		      const struct osp_cmp *c, const struct orp_render *r,
+		      const struct html_parts *parts)
+{
+	int rc = 0;
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>osprof report: ", f);
+	esc(f, in[0].spec);
+	fprintf(f, "</title>\n<style>%s</style></head>\n<body>\n<h1>osprof report: ", style);
+	esc(f, in[0].spec);
+	fputs("</h1>\n", f);
+	if (nin == 2) {
+		cmp_section(f, c, in);
+		rc = figures(f, r, parts->cmp_first, parts->cmp_end);
+	}
+	for (size_t k = 0; !rc && k < in[0].n; k++) {
+		fputs("<h2>Layer ", f);
+		esc(f, in[0].prof[k]->layer);
+		fputs("</h2>\n", f);
+		profile_meta(f, in[0].spec, in[0].prof[k]);
+		ops_table(f, in[0].prof[k]);
+		rc = figures(f, r, parts->first[k], parts->end[k]);
+	}
+	if (!rc && parts->layers_end > parts->layers_first) {
+		fputs("<h2>Layers</h2>\n", f);
+		rc = figures(f, r, parts->layers_first, parts->layers_end);
+	}
+	fputs("<p class=\"meta\">Made by osprof-report.</p>\n</body></html>\n", f);
+	return rc ? rc : (ferror(f) ? -EIO : 0);
+}
+
+/* Draw every chart of the page into r (its directory exists). */
+static int draw(struct orp_render *r, const struct orp_input *in, size_t nin,
+		const struct osp_cmp *c, uint64_t top, struct html_parts *parts,
+		char *err, size_t errlen)
+{
+	int rc = 0;
+
+	for (size_t k = 0; !rc && k < in[0].n; k++) {
+		const struct osp_profile *p = in[0].prof[k];
+
+		parts->first[k] = r->n;
+		rc = orp_chart_overview(r, p, top, err, errlen);
+		if (!rc)
+			rc = orp_chart_timeline(r, p, err, errlen);
+		if (!rc)
+			rc = orp_chart_irq(r, p, err, errlen);
+		for (size_t i = 0; !rc && i < p->nops; i++)
+			rc = orp_chart_op(r, p, &p->ops[i], err, errlen);
+		parts->end[k] = r->n;
+	}
+	parts->layers_first = r->n;
+	if (!rc)
+		rc = orp_chart_layers(r, in[0].prof, in[0].n, err, errlen);
+	parts->layers_end = parts->cmp_first = r->n;
+	for (size_t i = 0; !rc && nin == 2 && i < c->ninteresting; i++)
+		rc = orp_chart_overlay(r, c, &c->items[i], in[0].spec, in[1].spec,
+				       err, errlen);
+	parts->cmp_end = r->n;
+	return rc ? rc : orp_render_run(r, err, errlen);
+}
+
+/* Remove the flat temporary directory @dir and everything in it. */
+static void remove_tmpdir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char *p;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (asprintf(&p, "%s/%s", dir, e->d_name) >= 0) {
+			unlink(p);
+			free(p);
+		}
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+static int parse_args(int argc, char **argv, struct html_args *a)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "layer", required_argument, NULL, 'l' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "method", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	a->top = 12;
+	osp_cmp_opts_default(&a->cmp.opts, OSP_DIST_EMD);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:l:n:m:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			a->out = optarg;
+			break;
+		case 'l':
+			a->layer = a->cmp.layer = optarg;
+			break;
+		case 'n':
+			if (orp_opt_u64(CMD, "--top", optarg, 1, 16, &a->top))
+				return -EINVAL;
+			break;
+		case 'm':
+			if (osp_dist_method_parse(optarg, &a->cmp.opts.method)) {
+				orp_usage_error(CMD, "unknown method '%s'", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'h':
+			help();
+			return 1;
+		default:
+			orp_usage_error(CMD, "bad option");
+			return -EINVAL;
+		}
+	}
+	if (!a->out || argc - optind < 1 || argc - optind > 2) {
+		orp_usage_error(CMD, "%s", !a->out ? "-o FILE is required"
+						  : "one PROFILE, and optionally B, needed");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Everything after loading: compare, draw, write. */
+static int report(const struct html_args *a, const struct orp_input *in,
+		  size_t nin, char *err, size_t errlen)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[512];
+	struct orp_render r;
+	struct osp_cmp c = { 0 };
+	struct html_parts parts = { 0 };
+	struct orp_out out;
+	int rc;
+
+	/* A TMPDIR too long for the buffer falls back to /tmp. */
+	if (!tmp || !*tmp || strlen(tmp) > sizeof(dir) - 32)
+		tmp = "/tmp";
+	snprintf(dir, sizeof(dir), "%s/osprof-report-XXXXXX", tmp);
+	if (!mkdtemp(dir)) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: cannot create a temporary directory: %.200s",
+			 tmp, strerror(e));
+		return -e;
+	}
+	orp_render_init(&r, dir, ORP_FMT_SVG);
+	r.scratch = true;
+	rc = nin == 2 ? orp_compare_inputs(&in[0], &in[1], &a->cmp, &c, err, errlen) : 0;
+	if (!rc)
+		rc = draw(&r, in, nin, &c, a->top, &parts, err, errlen);
+	if (!rc)
+		rc = orp_out_open(&out, a->out, err, errlen);
+	if (!rc && write_page(out.f, in, nin, &c, &r, &parts)) {
+		snprintf(err, errlen, "%s: write error", a->out);
+		orp_out_abort(&out);
+		rc = -EIO;
+	} else if (!rc) {
+		rc = orp_out_commit(&out, err, errlen);
+	}
+	osp_cmp_free(&c);
+	orp_render_fini(&r);
+	remove_tmpdir(dir);
+	return rc;
+}
+
+int orp_cmd_html(int argc, char **argv)
+{
+	struct html_args a = { 0 };
+	struct orp_input *in = NULL;
+	char err[ORP_ERRLEN];
+	size_t nin;
+	int rc = parse_args(argc, argv, &a);
+
+	if (rc)
+		return rc == 1 ? ORP_EXIT_OK : ORP_EXIT_ERROR;
+	nin = (size_t)(argc - optind);
+	if (orp_inputs_load(argv + optind, nin, a.layer, &in, err, sizeof(err))) {
+		orp_error("%s", err);
+		return ORP_EXIT_ERROR;
+	}
+	rc = report(&a, in, nin, err, sizeof(err));
+	if (rc)
+		orp_error("%s", err);
+	orp_inputs_free(in, nin);
+	return rc ? ORP_EXIT_ERROR : ORP_EXIT_OK;
+}

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The inputs of osprof-report. One command-line argument names one
+ * profile set, which may hold several layers:
+ *  - "-" or a file: a JSON profile (DESIGN.md's format);
+ *  - a directory mounted by osprof-fs: MOUNT/.osprof/stats.json (layer fs)
+ *    plus lower.json, block.json and irq.json beside it when the kernel
+ *    module provides them; the control directory itself works too;
+ *  - /proc/osprof (or any directory holding lower, block or irq but no
+ *    stats.json), and a single /proc/osprof/<layer> file: the kernel
+ *    module's text, handed to orp_kmod_parse.
+ * Every failure names the input; checksum failures are warnings.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "orp.h"
+#include "osprof/format.h"
+
+static const char *const kmod_layers[] = { "lower", "block", "irq" };
+#define NKMOD (sizeof(kmod_layers) / sizeof(kmod_layers[0]))
+
+static bool is_kmod_layer(const char *name)
+{
+	for (size_t i = 0; i < NKMOD; i++)
+		if (strcmp(name, kmod_layers[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Print osp_profile_check's warnings as our own, naming the input. */
+static void warn_checksums(const char *spec, const struct osp_profile *p)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (!mem)
+		return;
+	osp_profile_check(p, mem);
+	fclose(mem);
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "warning: ", 9) == 0)
+			line += 9;
+		fprintf(stderr, ORP_PROG ": warning: %s (layer %s): %s\n", spec,
+			p->layer, line);
+	}
+	free(text);
+}
+
+/* Take ownership of @p, one profile per layer. */
+static int add_profile(struct orp_input *in, struct osp_profile *p,
+		       const char *path, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		if (strcmp(in->prof[i]->layer, p->layer) == 0) {
+			snprintf(err, errlen, "%s: a second profile of layer %s",
+				 path, p->layer);
+			osp_profile_free(p);
+			return -EINVAL;
+		}
+	}
+	if (in->n == ORP_LAYERS_MAX) {
+		snprintf(err, errlen, "%s: more than %d layers", path, ORP_LAYERS_MAX);
+		osp_profile_free(p);
+		return -E2BIG;
+	}
+	in->prof[in->n++] = p;
+	warn_checksums(in->spec, p);
+	return 0;
+}
+
+/* Parse @len bytes of @text read from @path as JSON or, for a kernel
+ * module layer (@kmod_layer not NULL), as the module's text. */
+static int parse_text(struct orp_input *in, const char *path, const char *text,
+		      size_t len, const char *kmod_layer, char *err, size_t errlen)
+{
+	char inner[ORP_ERRLEN / 2];
+	struct osp_profile *p;
+
+	if (len == 0) {
+		snprintf(err, errlen, "%s: empty file, not a profile", path);
+		return -EINVAL;
+	}
+	if (kmod_layer)
+		p = orp_kmod_parse(kmod_layer, text, len, inner, sizeof(inner));
+	else
+		p = osp_read_json(text, len, inner, sizeof(inner));
+	if (!p) {
+		snprintf(err, errlen, "%s: %s", path, inner);
+		return -EINVAL;
+	}
+	return add_profile(in, p, path, err, errlen);
+}
+
+/*
+ * Load @path; when @optional, a file that does not exist (or that the
+ * kernel module does not serve right now) is skipped: returns 1.
+ */
+static int load_path(struct orp_input *in, const char *path,
+		     const char *kmod_layer, bool optional, char *err,
+		     size_t errlen)
+{
+	char *text;
+	size_t len;
+	int rc = orp_read_file(path, &text, &len);
+
+	if (rc) {
+		if (optional && (rc == -ENOENT || rc == -ENODEV || rc == -ENXIO))
+			return 1;
+		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	rc = parse_text(in, path, text, len, kmod_layer, err, errlen);
+	free(text);
+	return rc;
+}
+
+static char *join(const char *dir, const char *name)
+{
+	char *s;
+
+	return asprintf(&s, "%s/%s", dir, name) < 0 ? NULL : s;
+}
+
+static bool exists(const char *dir, const char *name)
+{
+	char *p = join(dir, name);
+	struct stat st;
+	bool ok = p && stat(p, &st) == 0;
+
+	free(p);
+	return ok;
+}
+
+/* Load @dir/@name (optional or not); -ENOMEM when the path cannot be built. */
+static int load_in(struct orp_input *in, const char *dir, const char *name,
+		   const char *kmod_layer, bool optional, char *err,
+		   size_t errlen)
+{
+	char *p = join(dir, name);
+	int rc;
+
+	if (!p) {
+		snprintf(err, errlen, "%s: out of memory", dir);
+		return -ENOMEM;
+	}
+	rc = load_path(in, p, kmod_layer, optional, err, errlen);
+	free(p);
+	return rc;
+}
+
+/* A mount's control directory: stats.json, then the module's layers. */
+static int load_ctl(struct orp_input *in, const char *ctl, char *err,
+		    size_t errlen)
+{
+	int rc = load_in(in, ctl, "stats.json", NULL, false, err, errlen);
+
+	for (size_t i = 0; rc == 0 && i < NKMOD; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "%s.json", kmod_layers[i]);
+		rc = load_in(in, ctl, name, NULL, true, err, errlen);
+		if (rc == 1)
+			rc = 0;
+	}
+	return rc;
+}
+
+/* /proc/osprof: every layer the module serves. */
+static int load_kmod_dir(struct orp_input *in, const char *dir, char *err,
+			 size_t errlen)
+{
+	for (size_t i = 0; i < NKMOD; i++) {
+		int rc = load_in(in, dir, kmod_layers[i], kmod_layers[i], true,
+				 err, errlen);
+
+		if (rc < 0)
+			return rc;
+	}
+	if (in->n == 0) {
+		snprintf(err, errlen, "%s: the kernel module serves no layer here",
+			 dir);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static int load_dir(struct orp_input *in, const char *dir, char *err,
+		    size_t errlen)
+{
+	char *ctl;
+	int rc;
+
+	if (exists(dir, ".osprof/stats.json")) {
+		ctl = join(dir, ".osprof");
+		if (!ctl) {
+			snprintf(err, errlen, "%s: out of memory", dir);
+			return -ENOMEM;
+		}
+		rc = load_ctl(in, ctl, err, errlen);
+		free(ctl);
+		return rc;
+	}
+	if (exists(dir, "stats.json"))
+		return load_ctl(in, dir, err, errlen);
+	for (size_t i = 0; i < NKMOD; i++)
+		if (exists(dir, kmod_layers[i]))
+			return load_kmod_dir(in, dir, err, errlen);
+	snprintf(err, errlen,
+		 "%s: a directory but no profile: not an osprof-fs mount (no .osprof/stats.json) nor /proc/osprof",
+		 dir);
+	return -ENOENT;
+}
+
+/* A file named lower, block or irq whose text is not JSON: the module's. */
+static const char *kmod_file_layer(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	char *text;
+	size_t len;
+	const char *layer;
+
+	base = base ? base + 1 : path;
+	if (!is_kmod_layer(base) || orp_read_file(path, &text, &len) != 0)
+		return NULL;
+	layer = len > 0 && text[strspn(text, " \t\r\n")] != '{' ? base : NULL;
+	free(text);
+	return layer;
+}
+
+int orp_input_load(struct orp_input *in, const char *spec, char *err,
+		   size_t errlen)
+{
+	struct stat st;
+	int rc;
+
+	memset(in, 0, sizeof(*in));
+	in->spec = spec;
+	if (strcmp(spec, "-") == 0) {
+		struct osp_profile *p = osp_read_json_file("-", err, errlen);
+
+		rc = p ? add_profile(in, p, "stdin", err, errlen) : -EINVAL;
+	} else if (stat(spec, &st) != 0) {
+		snprintf(err, errlen, "%s: %s", spec, strerror(errno));
+		rc = -errno;
+	} else if (S_ISDIR(st.st_mode)) {
+		rc = load_dir(in, spec, err, errlen);
+	} else {
+		rc = load_path(in, spec, kmod_file_layer(spec), false, err, errlen);
+	}
+	if (rc)
+		orp_input_free(in);
+	return rc;
+}
+
+void orp_input_free(struct orp_input *in)
+{
+	for (size_t i = 0; i < in->n; i++)
+		osp_profile_free(in->prof[i]);
+	in->n = 0;
+}
+
+/* "fs, lower" into @buf. */
+static void list_layers(const struct orp_input *in, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < in->n && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "",
+				      in->prof[i]->layer);
+}
+
+int orp_input_select(struct orp_input *in, const char *layer, char *err,
+		     size_t errlen)
+{
+	size_t keep = in->n;
+	char have[128];
+
+	if (!layer)
+		return 0;
+	for (size_t i = 0; i < in->n; i++)
+		if (strcmp(in->prof[i]->layer, layer) == 0)
+			keep = i;
+	if (keep == in->n) {
+		list_layers(in, have, sizeof(have));
+		snprintf(err, errlen, "%s: no layer %s (it has: %s)", in->spec,
+			 layer, have);
+		return -ENOENT;
+	}
+	for (size_t i = 0; i < in->n; i++)
+		if (i != keep)
+			osp_profile_free(in->prof[i]);
+	in->prof[0] = in->prof[keep];
+	in->n = 1;
+	return 0;
+}
+
+int orp_input_single(const struct orp_input *in, char *err, size_t errlen)
+{
+	char have[128];
+
+	if (in->n == 1)
+		return 0;
+	list_layers(in, have, sizeof(have));
+	snprintf(err, errlen, "%s holds %zu layers (%s): choose one with --layer",
+		 in->spec, in->n, have);
+	return -EINVAL;
+}
+
+int orp_inputs_load(char *const *specs, size_t n, const char *layer,
+		    struct orp_input **out, char *err, size_t errlen)
+{
+	struct orp_input *in = calloc(n ? n : 1, sizeof(*in));
+	int rc = 0;
+
+	if (!in) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		rc = orp_input_load(&in[i], specs[i], err, errlen);
+		if (!rc)
+			rc = orp_input_select(&in[i], layer, err, errlen);
+	}
+	if (rc) {
+		orp_inputs_free(in, n);
+		return rc;
+	}
+	*out = in;
+	return 0;
+}
+
+void orp_inputs_free(struct orp_input *in, size_t n)
+{
+	for (size_t i = 0; in && i < n; i++)
+		orp_input_free(&in[i]);
+	free(in);
+}

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `osprof-report merge A B ... -o OUT`: add profiles of one layer bucket by
+ * bucket (core's osp_profile_merge), e.g. the runs of a repeated benchmark
+ * or the profiles of several machines. Profiles of different resolution,
+ * unit or layer are refused with the reason, and OUT is left untouched.
+ * Timelines are dropped: their intervals do not line up across runs.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "orp.h"
+#include "osprof/format.h"
+
+#define CMD "merge"
+
+struct merge_args {
+	const char *out;
+	const char *layer;
+};
+
+static void help(void)
+{
+	printf("Usage: " ORP_PROG " merge -o OUT [--layer L] PROFILE...\n"
+	       "Add profiles of one layer bucket by bucket into one JSON profile: counts,\n"
+	       "sums and buckets add, min and max combine, elapsed times add, and\n"
+	       "operations found in only some inputs are kept. Profiles whose resolution,\n"
+	       "unit or layer differ are refused. Timelines are not merged.\n\n"
+	       "  -o, --output F   the merged profile ('-' for stdout), written atomically\n"
+	       "  -l, --layer L    take layer L of each input (needed for inputs with\n"
+	       "                   several layers, such as mounts with the kernel module)\n"
+	       "  -h, --help       this help\n\n"
+	       "Examples:\n"
+	       "  " ORP_PROG " merge run1.json run2.json run3.json -o all.json\n"
+	       "  " ORP_PROG " merge --layer fs /mnt/a /mnt/b -o fs.json\n");
+}
+
+static int parse_args(int argc, char **argv, struct merge_args *a)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "layer", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:l:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			a->out = optarg;
+			break;
+		case 'l':
+			a->layer = optarg;
+			break;
+		case 'h':
+			help();
+			return 1;
+		default:
+			orp_usage_error(CMD, "bad option");
+			return -EINVAL;
+		}
+	}
+	if (!a->out || optind >= argc) {
+		orp_usage_error(CMD, "%s", !a->out ? "-o OUT is required" : "no PROFILE given");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void drop_timeline(struct osp_profile *p)
+{
+	for (size_t s = 0; s < p->nsnaps; s++) {
+		for (size_t i = 0; i < p->snaps[s].nops; i++)
+			osp_op_fini(&p->snaps[s].ops[i]);
+		free(p->snaps[s].ops);
+	}
+	free(p->snaps);
+	p->snaps = NULL;
+	p->nsnaps = 0;
+	p->tl_interval_ns = 0;
+	p->tl_dropped = 0;
+}
+
+/* Merge every input into the first one's profile: 0 or -EINVAL with @err. */
+static int merge_all(struct orp_input *in, size_t n, char *err, size_t errlen)
+{
+	struct osp_profile *dst = in[0].prof[0];
+	bool timeline = dst->nsnaps > 0;
+
+	for (size_t i = 1; i < n; i++) {
+		const struct osp_profile *src = in[i].prof[0];
+		char why[512];
+
+		if (strcmp(src->layer, dst->layer) != 0) {
+			snprintf(err, errlen, "cannot merge %s (layer %s) with %s (layer %s): a merge adds profiles of one layer",
+				 in[i].spec, src->layer, in[0].spec, dst->layer);
+			return -EINVAL;
+		}
+		if (osp_profile_merge(dst, src, why, sizeof(why))) {
+			snprintf(err, errlen, "cannot merge %s into %s: %s", in[i].spec,
+				 in[0].spec, why);
+			return -EINVAL;
+		}
+		if (src->start_unix_ns && src->start_unix_ns < dst->start_unix_ns)
+			dst->start_unix_ns = src->start_unix_ns;
+		timeline |= src->nsnaps > 0;
+	}
+	if (timeline) {
+		drop_timeline(dst);
+		fprintf(stderr, ORP_PROG ": note: timelines are not merged; the output has none\n");
+	}
+	return 0;
+}
+
+int orp_cmd_merge(int argc, char **argv)
+{
+	struct merge_args a = { 0 };
+	struct orp_input *in = NULL;
+	struct orp_out out;
+	char err[ORP_ERRLEN];
+	size_t n;
+	int rc = parse_args(argc, argv, &a);
+
+	if (rc)
+		return rc == 1 ? ORP_EXIT_OK : ORP_EXIT_ERROR;
+	n = (size_t)(argc - optind);
+	if (orp_inputs_load(argv + optind, n, a.layer, &in, err, sizeof(err))) {
+		n = 0;
+		goto fail;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (orp_input_single(&in[i], err, sizeof(err)))
+			goto fail;
+	if (merge_all(in, n, err, sizeof(err)) ||
+	    orp_out_open(&out, a.out, err, sizeof(err)))
+		goto fail;
+	if (osp_write_json(out.f, in[0].prof[0])) {
+		snprintf(err, sizeof(err), "%s: write error", a.out);
+		orp_out_abort(&out);
+		goto fail;
+	}
+	if (orp_out_commit(&out, err, sizeof(err)))
+		goto fail;
+	orp_inputs_free(in, n);
+	return ORP_EXIT_OK;
+fail:
+	orp_error("%s", err);
+	orp_inputs_free(in, n);
+	return ORP_EXIT_ERROR;
+}

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `osprof-report plot PROFILE -o DIR`: every chart of a profile set --
+ * one histogram per operation, the overview of the top operations, the
+ * timeline heat map, the layered view, IRQ bar charts -- and with
+ * --compare B an overlay per operation the two sets share. Each image
+ * keeps its self-contained gnuplot script beside it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "orp.h"
+
+#define CMD "plot"
+
+struct plot_args {
+	const char *dir;
+	enum orp_fmt fmt;
+	uint64_t top;
+	const char *layer;
+	const char *against;
+};
+
+static void help(void)
+{
+	printf("Usage: " ORP_PROG " plot -o DIR [--format png|svg|pdf] [OPTION]... PROFILE\n"
+	       "Draw the charts of a profile set with gnuplot into DIR (created if\n"
+	       "missing), each beside the self-contained script that draws it\n"
+	       "(cd DIR; gnuplot NAME.gp re-renders it):\n"
+	       "  op-LAYER-OP       one per operation: x the bucket (latency on top),\n"
+	       "                    y requests on a log scale, peaks labelled\n"
+	       "  overview-LAYER    the top operations side by side\n"
+	       "  timeline-LAYER    heat map of requests per bucket over time\n"
+	       "  layers, layers-OP the layers of one run against each other\n"
+	       "  irq               cycles, IPC, branch and cache miss rates per line\n"
+	       "  compare-LAYER-OP  with --compare: A and B overlaid\n\n"
+	       "  -o, --output DIR    where to write (required)\n"
+	       "  -f, --format F      png (default), svg or pdf\n"
+	       "  -n, --top N         operations in the overview (default 12, at most 16)\n"
+	       "  -l, --layer L       only layer L\n"
+	       "  -c, --compare B     also overlay each operation of B on A's\n"
+	       "  -h, --help          this help\n\n"
+	       "gnuplot is run from $OSPROF_GNUPLOT, else from PATH.\n\n"
+	       "Examples:\n"
+	       "  " ORP_PROG " plot run.json -o charts/\n"
+	       "  " ORP_PROG " plot --format svg /mnt/p -o charts/\n"
+	       "  " ORP_PROG " plot before.json --compare after.json -o cmp/\n");
+}
+
+static int parse_args(int argc, char **argv, struct plot_args *a)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "layer", required_argument, NULL, 'l' },
+		{ "compare", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	a->fmt = ORP_FMT_PNG;
+	a->top = 12;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:f:n:l:c:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			a->dir = optarg;
+			break;
+		case 'f':
+			if (orp_fmt_parse(optarg, &a->fmt)) {
+				orp_usage_error(CMD, "unknown format '%s'", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'n':
+			if (orp_opt_u64(CMD, "--top", optarg, 1, 16, &a->top))
+				return -EINVAL;
+			break;
+		case 'l':
+			a->layer = optarg;
+			break;
+		case 'c':
+			a->against = optarg;
+			break;
+		case 'h':
+			help();
+			return 1;
+		default:
+			orp_usage_error(CMD, "bad option");
+			return -EINVAL;
+		}
+	}
+	if (!a->dir || argc - optind != 1) {
+		orp_usage_error(CMD, "%s", !a->dir ? "-o DIR is required" : "one PROFILE needed");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Overlays of every operation A and B share. */
+static int plot_against(struct orp_render *r, const struct orp_input *in,
+			char *err, size_t errlen)
+{
+	struct orp_cmp_args args = { 0 };
+	struct osp_cmp c = { 0 };
+	int rc;
+
+	osp_cmp_opts_default(&args.opts, OSP_DIST_EMD);
+	rc = orp_compare_inputs(&in[0], &in[1], &args, &c, err, errlen);
+	for (size_t i = 0; !rc && i < c.n; i++)
+		rc = orp_chart_overlay(r, &c, &c.items[i], in[0].spec, in[1].spec,
+				       err, errlen);
+	osp_cmp_free(&c);
+	return rc;
+}
+
+static void list_charts(const struct orp_render *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		printf("%s/%s.%s\n", r->dir, r->charts[i].base, orp_fmt_name(r->fmt));
+}
+
+int orp_cmd_plot(int argc, char **argv)
+{
+	struct plot_args a = { 0 };
+	struct orp_input *in = NULL;
+	struct orp_render r;
+	char err[ORP_ERRLEN], *specs[2];
+	size_t nin;
+	int rc = parse_args(argc, argv, &a);
+
+	if (rc)
+		return rc == 1 ? ORP_EXIT_OK : ORP_EXIT_ERROR;
+	specs[0] = argv[optind];
+	specs[1] = (char *)a.against;
+	nin = a.against ? 2 : 1;
+	orp_render_init(&r, a.dir, a.fmt);
+	if (orp_inputs_load(specs, nin, a.layer, &in, err, sizeof(err))) {
+		nin = 0;
+		goto fail;
+	}
+	if (orp_mkdir(a.dir, err, sizeof(err)) ||
+	    orp_chart_all(&r, &in[0], a.top, err, sizeof(err)) ||
+	    (a.against && plot_against(&r, in, err, sizeof(err))) ||
+	    orp_render_run(&r, err, sizeof(err)))
+		goto fail;
+	if (r.n == 0)
+		fprintf(stderr, ORP_PROG ": note: %s has no requests: no chart drawn\n",
+			argv[optind]);
+	list_charts(&r);
+	orp_render_fini(&r);
+	orp_inputs_free(in, nin);
+	return ORP_EXIT_OK;
+fail:
+	orp_error("%s", err);
+	orp_render_fini(&r);
+	orp_inputs_free(in, nin);
+	return ORP_EXIT_ERROR;
+}

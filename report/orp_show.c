@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `osprof-report show`: the text view of profiles, as MOUNT/.osprof/stats
+ * prints it (core's osp_write_stats: header, table sorted by total
+ * latency with interpolated percentiles, an ASCII histogram per operation,
+ * checksum warnings), restricted by --top, --op and --layer, followed by
+ * the peaks of each operation.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "orp.h"
+#include "osprof/format.h"
+
+#define CMD "show"
+
+struct show_args {
+	uint64_t top;       /* 0: all */
+	const char **ops;   /* --op names, NULL-terminated; NULL: all */
+	size_t nops;
+	const char *layer;
+};
+
+static void help(void)
+{
+	printf("Usage: " ORP_PROG " show [--top N] [--op NAME]... [--layer L] PROFILE...\n"
+	       "Print each profile as a table of operations sorted by total latency\n"
+	       "(count, total, mean, p50, p99 interpolated within buckets, max, share\n"
+	       "of time), an ASCII log2 histogram per operation, and its peaks (bucket\n"
+	       "range, count, share, mean latency). A histogram whose buckets do not\n"
+	       "add up to its count is named in a warning.\n\n"
+	       "  -n, --top N      only the N operations with the most total latency\n"
+	       "  -O, --op NAME    only operation NAME (repeatable)\n"
+	       "  -l, --layer L    only layer L (fs, lower, block, irq)\n"
+	       "  -h, --help       this help\n\n"
+	       "Examples:\n"
+	       "  " ORP_PROG " show /mnt/p                 # a live osprof-fs mount\n"
+	       "  " ORP_PROG " show --top 5 run.json\n"
+	       "  " ORP_PROG " show --op read --op write run.json\n"
+	       "  " ORP_PROG " show --layer block /proc/osprof\n");
+}
+
+static bool wanted(const struct show_args *a, const char *name)
+{
+	if (!a->nops)
+		return true;
+	for (size_t i = 0; i < a->nops; i++)
+		if (strcmp(a->ops[i], name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * A shallow view of @p holding the selected ops, most total latency
+ * first: osp_write_stats prints exactly those. The ops are borrowed
+ * (struct copies sharing buckets), so only the array is freed.
+ */
+static int make_view(const struct osp_profile *p, const struct show_args *a,
+		     struct osp_profile *view)
+{
+	const struct osp_op **sorted = calloc(p->nops + 1, sizeof(*sorted));
+	size_t n = 0;
+
+	*view = *p;
+	view->nsnaps = 0;
+	view->ops = calloc(p->nops + 1, sizeof(*view->ops));
+	if (!sorted || !view->ops) {
+		free(sorted);
+		free(view->ops);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < p->nops; i++)
+		if (wanted(a, p->ops[i].name))
+			sorted[n++] = &p->ops[i];
+	qsort(sorted, n, sizeof(*sorted), orp_cmp_op_total);
+	if (a->top && n > a->top)
+		n = a->top;
+	for (size_t i = 0; i < n; i++)
+		view->ops[i] = *sorted[i];
+	view->nops = n;
+	free(sorted);
+	return 0;
+}
+
+static void write_peaks(FILE *out, const struct osp_profile *view)
+{
+	bool header = false;
+
+	for (size_t i = 0; i < view->nops; i++) {
+		struct osp_peak pk[OSP_PEAKS_MAX];
+		size_t n = osp_hist_peaks(&view->ops[i].lat, pk, OSP_PEAKS_MAX);
+
+		if (n && !header) {
+			fprintf(out, "\npeaks:\n%-16s %4s %-9s %-22s %10s %6s %9s\n",
+				"OPERATION", "PEAK", "BUCKETS", "LATENCY", "COUNT",
+				"SHARE", "MEAN");
+			header = true;
+		}
+		for (size_t k = 0; k < n; k++) {
+			char lo[16], hi[16], mean[16], range[40], buckets[24];
+
+			osp_fmt_ns(lo, sizeof(lo), osp_bucket_lower_ns(pk[k].lo, view->res));
+			osp_fmt_ns(hi, sizeof(hi), osp_bucket_upper_ns(pk[k].hi, view->res));
+			snprintf(range, sizeof(range), "(%s, %s]", lo, hi);
+			snprintf(buckets, sizeof(buckets), "%u..%u", pk[k].lo, pk[k].hi);
+			fprintf(out, "%-16s %4zu %-9s %-22s %10" PRIu64 " %5.1f%% %9s\n",
+				k == 0 ? view->ops[i].name : "", k + 1, buckets, range,
+				pk[k].count, 100.0 * pk[k].share,
+				osp_fmt_ns(mean, sizeof(mean), pk[k].mean_ns));
+		}
+	}
+}
+
+static int show_profile(const struct osp_profile *p, const struct show_args *a)
+{
+	struct osp_profile view;
+	int err = make_view(p, a, &view);
+
+	if (err)
+		return err;
+	/* osp_write_stats totals what it is given: say that it is a part. */
+	if (view.nops < p->nops)
+		printf("(showing %zu of %zu operations: the totals and %%TIME below are of these)\n",
+		       view.nops, p->nops);
+	err = osp_write_stats(stdout, &view);
+	if (!err)
+		write_peaks(stdout, &view);
+	free(view.ops);
+	return err;
+}
+
+/* Every --op must exist somewhere, or the user mistyped it. */
+static int check_ops(const struct show_args *a, struct orp_input *in, size_t nin)
+{
+	for (size_t k = 0; k < a->nops; k++) {
+		bool found = false;
+
+		for (size_t i = 0; i < nin && !found; i++)
+			for (size_t j = 0; j < in[i].n && !found; j++)
+				found = osp_profile_find_op(in[i].prof[j], a->ops[k]) != NULL;
+		if (!found) {
+			orp_error("no operation named '%s' in %s%s", a->ops[k],
+				  nin == 1 ? in[0].spec : "any input",
+				  a->layer ? " (in the layer chosen)" : "");
+			return -ENOENT;
+		}
+	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct show_args *a)
+{
+	static const struct option longopts[] = {
+		{ "top", required_argument, NULL, 'n' },
+		{ "op", required_argument, NULL, 'O' },
+		{ "layer", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	a->ops = calloc((size_t)argc + 1, sizeof(*a->ops));
+	if (!a->ops)
+		return -ENOMEM;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "n:O:l:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (orp_opt_u64(CMD, "--top", optarg, 1, UINT32_MAX, &a->top))
+				return -EINVAL;
+			break;
+		case 'O':
+			a->ops[a->nops++] = optarg;
+			break;
+		case 'l':
+			a->layer = optarg;
+			break;
+		case 'h':
+			help();
+			return 1;
+		default:
+			orp_usage_error(CMD, "bad option");
+			return -EINVAL;
+		}
+	}
+	if (optind >= argc) {
+		orp_usage_error(CMD, "no PROFILE given");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int orp_cmd_show(int argc, char **argv)
+{
+	struct show_args a = { 0 };
+	struct orp_input *in = NULL;
+	char err[ORP_ERRLEN];
+	size_t nin, nprof = 0;
+	int rc = parse_args(argc, argv, &a), status = ORP_EXIT_ERROR;
+
+	if (rc)
+		goto out_args;
+	nin = (size_t)(argc - optind);
+	if (orp_inputs_load(argv + optind, nin, a.layer, &in, err, sizeof(err))) {
+		orp_error("%s", err);
+		goto out_args;
+	}
+	for (size_t i = 0; i < nin; i++)
+		nprof += in[i].n;
+	if (check_ops(&a, in, nin))
+		goto out_inputs;
+	for (size_t i = 0; i < nin; i++) {
+		for (size_t j = 0; j < in[i].n; j++) {
+			if (nprof > 1)
+				printf("%s==> %s (layer %s) <==\n", i + j ? "\n" : "",
+				       in[i].spec, in[i].prof[j]->layer);
+			if (show_profile(in[i].prof[j], &a))
+				goto out_write;
+		}
+	}
+	if (fflush(stdout) == 0 && !ferror(stdout)) {
+		status = ORP_EXIT_OK;
+		goto out_inputs;
+	}
+out_write:
+	orp_error("stdout: write error");
+out_inputs:
+	orp_inputs_free(in, nin);
+out_args:
+	free(a.ops);
+	return rc == 1 ? ORP_EXIT_OK : status;
+}

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Small helpers of osprof-report: error lines, option values through
+ * core's strict number parsers, atomic output files, whole-file reads (also of
+ * /proc files, whose size reads as 0), and a few profile utilities.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "orp.h"
+#include "osprof/parse.h"
+
+void orp_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, ORP_PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int orp_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, ORP_PROG " %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (try '" ORP_PROG " %s --help')\n", cmd);
+	return ORP_EXIT_ERROR;
+}
+
+int orp_opt_u64(const char *cmd, const char *opt, const char *s, uint64_t min,
+		uint64_t max, uint64_t *out)
+{
+	int err = osp_parse_u64(s, min, max, out);
+
+	if (err == -ERANGE)
+		orp_usage_error(cmd, "%s %s: out of range %llu..%llu", opt, s,
+				(unsigned long long)min, (unsigned long long)max);
+	else if (err)
+		orp_usage_error(cmd, "%s '%s': not a whole number", opt, s);
+	return err ? -EINVAL : 0;
+}
+
+int orp_opt_double(const char *cmd, const char *opt, const char *s,
+		   double min, double max, double *out)
+{
+	int err = osp_parse_double(s, min, max, out);
+
+	if (err == -ERANGE)
+		orp_usage_error(cmd, "%s %s: out of range %g..%g", opt, s, min, max);
+	else if (err)
+		orp_usage_error(cmd, "%s '%s': not a number", opt, s);
+	return err ? -EINVAL : 0;
+}
+
+int orp_out_open(struct orp_out *o, const char *path, char *err, size_t errlen)
+{
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	if (strcmp(path, "-") == 0) {
+		o->f = stdout;
+		return 0;
+	}
+	o->path = strdup(path);
+	if (!o->path || asprintf(&o->tmp, "%s.tmp.XXXXXX", path) < 0) {
+		o->tmp = NULL;
+		orp_out_abort(o);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	fd = mkstemp(o->tmp);
+	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(e));
+		if (fd >= 0) {
+			close(fd);
+			unlink(o->tmp);
+		}
+		free(o->tmp);
+		o->tmp = NULL;
+		orp_out_abort(o);
+		return -e;
+	}
+	/* mkstemp makes 0600; give the file the mode any new file gets. */
+	{
+		mode_t mask = umask(0);
+
+		umask(mask);
+		/* A failure costs only the mode; the content is right. */
+		(void)fchmod(fd, 0666 & ~mask);
+	}
+	return 0;
+}
+
+int orp_out_commit(struct orp_out *o, char *err, size_t errlen)
+{
+	const char *name = o->path ? o->path : "stdout";
+	int bad = fflush(o->f) != 0 || ferror(o->f);
+
+	if (!o->path) {
+		o->f = NULL;
+		if (bad)
+			snprintf(err, errlen, "stdout: write error: %s", strerror(errno));
+		return bad ? -EIO : 0;
+	}
+	bad |= fclose(o->f) != 0;
+	o->f = NULL;
+	if (!bad && rename(o->tmp, o->path) != 0)
+		bad = 1;
+	if (bad) {
+		snprintf(err, errlen, "%s: write error: %s", name, strerror(errno));
+		unlink(o->tmp);
+	}
+	free(o->tmp);
+	free(o->path);
+	memset(o, 0, sizeof(*o));
+	return bad ? -EIO : 0;
+}
+
+void orp_out_abort(struct orp_out *o)
+{
+	if (o->f && o->f != stdout)
+		fclose(o->f);
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	memset(o, 0, sizeof(*o));
+}
+
+int orp_read_file(const char *path, char **buf, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	size_t cap = 4096, n = 0;
+	char *b;
+
+	if (!f)
+		return -errno;
+	b = malloc(cap + 1);
+	while (b) {
+		size_t got = fread(b + n, 1, cap - n, f);
+
+		n += got;
+		if (got == 0)
+			break;
+		if (n == cap) {
+			char *nb = realloc(b, 2 * cap + 1);
+
+			if (!nb) {
+				free(b);
+				b = NULL;
+				break;
+			}
+			b = nb;
+			cap *= 2;
+		}
+	}
+	if (!b || ferror(f)) {
+		int e = b ? (errno ? errno : EIO) : ENOMEM;
+
+		free(b);
+		fclose(f);
+		return -e;
+	}
+	fclose(f);
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+int orp_mkdir(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (mkdir(path, 0755) == 0)
+		return 0;
+	if (errno == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return 0;
+	if (errno == EEXIST)
+		errno = ENOTDIR;
+	snprintf(err, errlen, "%s: cannot create directory: %s", path,
+		 strerror(errno));
+	return -errno;
+}
+
+int orp_cmp_op_total(const void *a, const void *b)
+{
+	const struct osp_op *x = *(const struct osp_op *const *)a;
+	const struct osp_op *y = *(const struct osp_op *const *)b;
+
+	if (x->lat.sum != y->lat.sum)
+		return x->lat.sum < y->lat.sum ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+int orp_profile_total(const struct osp_profile *p, struct osp_hist *out)
+{
+	int err = osp_hist_init(out, p->res);
+
+	for (size_t i = 0; !err && i < p->nops; i++)
+		err = osp_hist_merge(out, &p->ops[i].lat);
+	if (err)
+		osp_hist_fini(out);
+	return err;
+}

@@ -1,0 +1,854 @@
+// SPDX-License-Identifier: MIT
+/*
+ * osprof-report, run as a user runs it: every subcommand on real profile
+ * files, and every error path. The profiles come from orp-test-mkprof,
+ * which records them through core's profile-set API as osprof-fs does;
+ * when a mount test has real osprof-fs profiles it can hand them over in
+ * the environment (ORP_PROFILE_BASE, ORP_PROFILE_SHIFTED: the same
+ * workload with read's cache peak slowed two octaves, ORP_PROFILE_BASE2:
+ * a second run of the base workload) and these tests read those instead.
+ *
+ * ORP_BIN and ORP_MKPROF name the programs (meson sets them). The HTML
+ * test renders the report in headless Chromium and is skipped, saying so,
+ * when chromium is not installed.
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <errno.h>
+#include <ftw.h>
+#include <png.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "osprof/format.h"
+
+static char tmpdir[256];
+
+static void setup(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	snprintf(tmpdir, sizeof(tmpdir), "%s/orp-test-XXXXXX", t && *t ? t : "/tmp");
+	cr_assert_not_null(mkdtemp(tmpdir));
+}
+
+static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)flag;
+	(void)f;
+	return remove(p);
+}
+
+/* Strings the helpers hand out, freed at teardown (tests need not). */
+static void *owned[1024];
+static size_t nowned;
+
+static void *own(void *p)
+{
+	cr_assert_lt(nowned, sizeof(owned) / sizeof(owned[0]));
+	owned[nowned++] = p;
+	return p;
+}
+
+static void teardown(void)
+{
+	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	while (nowned)
+		free(owned[--nowned]);
+}
+
+TestSuite(report, .init = setup, .fini = teardown);
+
+/* A path in the test's private directory (freed at teardown). */
+__attribute__((format(printf, 1, 2)))
+static char *tpath(const char *fmt, ...)
+{
+	char *rel, *abs;
+	va_list ap;
+
+	va_start(ap, fmt);
+	cr_assert(vasprintf(&rel, fmt, ap) >= 0);
+	va_end(ap);
+	cr_assert(asprintf(&abs, "%s/%s", tmpdir, rel) >= 0);
+	free(rel);
+	return own(abs);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+	char chunk[4096];
+	size_t n;
+
+	if (!f)
+		return NULL;
+	mem = open_memstream(&buf, &len);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fwrite(chunk, 1, n, mem);
+	fclose(mem);
+	fclose(f);
+	return buf;
+}
+
+static void spit(const char *path, const char *text, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_eq(fwrite(text, 1, len, f), len);
+	cr_assert_eq(fclose(f), 0);
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+struct run {
+	int status; /* exit status, or -1 when killed */
+	char *out, *err;
+};
+
+/* Run @argv (argv[0] is a program path) with stdout/stderr captured. */
+static struct run run_argv(char *const *argv)
+{
+	static int seq;
+	char *o = tpath("out.%d", seq), *e = tpath("err.%d", seq);
+	struct run r = { -1, NULL, NULL };
+	pid_t pid;
+	int st;
+
+	seq++;
+	fflush(NULL);
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		if (!freopen(o, "w", stdout) || !freopen(e, "w", stderr))
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	cr_assert(waitpid(pid, &st, 0) == pid);
+	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	r.out = own(slurp(o));
+	r.err = own(slurp(e));
+	cr_assert_not_null(r.out);
+	cr_assert_not_null(r.err);
+	return r;
+}
+
+static const char *env_or(const char *name, const char *fallback)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : fallback;
+}
+
+/* osprof-report with the given arguments, NULL-terminated. */
+#define REPORT(...) run_argv((char *const[]){ (char *)env_or("ORP_BIN", "osprof-report"), __VA_ARGS__, NULL })
+
+/*
+ * A profile of @kind ("base", "base2", "shifted", "lower", "irq", "many",
+ * "base-res2"): from ORP_PROFILE_<KIND> when set, else made here.
+ */
+static char *profile(const char *kind)
+{
+	static const struct { const char *kind, *mk, *seed, *res; } table[] = {
+		{ "base", "base", "0", "1" },     { "base2", "base", "7", "1" },
+		{ "shifted", "shifted", "0", "1" }, { "lower", "lower", "0", "1" },
+		{ "irq", "irq", "0", "1" },       { "many", "many", "0", "1" },
+		{ "base-res2", "base", "0", "2" },
+	};
+	char env[64], *out = tpath("%s.json", kind);
+	struct run r;
+
+	snprintf(env, sizeof(env), "ORP_PROFILE_%s", kind);
+	for (char *c = env; *c; c++)
+		*c = *c == '-' ? '_' : (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
+	if (getenv(env) && *getenv(env))
+		return strdup(getenv(env));
+	if (exists(out))
+		return out;
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		if (strcmp(table[i].kind, kind) != 0)
+			continue;
+		r = run_argv((char *const[]){ (char *)env_or("ORP_MKPROF", "orp-test-mkprof"),
+					      (char *)table[i].mk, out, (char *)table[i].seed,
+					      (char *)table[i].res, NULL });
+		cr_assert_eq(r.status, 0, "orp-test-mkprof %s: %s", kind, r.err);
+		return out;
+	}
+	cr_assert_fail("no profile kind %s", kind);
+	return NULL;
+}
+
+/* A directory laid out like an osprof-fs mount: .osprof/stats.json and
+ * lower.json beside it. */
+static char *mount_dir(void)
+{
+	char *mnt = tpath("mnt"), *ctl = tpath("mnt/.osprof"), *text;
+
+	if (exists(ctl))
+		return mnt;
+	cr_assert_eq(mkdir(mnt, 0755), 0);
+	cr_assert_eq(mkdir(ctl, 0755), 0);
+	text = slurp(profile("base"));
+	spit(tpath("mnt/.osprof/stats.json"), text, strlen(text));
+	free(text);
+	text = slurp(profile("lower"));
+	spit(tpath("mnt/.osprof/lower.json"), text, strlen(text));
+	free(text);
+	return mnt;
+}
+
+static size_t count_lines(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* The first ranked line of compare's output, e.g. "    1 fs       read ...". */
+static const char *first_ranked(const char *out)
+{
+	const char *l = strstr(out, "\n    1 ");
+
+	return l ? l + 1 : "";
+}
+
+/* ---- images ---------------------------------------------------------------- */
+
+struct png_stats {
+	unsigned w, h;
+	size_t colours;  /* distinct colours, counted up to 64 */
+	double nonwhite; /* share of pixels that are not white */
+};
+
+static bool png_stats(const char *path, struct png_stats *s)
+{
+	png_image img;
+	png_bytep buf;
+	uint32_t seen[64];
+
+	memset(&img, 0, sizeof(img));
+	memset(s, 0, sizeof(*s));
+	img.version = PNG_IMAGE_VERSION;
+	if (!png_image_begin_read_from_file(&img, path))
+		return false;
+	img.format = PNG_FORMAT_RGB;
+	buf = malloc(PNG_IMAGE_SIZE(img));
+	if (!buf || !png_image_finish_read(&img, NULL, buf, 0, NULL)) {
+		free(buf);
+		png_image_free(&img);
+		return false;
+	}
+	s->w = img.width;
+	s->h = img.height;
+	for (size_t i = 0, n = (size_t)img.width * img.height; i < n; i++) {
+		uint32_t c = (uint32_t)buf[3 * i] << 16 | (uint32_t)buf[3 * i + 1] << 8 | buf[3 * i + 2];
+		size_t k;
+
+		s->nonwhite += c != 0xffffff;
+		for (k = 0; k < s->colours && seen[k] != c; k++)
+			;
+		if (k == s->colours && s->colours < 64)
+			seen[s->colours++] = c;
+	}
+	s->nonwhite /= (double)img.width * img.height;
+	free(buf);
+	return true;
+}
+
+static void expect_png(const char *path)
+{
+	struct png_stats s;
+
+	cr_assert(png_stats(path, &s), "%s is not a PNG that libpng decodes", path);
+	cr_expect(s.w > 100 && s.h > 100, "%s: %ux%u", path, s.w, s.h);
+	cr_expect(s.colours > 2, "%s: %zu colours: blank?", path, s.colours);
+}
+
+static void expect_svg(const char *path)
+{
+	char *t = slurp(path);
+	const char *root;
+
+	cr_assert_not_null(t, "%s missing", path);
+	cr_expect_eq(strncmp(t, "<?xml", 5), 0, "%s: no XML declaration", path);
+	/* The root element: the first tag that is not <?...> or <!...>. */
+	for (root = strchr(t, '<'); root && (root[1] == '?' || root[1] == '!');)
+		root = strchr(root + 1, '<');
+	cr_assert_not_null(root, "%s: no element", path);
+	cr_expect_eq(strncmp(root, "<svg", 4), 0, "%s: the root is not <svg>", path);
+	cr_expect_not_null(strstr(root, "</svg>"), "%s: root not closed", path);
+	free(t);
+}
+
+/* ---- show ------------------------------------------------------------------ */
+
+Test(report, show_prints_the_table_histograms_and_peaks)
+{
+	struct run r = REPORT("show", profile("base"));
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_not_null(strstr(r.out, "OPERATION"));
+	cr_expect_not_null(strstr(r.out, "P99"));
+	cr_expect_not_null(strstr(r.out, "distribution"));
+	cr_expect_not_null(strstr(r.out, "clock monotonic"));
+	/* read: the cache peak and the disk peak. */
+	cr_expect_not_null(strstr(r.out, "\npeaks:\n"));
+	cr_expect_not_null(strstr(r.out, "\nread                1 "), "%s", r.out);
+	cr_expect_not_null(strstr(r.out, "\n                    2 "), "%s", r.out);
+	cr_expect_str_empty(r.err);
+}
+
+Test(report, show_top_and_op_choose_operations)
+{
+	struct run r = REPORT("show", "--top", "1", profile("base"));
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_not_null(strstr(r.out, "\nread "));
+	cr_expect_null(strstr(r.out, "\ngetattr "));
+	r = REPORT("show", "--op", "getattr", "--op", "write", profile("base"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_not_null(strstr(r.out, "\ngetattr "));
+	cr_expect_not_null(strstr(r.out, "\nwrite "));
+	cr_expect_null(strstr(r.out, "\nread "));
+	r = REPORT("show", "--op", "nosuch", profile("base"));
+	cr_expect_eq(r.status, 2);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	cr_expect_not_null(strstr(r.err, "nosuch"));
+}
+
+Test(report, show_names_every_histogram_whose_checksum_fails)
+{
+	char err[512], *bad = tpath("bad.json");
+	struct osp_profile *p = osp_read_json_file(profile("base"), err, sizeof(err));
+	FILE *f;
+	struct run r;
+
+	cr_assert_not_null(p, "%s", err);
+	osp_profile_find_op(p, "write")->lat.count += 5;
+	f = fopen(bad, "w");
+	cr_assert_eq(osp_write_json(f, p), 0);
+	fclose(f);
+	osp_profile_free(p);
+	r = REPORT("show", bad);
+	cr_expect_eq(r.status, 0);
+	cr_expect_not_null(strstr(r.err, "warning"), "%s", r.err);
+	cr_expect_not_null(strstr(r.err, "write: buckets add up to 400, count says 405"), "%s", r.err);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+}
+
+Test(report, show_reads_every_layer_of_a_mount)
+{
+	struct run r = REPORT("show", mount_dir());
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_not_null(strstr(r.out, "(layer fs) <=="));
+	cr_expect_not_null(strstr(r.out, "(layer lower) <=="));
+	r = REPORT("show", "--layer", "lower", mount_dir());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_not_null(strstr(r.out, "osprof lower profile"));
+	cr_expect_null(strstr(r.out, "osprof fs profile"));
+	r = REPORT("show", "--layer", "block", mount_dir());
+	cr_expect_eq(r.status, 2);
+	cr_expect_not_null(strstr(r.err, "no layer block (it has: fs, lower)"), "%s", r.err);
+}
+
+/* ---- plot ------------------------------------------------------------------ */
+
+/* Each line of plot's output is an image; its script sits beside it. */
+static size_t check_plot_output(const char *out, void (*check)(const char *))
+{
+	char *copy = strdup(out), *save = NULL;
+	size_t n = 0;
+
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *gp = strdup(l), *script;
+
+		strcpy(strrchr(gp, '.'), ".gp");
+		check(l);
+		script = slurp(gp);
+		cr_assert_not_null(script, "no script beside %s", l);
+		cr_expect_not_null(strstr(script, " << EOD\n"), "%s: data not inline", gp);
+		cr_expect_not_null(strstr(script, "set output '"), "%s", gp);
+		free(script);
+		free(gp);
+		n++;
+	}
+	free(copy);
+	return n;
+}
+
+Test(report, plot_png_draws_every_chart_beside_its_script)
+{
+	char *dir = tpath("png");
+	struct run r = REPORT("plot", profile("base"), "-o", dir);
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	/* 8 operations, the overview, the timeline. */
+	cr_expect_eq(check_plot_output(r.out, expect_png), 10, "%s", r.out);
+	cr_expect(exists(tpath("png/op-fs-read.png")));
+	cr_expect(exists(tpath("png/overview-fs.png")));
+	cr_expect(exists(tpath("png/timeline-fs.png")));
+	cr_expect(!exists(tpath("png/gnuplot-0.log")), "logs of a good run are removed");
+}
+
+Test(report, plot_svg_and_pdf_are_valid)
+{
+	struct run r = REPORT("plot", "--format", "svg", profile("base"), "-o", tpath("svg"));
+	char *pdf;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_eq(check_plot_output(r.out, expect_svg), 10);
+	r = REPORT("plot", "--format", "pdf", profile("irq"), "-o", tpath("pdf"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	pdf = own(slurp(tpath("pdf/irq.pdf")));
+	cr_assert_not_null(pdf);
+	cr_expect_eq(strncmp(pdf, "%PDF-", 5), 0);
+}
+
+Test(report, plot_draws_layers_irq_and_overlays)
+{
+	struct run r = REPORT("plot", mount_dir(), "-o", tpath("mnt-charts"));
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	expect_png(tpath("mnt-charts/layers.png"));
+	expect_png(tpath("mnt-charts/layers-read.png"));
+	expect_png(tpath("mnt-charts/op-lower-write.png"));
+	r = REPORT("plot", profile("irq"), "-o", tpath("irq"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	expect_png(tpath("irq/irq.png"));
+	r = REPORT("plot", profile("base"), "--compare", profile("shifted"), "-o", tpath("ov"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	expect_png(tpath("ov/compare-fs-read.png"));
+}
+
+Test(report, plot_says_in_one_line_when_gnuplot_fails)
+{
+	struct run r;
+
+	setenv("OSPROF_GNUPLOT", "/bin/false", 1);
+	r = REPORT("plot", profile("base"), "-o", tpath("f"));
+	cr_expect_eq(r.status, 2);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	cr_expect_not_null(strstr(r.err, "gnuplot failed"), "%s", r.err);
+	setenv("OSPROF_GNUPLOT", "/nonexistent/gnuplot", 1);
+	r = REPORT("plot", profile("base"), "-o", tpath("g"));
+	cr_expect_eq(r.status, 2);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	cr_expect_not_null(strstr(r.err, "install gnuplot"), "%s", r.err);
+	unsetenv("OSPROF_GNUPLOT");
+}
+
+/* ---- compare --------------------------------------------------------------- */
+
+Test(report, compare_ranks_the_shifted_operation_first)
+{
+	struct run r = REPORT("compare", profile("base"), profile("shifted"));
+
+	cr_assert_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_expect_eq(strncmp(first_ranked(r.out), "    1 fs       read ", 20), 0, "%s", r.out);
+	cr_expect_not_null(strstr(r.out, "moved to"), "%s", r.out);
+	cr_expect_not_null(strstr(r.out, "1 of 8 operations differ"), "%s", r.out);
+}
+
+Test(report, compare_of_identical_profiles_finds_nothing)
+{
+	struct run r = REPORT("compare", profile("base"), profile("base"));
+
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect_not_null(strstr(r.out, "no operation differs"));
+	/* A second run of the same workload: sampling noise only. */
+	r = REPORT("compare", "--all", profile("base"), profile("base2"));
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+}
+
+Test(report, compare_every_shape_method_finds_the_shift)
+{
+	static const char *const shape[] = { "emd", "chi2", "jeffrey", "l1", "l2", "intersect" };
+
+	for (size_t i = 0; i < sizeof(shape) / sizeof(shape[0]); i++) {
+		struct run r = REPORT("compare", "--method", (char *)shape[i],
+				      profile("base"), profile("shifted"));
+
+		cr_expect_eq(r.status, 1, "%s: %s", shape[i], r.out);
+		cr_expect_eq(strncmp(first_ranked(r.out), "    1 fs       read ", 20), 0,
+			     "%s: %s", shape[i], r.out);
+	}
+	/* Totals cannot see it: the counts are equal and read's total
+	 * latency, ruled by its disk peak, moves under 1%. */
+	struct run r = REPORT("compare", "--method", "ops", profile("base"), profile("shifted"));
+
+	cr_expect_eq(r.status, 0, "%s", r.out);
+}
+
+Test(report, compare_plot_draws_the_overlays)
+{
+	struct run r = REPORT("compare", "--plot", tpath("cmp"), "--format", "svg",
+			      profile("base"), profile("shifted"));
+
+	cr_assert_eq(r.status, 1, "%s", r.err);
+	expect_svg(tpath("cmp/compare-fs-read.svg"));
+	cr_expect(exists(tpath("cmp/compare-fs-read.gp")));
+}
+
+Test(report, compare_refuses_bad_arguments_and_mixed_resolutions)
+{
+	struct run r = REPORT("compare", profile("base"), profile("base-res2"));
+
+	cr_expect_eq(r.status, 2);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	cr_expect_not_null(strstr(r.err, "resolution"), "%s", r.err);
+	r = REPORT("compare", "--method", "nope", profile("base"), profile("base"));
+	cr_expect_eq(r.status, 2);
+	r = REPORT("compare", "--threshold", "-1", profile("base"), profile("base"));
+	cr_expect_eq(r.status, 2);
+	r = REPORT("compare", "--min-share", "0.5x", profile("base"), profile("base"));
+	cr_expect_eq(r.status, 2);
+	r = REPORT("compare", profile("base"));
+	cr_expect_eq(r.status, 2);
+}
+
+/* ---- merge ----------------------------------------------------------------- */
+
+Test(report, merge_of_a_profile_with_itself_doubles_every_bucket)
+{
+	char err[512], *out = tpath("merged.json");
+	struct run r = REPORT("merge", profile("base"), profile("base"), "-o", out);
+	struct osp_profile *a, *m;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	a = osp_read_json_file(profile("base"), err, sizeof(err));
+	m = osp_read_json_file(out, err, sizeof(err));
+	cr_assert_not_null(a);
+	cr_assert_not_null(m, "%s", err);
+	cr_assert_eq(m->nops, a->nops);
+	for (size_t i = 0; i < a->nops; i++) {
+		const struct osp_hist *x = &a->ops[i].lat, *y = &osp_profile_find_op(m, a->ops[i].name)->lat;
+
+		cr_expect_eq(y->count, 2 * x->count, "%s", a->ops[i].name);
+		cr_expect_eq(y->sum, 2 * x->sum);
+		cr_expect_eq(y->min, x->min);
+		cr_expect_eq(y->max, x->max);
+		for (unsigned b = 0; b < x->nbuckets; b++)
+			cr_expect_eq(y->buckets[b], 2 * x->buckets[b], "%s bucket %u",
+				     a->ops[i].name, b);
+	}
+	cr_expect_eq(m->nsnaps, 0);
+	cr_expect_not_null(strstr(r.err, "timelines are not merged"));
+	osp_profile_free(a);
+	osp_profile_free(m);
+}
+
+Test(report, merge_refuses_mixed_resolutions_and_layers)
+{
+	char *out = tpath("m.json");
+	struct run r = REPORT("merge", profile("base"), profile("base-res2"), "-o", out);
+
+	cr_expect_eq(r.status, 2);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	cr_expect_not_null(strstr(r.err, "resolutions differ (1 and 2)"), "%s", r.err);
+	cr_expect(!exists(out));
+	r = REPORT("merge", profile("base"), profile("lower"), "-o", out);
+	cr_expect_eq(r.status, 2);
+	cr_expect_not_null(strstr(r.err, "layer"), "%s", r.err);
+	cr_expect(!exists(out));
+	r = REPORT("merge", mount_dir(), "-o", out);
+	cr_expect_eq(r.status, 2);
+	cr_expect_not_null(strstr(r.err, "--layer"), "%s", r.err);
+	r = REPORT("merge", profile("base"));
+	cr_expect_eq(r.status, 2);
+}
+
+/* ---- export ---------------------------------------------------------------- */
+
+Test(report, export_json_round_trips)
+{
+	char err[512], *out = tpath("e.json");
+	struct run r = REPORT("export", "--format", "json", profile("base"), "-o", out);
+	struct osp_profile *a, *b;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	a = osp_read_json_file(profile("base"), err, sizeof(err));
+	b = osp_read_json_file(out, err, sizeof(err));
+	cr_assert_not_null(b, "%s", err);
+	cr_assert_eq(a->nops, b->nops);
+	for (size_t i = 0; i < a->nops; i++)
+		cr_expect_arr_eq(a->ops[i].lat.buckets, b->ops[i].lat.buckets,
+				 a->ops[i].lat.nbuckets * sizeof(uint64_t));
+	cr_expect_eq(b->nsnaps, a->nsnaps);
+	osp_profile_free(a);
+	osp_profile_free(b);
+	r = REPORT("export", "--format", "json", mount_dir());
+	cr_expect_eq(r.status, 2);
+	cr_expect_not_null(strstr(r.err, "choose one with --layer"), "%s", r.err);
+}
+
+Test(report, export_csv_has_a_row_per_bucket)
+{
+	struct run r = REPORT("export", "--format", "csv", profile("base"));
+	unsigned long long total = 0;
+	char *save = NULL;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_eq(strncmp(r.out, "layer,op,hist,count,sum_ns,min_ns,max_ns,bucket,lower_ns,upper_ns,bucket_count\n", 79), 0);
+	for (char *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(l, "fs,read,lat,", 12) == 0)
+			total += strtoull(strrchr(l, ',') + 1, NULL, 10);
+	}
+	cr_expect_eq(total, 1100); /* read's requests in the base profile */
+}
+
+Test(report, export_openmetrics_ends_once)
+{
+	struct run r = REPORT("export", "--format", "openmetrics", mount_dir());
+	const char *eof;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_not_null(strstr(r.out, "osprof_fs_latency_seconds_bucket{op=\"read\",le=\"+Inf\"} 1100\n"));
+	cr_expect_not_null(strstr(r.out, "osprof_lower_latency_seconds_bucket{op=\"read\""));
+	eof = strstr(r.out, "# EOF\n");
+	cr_assert_not_null(eof);
+	cr_expect_str_eq(eof, "# EOF\n", "one # EOF, at the end");
+}
+
+/* ---- the kernel module's layers ------------------------------------------ */
+
+/* A directory laid out like /proc/osprof, from the kmod tests' samples. */
+static char *proc_dir(void)
+{
+	static const char *const layers[] = { "lower", "block", "irq" };
+	const char *data = getenv("ORP_KMOD_DATA");
+	char *dir = tpath("proc-osprof");
+
+	if (!data || !*data)
+		cr_skip_test("ORP_KMOD_DATA (the kernel module's sample /proc text) not set");
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	for (size_t i = 0; i < 3; i++) {
+		char *src, *text;
+
+		cr_assert(asprintf(&src, "%s/%s.txt", data, layers[i]) > 0);
+		text = slurp(src);
+		cr_assert_not_null(text, "%s", src);
+		spit(tpath("proc-osprof/%s", layers[i]), text, strlen(text));
+		free(text);
+		free(src);
+	}
+	return dir;
+}
+
+Test(report, proc_osprof_layers_are_read_through_the_kmod_reader)
+{
+	char *dir = proc_dir();
+	struct run r = REPORT("show", dir);
+
+#ifdef ORP_HAVE_KMOD
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_not_null(strstr(r.out, "(layer lower) <=="));
+	cr_expect_not_null(strstr(r.out, "(layer block) <=="));
+	cr_expect_not_null(strstr(r.out, "(layer irq) <=="));
+	r = REPORT("compare", dir, dir);
+	cr_expect_eq(r.status, 0, "%s", r.out);
+	r = REPORT("plot", "--format", "svg", dir, "-o", tpath("kplot"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	expect_svg(tpath("kplot/irq.svg"));
+	expect_svg(tpath("kplot/layers.svg"));
+#else
+	cr_expect_eq(r.status, 2);
+	cr_expect_not_null(strstr(r.err, "kernel module profiles not supported yet"), "%s", r.err);
+#endif
+}
+
+/* ---- html ------------------------------------------------------------------ */
+
+static bool have_chromium(void)
+{
+	return access("/usr/bin/chromium", X_OK) == 0;
+}
+
+/* Screenshot @html in headless Chromium into @png. */
+static void screenshot(const char *html, const char *png)
+{
+	char *url, *shot, *profile_dir, *size = "--window-size=1200,900";
+	struct run r;
+
+	cr_assert(asprintf(&url, "file://%s", html) > 0);
+	cr_assert(asprintf(&shot, "--screenshot=%s", png) > 0);
+	cr_assert(asprintf(&profile_dir, "--user-data-dir=%s", tpath("chromium-profile")) > 0);
+	own(url);
+	own(shot);
+	own(profile_dir);
+	r = run_argv((char *const[]){ "/usr/bin/chromium", "--headless", "--no-sandbox",
+				      "--disable-gpu", "--disable-quic", "--no-first-run",
+				      "--disable-background-networking",
+				      "--disable-component-update", "--disable-sync",
+				      profile_dir, shot, size, url, NULL });
+	cr_assert_eq(r.status, 0, "chromium: %s", r.err);
+}
+
+Test(report, html_is_one_self_contained_file_that_renders, .timeout = 60)
+{
+	char *html = tpath("r.html"), *page, *png = tpath("shot.png");
+	struct run r = REPORT("html", profile("base"), profile("shifted"), "-o", html);
+	struct png_stats s;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	page = own(slurp(html));
+	cr_assert_not_null(page);
+	cr_expect_eq(strncmp(page, "<!DOCTYPE html>", 15), 0);
+	cr_expect_not_null(strstr(page, "1 of 8 operations differ"));
+	cr_expect_not_null(strstr(page, "<svg"));
+	cr_expect_null(strstr(page, "<script"));
+	cr_expect_null(strstr(page, " src="));
+	cr_expect_null(strstr(page, "<link"));
+	cr_expect_null(strstr(page, "https://"));
+	if (!have_chromium())
+		cr_skip_test("chromium is not installed: the rendering is not checked");
+	screenshot(html, png);
+	cr_assert(png_stats(png, &s), "chromium wrote no PNG");
+	cr_expect(s.colours > 8, "screenshot has %zu colours: blank", s.colours);
+	cr_expect(s.nonwhite > 0.02, "screenshot is %.1f%% non-white: blank", 100 * s.nonwhite);
+}
+
+/* ---- help and usage -------------------------------------------------------- */
+
+Test(report, every_subcommand_has_help_with_examples)
+{
+	static const char *const cmds[] = { "show", "plot", "compare", "html", "export", "merge" };
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		struct run r = REPORT((char *)cmds[i], "--help");
+
+		cr_expect_eq(r.status, 0, "%s", cmds[i]);
+		cr_expect_not_null(strstr(r.out, "Usage: osprof-report"), "%s", cmds[i]);
+		cr_expect_not_null(strstr(r.out, "Examples:"), "%s", cmds[i]);
+	}
+	struct run r = REPORT("--help");
+
+	cr_expect_eq(r.status, 0);
+	r = REPORT("frobnicate");
+	cr_expect_eq(r.status, 2);
+	cr_expect_eq(count_lines(r.err), 1);
+}
+
+/* ---- every error path of every subcommand ------------------------------------ */
+
+enum bad_input { BAD_MISSING, BAD_GARBAGE, BAD_TRUNCATED, BAD_EMPTY, BAD_VERSION,
+		 BAD_BUCKET, BAD_DIR, BAD_KMOD, BAD__COUNT };
+
+/* Indices only: Criterion runs each case in a fresh process image, where
+ * a pointer from the generator would point nowhere. */
+struct bad_case {
+	int cmd;
+	enum bad_input input;
+};
+
+static const char *const bad_cmds[] = { "show", "plot", "compare-a", "compare-b",
+					"html", "export", "merge" };
+#define NBAD_CMDS (sizeof(bad_cmds) / sizeof(bad_cmds[0]))
+
+/* Make the bad input; return its path and what stderr must say. */
+static char *bad_input(enum bad_input b, const char **expect)
+{
+	char *p = tpath("bad-%d", (int)b), *text;
+	size_t len;
+
+	switch (b) {
+	case BAD_MISSING:
+		*expect = "No such file or directory";
+		return p;
+	case BAD_GARBAGE:
+		spit(p, "this is not { json", 18);
+		*expect = "invalid JSON";
+		return p;
+	case BAD_TRUNCATED:
+		text = own(slurp(profile("base")));
+		len = strlen(text) / 2;
+		spit(p, text, len);
+		*expect = "truncated";
+		return p;
+	case BAD_EMPTY:
+		spit(p, "", 0);
+		*expect = "empty file";
+		return p;
+	case BAD_VERSION:
+		text = "{\"format\": \"osprof\", \"version\": 99, \"layer\": \"fs\", \"resolution\": 1, \"ops\": []}";
+		spit(p, text, strlen(text));
+		*expect = "newer than this reader";
+		return p;
+	case BAD_BUCKET:
+		text = "{\"format\": \"osprof\", \"version\": 1, \"layer\": \"fs\", \"resolution\": 1,"
+		       " \"ops\": [{\"name\": \"read\", \"count\": 1, \"buckets\": [[900, 1]]}]}";
+		spit(p, text, strlen(text));
+		*expect = "ops[0].buckets[0]: index 900 out of range";
+		return p;
+	case BAD_DIR:
+		cr_assert_eq(mkdir(p, 0755), 0);
+		*expect = "not an osprof-fs mount";
+		return p;
+	default:
+		cr_assert_eq(mkdir(p, 0755), 0);
+		text = "op=read count=x1 sum_ns=0 min_ns=0 max_ns=0 hist=\n";
+		spit(tpath("bad-%d/lower", (int)b), text, strlen(text));
+#ifdef ORP_HAVE_KMOD
+		*expect = "lower line 1: key 'count': not a number";
+#else
+		*expect = "kernel module profiles not supported yet";
+#endif
+		return p;
+	}
+}
+
+ParameterizedTestParameters(report, bad_input_gives_one_line_and_exit_2)
+{
+	static struct bad_case cases[NBAD_CMDS * BAD__COUNT];
+	size_t n = 0;
+
+	for (size_t c = 0; c < NBAD_CMDS; c++)
+		for (int b = 0; b < BAD__COUNT; b++)
+			cases[n++] = (struct bad_case){ (int)c, (enum bad_input)b };
+	return cr_make_param_array(struct bad_case, cases, n);
+}
+
+ParameterizedTest(struct bad_case *bc, report, bad_input_gives_one_line_and_exit_2)
+{
+	const char *expect, *cmd = bad_cmds[bc->cmd];
+	char *bad = bad_input(bc->input, &expect), *out = tpath("out-file");
+	struct run r;
+
+	if (strcmp(cmd, "show") == 0)
+		r = REPORT("show", bad);
+	else if (strcmp(cmd, "plot") == 0)
+		r = REPORT("plot", bad, "-o", out);
+	else if (strcmp(cmd, "compare-a") == 0)
+		r = REPORT("compare", bad, profile("base"));
+	else if (strcmp(cmd, "compare-b") == 0)
+		r = REPORT("compare", profile("base"), bad);
+	else if (strcmp(cmd, "html") == 0)
+		r = REPORT("html", bad, "-o", out);
+	else if (strcmp(cmd, "export") == 0)
+		r = REPORT("export", "--format", "csv", bad, "-o", out);
+	else
+		r = REPORT("merge", profile("base"), bad, "-o", out);
+	cr_expect_eq(r.status, 2, "%s on bad input %d: status %d", cmd, bc->input, r.status);
+	cr_expect_eq(count_lines(r.err), 1, "%s: stderr: %s", cmd, r.err);
+	cr_expect_eq(strncmp(r.err, "osprof-report: ", 15), 0, "%s", r.err);
+	cr_expect_not_null(strstr(r.err, bad), "%s: the message names the input: %s", cmd, r.err);
+	cr_expect_not_null(strstr(r.err, expect), "%s: expected '%s' in: %s", cmd, expect, r.err);
+	cr_expect(!exists(out), "%s left an output behind", cmd);
+}
