@@ -107,16 +107,6 @@ void orp_inputs_free(struct orp_input *in, size_t n);
 /* Require exactly one profile (after selection): 0, or -EINVAL with @err. */
 int orp_input_single(const struct orp_input *in, char *err, size_t errlen);
 
-/* ---- orp_kmod.c: the kernel module's /proc text ----------------------- */
-
-/*
- * orp_kmod_parse - turn the text of /proc/osprof/@layer into a profile.
- * The single place that knows the kernel module's record format; NULL and
- * a reason in @err when it cannot.
- */
-struct osp_profile *orp_kmod_parse(const char *layer, const char *text,
-				   size_t len, char *err, size_t errlen);
-
 /* ---- orp_chart.c, orp_gp.c, orp_irq.c: gnuplot charts ------------------- */
 
 enum orp_fmt { ORP_FMT_PNG, ORP_FMT_SVG, ORP_FMT_PDF, ORP_FMT__COUNT };

@@ -8,7 +8,7 @@
  *    module provides them; the control directory itself works too;
  *  - /proc/osprof (or any directory holding lower, block or irq but no
  *    stats.json), and a single /proc/osprof/<layer> file: the kernel
- *    module's text, handed to orp_kmod_parse.
+ *    module's text, handed to core's osp_read_kmod.
  * Every failure names the input; checksum failures are warnings.
  */
 #include <errno.h>
@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "orp.h"
+#include "osprof/kmod.h"
 #include "osprof/format.h"
 
 static const char *const kmod_layers[] = { "lower", "block", "irq" };
@@ -86,7 +87,7 @@ static int parse_text(struct orp_input *in, const char *path, const char *text,
 		return -EINVAL;
 	}
 	if (kmod_layer)
-		p = orp_kmod_parse(kmod_layer, text, len, inner, sizeof(inner));
+		p = osp_read_kmod(kmod_layer, text, len, inner, sizeof(inner));
 	else
 		p = osp_read_json(text, len, inner, sizeof(inner));
 	if (!p) {

@@ -657,7 +657,6 @@ Test(report, proc_osprof_layers_are_read_through_the_kmod_reader)
 	char *dir = proc_dir();
 	struct run r = REPORT("show", dir);
 
-#ifdef ORP_HAVE_KMOD
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect_not_null(strstr(r.out, "(layer lower) <=="));
 	cr_expect_not_null(strstr(r.out, "(layer block) <=="));
@@ -668,10 +667,6 @@ Test(report, proc_osprof_layers_are_read_through_the_kmod_reader)
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	expect_svg(tpath("kplot/irq.svg"));
 	expect_svg(tpath("kplot/layers.svg"));
-#else
-	cr_expect_eq(r.status, 2);
-	cr_expect_not_null(strstr(r.err, "kernel module profiles not supported yet"), "%s", r.err);
-#endif
 }
 
 /* ---- html ------------------------------------------------------------------ */
@@ -805,11 +800,7 @@ static char *bad_input(enum bad_input b, const char **expect)
 		cr_assert_eq(mkdir(p, 0755), 0);
 		text = "op=read count=x1 sum_ns=0 min_ns=0 max_ns=0 hist=\n";
 		spit(tpath("bad-%d/lower", (int)b), text, strlen(text));
-#ifdef ORP_HAVE_KMOD
 		*expect = "lower line 1: key 'count': not a number";
-#else
-		*expect = "kernel module profiles not supported yet";
-#endif
 		return p;
 	}
 }
