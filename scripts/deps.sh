@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Install what osprof needs on Debian 12: "deps.sh build" for building and
+# running, "deps.sh test" adds what the test suite needs (Criterion, the
+# kernel image, headers, QEMU and busybox for the module's VM test,
+# Chromium for the HTML report test), "deps.sh demo" adds the Linux
+# sources, the default grep workload.
+set -euo pipefail
+want=${1:-build}
+pkgs=(gcc meson ninja-build pkg-config libfuse3-dev fuse3 libjson-c-dev
+      libgsl-dev gnuplot-nox attr util-linux)
+case "$want" in
+  build) ;;
+  demo) pkgs+=(linux-source) ;;
+  test) pkgs+=(libcriterion-dev linux-headers-amd64 linux-image-amd64
+               qemu-system-x86 busybox-static chromium libpng-dev kmod cpio
+               xz-utils) ;;
+  *) echo "usage: deps.sh build|demo|test" >&2; exit 2 ;;
+esac
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "osprof: installing ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
