@@ -149,7 +149,12 @@ static void setup_caching(struct ofs *fs)
 	fs->entry_timeout = fs->opts.entry_timeout;
 	fs->attr_timeout = fs->opts.attr_timeout;
 	fs->direct_io = fs->opts.cache == OFS_CACHE_NEVER;
-	fs->keep_cache = fs->opts.cache == OFS_CACHE_ALWAYS;
+	/*
+	 * auto keeps file pages across opens too: the kernel drops them
+	 * when a refreshed mtime or size says the file changed
+	 * (FUSE_CAP_AUTO_INVAL_DATA, asked for in ofs_pt_init).
+	 */
+	fs->keep_cache = fs->opts.cache != OFS_CACHE_NEVER;
 	fs->cache_readdir = fs->opts.cache == OFS_CACHE_ALWAYS;
 }
 

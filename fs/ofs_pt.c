@@ -13,6 +13,8 @@ void ofs_pt_init(void *userdata, struct fuse_conn_info *conn)
 		conn->want |= FUSE_CAP_WRITEBACK_CACHE;
 	else
 		conn->want &= ~(unsigned)FUSE_CAP_WRITEBACK_CACHE;
+	if (fs->opts.cache != OFS_CACHE_NEVER && (conn->capable & FUSE_CAP_AUTO_INVAL_DATA))
+		conn->want |= FUSE_CAP_AUTO_INVAL_DATA;
 	if (conn->capable & FUSE_CAP_FLOCK_LOCKS)
 		conn->want |= FUSE_CAP_FLOCK_LOCKS;
 	if (conn->capable & FUSE_CAP_PARALLEL_DIROPS)

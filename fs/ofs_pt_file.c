@@ -86,6 +86,11 @@ static int file_new(struct ofs *fs, struct ofs_inode *in, int fd, int flags,
 	fi->fh = (uintptr_t)f;
 	fi->direct_io = fs->direct_io;
 	fi->keep_cache = fs->keep_cache;
+	/*
+	 * Closing a read-only file has nothing to write back: outside
+	 * cache=never (where every call is to be seen) skip FLUSH.
+	 */
+	fi->noflush = fs->opts.cache != OFS_CACHE_NEVER && (flags & O_ACCMODE) == O_RDONLY;
 	return 0;
 }
 

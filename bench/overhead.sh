@@ -1,0 +1,143 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The overhead benchmark of osprof-fs, run on demand (never a test): every
+# figure comes from osprof-bench, configurations interleaved A B A B ... in
+# one run, so drift hits all alike; ratios are of medians, each comparison
+# with osprof-bench's 95% confidence interval of the difference of means.
+#
+#   bench/overhead.sh [--tree DIR] [--build DIR] [--max-runs N] [--hw PCT]
+#                     [--only grep|randread|cold|record]
+#
+# Measures, as issue 2 and 4 ask:
+#   - the cost of one recording (osprof-record-cost);
+#   - warm grep -r: native vs osprof-fs profiling off vs on, with the default
+#     caching (cache=never) and with kernel caching (cache=auto);
+#   - cold grep -r (caches dropped before every run): native vs off vs on;
+#   - random reads (osprof-randread, fixed --ops): 1 and 2 processes, buffered
+#     and O_DIRECT, native vs off vs on.
+# Default tree: build/workload/linux-source-* (scripts/run.sh unpacks it).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build="$top/build"
+tree=""
+max_runs=10
+hw=3
+only=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --tree) tree=$(realpath "$2"); shift 2 ;;
+    --build) build=$(realpath "$2"); shift 2 ;;
+    --max-runs) max_runs=$2; shift 2 ;;
+    --hw) hw=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    *) echo "overhead.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+if [ -z "$tree" ]; then
+  tree=$(ls -d "$top"/build/workload/linux-source-* 2>/dev/null | tail -n 1 || true)
+  [ -n "$tree" ] || { echo "overhead.sh: no tree; run scripts/run.sh once or pass --tree" >&2; exit 2; }
+fi
+fs=$build/fs/osprof-fs
+ob=$build/bench/osprof-bench
+rr=$build/bench/osprof-randread
+for b in "$fs" "$ob" "$rr" "$build/bench/osprof-record-cost"; do
+  [ -x "$b" ] || { echo "overhead.sh: $b is not built (ninja -C $build)" >&2; exit 2; }
+done
+
+work=$(mktemp -d /tmp/osprof-overhead.XXXXXX)
+mounts=()
+cleanup() {
+  for m in "${mounts[@]}"; do fusermount3 -u "$m" 2>/dev/null || true; done
+  sleep 0.2
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# mount NAME LOWER [osprof-fs options...]: a mount at $work/NAME
+mount_fs() {
+  local name=$1 lower=$2
+  shift 2
+  mkdir -p "$work/$name"
+  "$fs" "$lower" "$work/$name" "$@"
+  mounts+=("$work/$name")
+}
+
+# compare TITLE ARGS...: run osprof-bench on the configurations given as
+# --config options (the first is the baseline), print its table's elapsed
+# lines, its comparison lines, and the ratio of each median to the baseline's.
+compare() {
+  local title=$1
+  shift
+  echo
+  echo "=== $title"
+  "$ob" -q --min-runs 5 --max-runs "$max_runs" --hw "$hw" --warmup 1 \
+    --csv "$work/last.csv" "$@" > "$work/last.txt" || true
+  grep -E '^stopped|:elapsed ' "$work/last.txt" || true
+  grep -A0 -E 'vs .*, elapsed:' "$work/last.txt" || true
+  awk -F, 'NR > 1 && $3 == "ok" { v[$1] = v[$1] " " $4; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
+    function median(s,   a, k, i, j, t) {
+      k = split(s, a, " ")
+      for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+      return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+    }
+    END {
+      base = median(v[order[1]])
+      for (i = 1; i <= n; i++) {
+        m = median(v[order[i]])
+        printf "median %-12s %10.4f s   ratio to %s: %.3f\n", order[i], m, order[1], m / base
+      }
+    }' "$work/last.csv"
+}
+
+want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
+
+echo "osprof overhead benchmark: tree $tree ($(find "$tree" -type f | wc -l) files)"
+echo "build $build; osprof-bench --hw $hw --max-runs $max_runs; $(nproc) CPUs"
+
+if want record; then
+  echo
+  echo "=== one recording"
+  "$build/bench/osprof-record-cost" --records 20000000
+  "$build/bench/osprof-record-cost" --records 20000000 --res 8 | grep thread
+fi
+
+mount_fs on "$tree"
+mount_fs off "$tree" -o noprofile
+pattern=osprof_pattern_that_is_not_there
+if want grep; then
+  compare "warm grep -r, cache=never (default): native, profiling off, on" \
+    --config native="grep -r $pattern $tree" \
+    --config off="grep -r $pattern $work/off" \
+    --config on="grep -r $pattern $work/on"
+  mount_fs kc_on "$tree" -o cache=auto
+  mount_fs kc_off "$tree" -o cache=auto,noprofile
+  compare "warm grep -r, cache=auto (kernel caching): native, profiling off, on" \
+    --config native="grep -r $pattern $tree" \
+    --config off="grep -r $pattern $work/kc_off" \
+    --config on="grep -r $pattern $work/kc_on"
+fi
+if want cold; then
+  compare "cold grep -r (caches dropped before each run), cache=never" \
+    --cold \
+    --config native="grep -r $pattern $tree" \
+    --config off="grep -r $pattern $work/off" \
+    --config on="grep -r $pattern $work/on"
+fi
+if want randread; then
+  # A 256 MiB file in a lower directory of our own, read at random.
+  mkdir -p "$work/rlower"
+  dd if=/dev/urandom of="$work/rlower/file" bs=1M count=256 status=none
+  mount_fs ron "$work/rlower"
+  mount_fs roff "$work/rlower" -o noprofile
+  for procs in 1 2; do
+    for mode in buffered direct; do
+      flags="--procs $procs --ops 20000 --seed 7"
+      [ "$mode" = buffered ] || flags="$flags --direct --size 4096"
+      compare "random reads, $procs process(es), $mode: native, profiling off, on" \
+        --config native="$rr $work/rlower/file $flags" \
+        --config off="$rr $work/roff/file $flags" \
+        --config on="$rr $work/ron/file $flags"
+    done
+  done
+fi

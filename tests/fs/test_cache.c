@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The caching modes: cache=never sends every read to the profiler;
+ * cache=auto serves repeated reads from the page cache yet sees a change
+ * made to the lower file once the attribute timeout passes, and skips
+ * FLUSH for read-only files; the profile's options name the mode.
+ */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static struct mnt m;
+
+static void up(void)
+{
+	h_tree(&m);
+}
+
+static void down(void)
+{
+	h_cleanup(&m);
+}
+
+TestSuite(cache, .init = up, .fini = down, .timeout = 60);
+
+static void read_n(const char *path, int n)
+{
+	for (int i = 0; i < n; i++) {
+		char *s = h_slurp(path, NULL);
+
+		cr_assert_not_null(s, "%s", path);
+		free(s);
+	}
+}
+
+Test(cache, never_sends_every_read_and_flush_to_the_profiler)
+{
+	char lp[PATH_MAX], mp[PATH_MAX];
+	struct osp_profile *p;
+
+	cr_assert_eq(h_write_str(h_path(lp, m.lower, "f"), "0123456789"), 0);
+	h_start(&m, NULL);
+	read_n(h_path(mp, m.dir, "f"), 10);
+	p = h_profile(&m);
+	/* Each read of a small file: one read with data, one at EOF. */
+	cr_expect_geq(h_count(p, "read"), 20);
+	cr_expect_geq(h_count(p, "flush"), 10);
+	cr_expect_geq(h_count(p, "open"), 10);
+	cr_expect_str_eq(osp_kv_get(&p->options, "cache"), "\"never\"");
+	cr_expect_str_eq(osp_kv_get(&p->options, "direct_io"), "true");
+	osp_profile_free(p);
+}
+
+Test(cache, auto_caches_pages_until_the_file_changes)
+{
+	const char *args[] = { "-o", "cache=auto", NULL };
+	struct timespec ts = { 1, 300 * 1000 * 1000 };
+	char lp[PATH_MAX], mp[PATH_MAX], *s;
+	struct osp_profile *p;
+	uint64_t reads;
+
+	cr_assert_eq(h_write_str(h_path(lp, m.lower, "f"), "version one"), 0);
+	h_start(&m, args);
+	read_n(h_path(mp, m.dir, "f"), 10);
+	p = h_profile(&m);
+	reads = h_count(p, "read");
+	cr_expect_leq(reads, 2, "pages kept across opens: %llu reads", (unsigned long long)reads);
+	cr_expect_eq(h_count(p, "flush"), 0, "read-only closes send no FLUSH");
+	cr_expect_str_eq(osp_kv_get(&p->options, "cache"), "\"auto\"");
+	cr_expect_str_eq(osp_kv_get(&p->options, "attr_timeout_s"), "1.0");
+	osp_profile_free(p);
+	/* Changed behind the mount's back: seen once the attributes expire. */
+	cr_assert_eq(h_write_str(lp, "version two, longer"), 0);
+	nanosleep(&ts, NULL);
+	s = h_slurp(mp, NULL);
+	cr_expect_str_eq(s, "version two, longer");
+	free(s);
+	/* Written through the mount: a writable close still flushes. */
+	cr_assert_eq(h_write_str(mp, "three"), 0);
+	s = h_slurp(mp, NULL);
+	cr_expect_str_eq(s, "three");
+	free(s);
+	p = h_profile(&m);
+	cr_expect_geq(h_count(p, "flush"), 1);
+	osp_profile_free(p);
+}
