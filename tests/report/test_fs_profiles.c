@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+/*
+ * osprof-report on real profiles made by osprof-fs: a mount over sleepfs,
+ * whose "slow" file takes 150 us a read and "slow4" four times that.
+ * Two runs reading "slow" (A, A2) must compare as equal; a run reading
+ * "slow4" (B) differs in read alone, which must rank first. Every
+ * subcommand runs on these profiles.
+ */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../fs/harness.h"
+#include "osprof/format.h"
+
+static struct mnt m;
+static pid_t sleepfs;
+static char slow[PATH_MAX], a[PATH_MAX], a2[PATH_MAX], b[PATH_MAX];
+
+static void read_file(const char *name, int n)
+{
+	char path[PATH_MAX], buf[4096];
+	int fd = open(h_path(path, m.dir, name), O_RDONLY);
+
+	cr_assert_geq(fd, 0, "%s", path);
+	for (int i = 0; i < n; i++)
+		cr_assert_eq(pread(fd, buf, sizeof(buf), (off_t)i * 4096), 4096);
+	close(fd);
+}
+
+/* Reset, run the workload on @name, save stats.json to @out. */
+static void run(const char *name, const char *out)
+{
+	char ctl[PATH_MAX], json[PATH_MAX], *s;
+
+	cr_assert_eq(h_write_str(h_path(ctl, m.ctl, "ctl"), "reset\n"), 0);
+	read_file(name, 200);
+	s = h_slurp(h_path(json, m.ctl, "stats.json"), NULL);
+	cr_assert_not_null(s);
+	cr_assert_eq(h_write_str(out, s), 0);
+	free(s);
+}
+
+static void up(void)
+{
+	const char *bin = getenv("SLEEPFS");
+
+	cr_assert_not_null(bin);
+	h_tree(&m);
+	h_path(slow, m.top, "slow");
+	cr_assert_eq(mkdir(slow, 0755), 0);
+	sleepfs = fork();
+	if (sleepfs == 0) {
+		execl(bin, bin, slow, "150", "-f", "-s", (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 500; i++) {
+		char p[PATH_MAX];
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		if (access(h_path(p, slow, "slow"), R_OK) == 0)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	h_start_at(&m, slow, NULL, NULL);
+	read_file("slow", 50); /* warm up: dentries, descriptors, threads */
+	run("slow", h_path(a, m.top, "a.json"));
+	run("slow", h_path(a2, m.top, "a2.json"));
+	run("slow4", h_path(b, m.top, "b.json"));
+}
+
+static void down(void)
+{
+	if (m.pid > 0)
+		h_stop(&m);
+	if (sleepfs > 0) {
+		h_sh("fusermount3 -u '%s'", slow);
+		waitpid(sleepfs, NULL, 0);
+	}
+	h_cleanup(&m);
+}
+
+TestSuite(fs_profiles, .init = up, .fini = down, .timeout = 120);
+
+/* Run osprof-report with @args, return its exit status, output in @out. */
+static int report(const char *args, char **out)
+{
+	char cmd[8192], path[PATH_MAX];
+	int st;
+
+	h_path(path, m.top, "report.out");
+	snprintf(cmd, sizeof(cmd), "'%s' %s > '%s' 2>&1", getenv("ORP_BIN"), args, path);
+	st = h_sh("%s", cmd);
+	*out = h_slurp(path, NULL);
+	cr_assert_not_null(*out);
+	return st;
+}
+
+Test(fs_profiles, show_reads_a_real_profile)
+{
+	char args[PATH_MAX + 16], *out;
+
+	snprintf(args, sizeof(args), "show '%s'", a);
+	cr_assert_eq(report(args, &out), 0, "%s", out);
+	cr_expect_not_null(strstr(out, "\nread "), "%s", out);
+	cr_expect_not_null(strstr(out, "\nlookup "), "%s", out);
+	cr_expect_not_null(strstr(out, "peaks:"), "%s", out);
+	cr_expect_null(strstr(out, "warning"), "%s", out);
+	free(out);
+	/* The mount itself is an input too. */
+	snprintf(args, sizeof(args), "show '%s'", m.dir);
+	cr_expect_eq(report(args, &out), 0, "%s", out);
+	free(out);
+}
+
+Test(fs_profiles, two_runs_of_one_workload_do_not_differ)
+{
+	char args[3 * PATH_MAX], *out;
+
+	snprintf(args, sizeof(args), "compare '%s' '%s'", a, a2);
+	cr_expect_eq(report(args, &out), 0, "%s", out);
+	free(out);
+}
+
+Test(fs_profiles, the_slowed_read_ranks_first)
+{
+	char args[3 * PATH_MAX], *out, *row;
+
+	snprintf(args, sizeof(args), "compare '%s' '%s'", a, b);
+	cr_expect_eq(report(args, &out), 1, "%s", out);
+	row = strstr(out, "\n    1 fs ");
+	cr_assert_not_null(row, "%s", out);
+	cr_expect_eq(strncmp(row, "\n    1 fs       read ", 21), 0, "%s", out);
+	free(out);
+}
+
+Test(fs_profiles, plot_html_export_and_merge)
+{
+	char args[4 * PATH_MAX], path[PATH_MAX], *out, *s;
+	struct osp_profile *pa, *pm;
+	char err[512];
+
+	snprintf(args, sizeof(args), "plot '%s' -o '%s/charts'", a, m.top);
+	cr_assert_eq(report(args, &out), 0, "%s", out);
+	free(out);
+	s = h_slurp(h_path(path, m.top, "charts/op-fs-read.png"), NULL);
+	cr_assert_not_null(s, "no chart for read");
+	cr_expect_eq(memcmp(s, "\x89PNG", 4), 0);
+	free(s);
+	snprintf(args, sizeof(args), "html '%s' '%s' -o '%s/r.html'", a, b, m.top);
+	cr_assert_eq(report(args, &out), 0, "%s", out);
+	free(out);
+	s = h_slurp(h_path(path, m.top, "r.html"), NULL);
+	cr_expect_not_null(strstr(s, "<svg"));
+	free(s);
+	snprintf(args, sizeof(args), "export --format csv '%s'", a);
+	cr_assert_eq(report(args, &out), 0, "%s", out);
+	cr_expect_not_null(strstr(out, "read"), "%s", out);
+	free(out);
+	snprintf(args, sizeof(args), "merge '%s' '%s' -o '%s/m.json'", a, a, m.top);
+	cr_assert_eq(report(args, &out), 0, "%s", out);
+	free(out);
+	pa = osp_read_json_file(a, err, sizeof(err));
+	pm = osp_read_json_file(h_path(path, m.top, "m.json"), err, sizeof(err));
+	cr_assert_not_null(pa);
+	cr_assert_not_null(pm, "%s", err);
+	for (size_t i = 0; i < pa->nops; i++) {
+		const struct osp_op *o = osp_profile_find_op(pm, pa->ops[i].name);
+
+		cr_assert_not_null(o);
+		for (unsigned k = 0; k < o->lat.nbuckets; k++)
+			cr_expect_eq(o->lat.buckets[k], 2 * pa->ops[i].lat.buckets[k]);
+	}
+	osp_profile_free(pa);
+	osp_profile_free(pm);
+}
