@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * osprof-report on real profiles made by osprof-fs: a mount over sleepfs,
- * whose "slow" file takes 150 us a read and "slow4" four times that.
- * Two runs reading "slow" (A, A2) must compare as equal; a run reading
- * "slow4" (B) differs in read alone, which must rank first. Every
- * subcommand runs on these profiles.
+ * whose "slow" file takes 1.4 ms a read and "slow4" four times that: long
+ * enough that scheduling delays on a busy machine stay small beside it,
+ * and near the middle of a log2 bucket ((1.05, 2.10] ms; 5.6 ms in
+ * (4.19, 8.39] ms), so jitter does not move requests across a bound.
+ * Three mounts of it, read in turn (A and A2 read "slow", B "slow4"): A
+ * and A2 must compare as equal; B differs in read alone, which must rank
+ * first. Every subcommand runs on these profiles.
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -19,32 +22,50 @@
 #include "../fs/harness.h"
 #include "osprof/format.h"
 
-static struct mnt m;
+/* Three mounts of one sleepfs: A and A2 read "slow", B reads "slow4". */
+static struct mnt m, m2, m3;
 static pid_t sleepfs;
 static char slow[PATH_MAX], a[PATH_MAX], a2[PATH_MAX], b[PATH_MAX];
 
-static void read_file(const char *name, int n)
+static int open_in(const struct mnt *mt, const char *name)
 {
-	char path[PATH_MAX], buf[4096];
-	int fd = open(h_path(path, m.dir, name), O_RDONLY);
+	char path[PATH_MAX];
+	int fd = open(h_path(path, mt->dir, name), O_RDONLY);
 
 	cr_assert_geq(fd, 0, "%s", path);
-	for (int i = 0; i < n; i++)
-		cr_assert_eq(pread(fd, buf, sizeof(buf), (off_t)i * 4096), 4096);
-	close(fd);
+	return fd;
 }
 
-/* Reset, run the workload on @name, save stats.json to @out. */
-static void run(const char *name, const char *out)
+/*
+ * Read the three mounts in turn, request by request, so whatever else
+ * the machine does slows all three alike.
+ */
+static void workload(int n)
 {
-	char ctl[PATH_MAX], json[PATH_MAX], *s;
+	int fd[3] = { open_in(&m, "slow"), open_in(&m2, "slow"), open_in(&m3, "slow4") };
+	char buf[4096];
 
-	cr_assert_eq(h_write_str(h_path(ctl, m.ctl, "ctl"), "reset\n"), 0);
-	read_file(name, 200);
-	s = h_slurp(h_path(json, m.ctl, "stats.json"), NULL);
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < 3; k++)
+			cr_assert_eq(pread(fd[k], buf, sizeof(buf), (off_t)i * 4096), 4096);
+	for (int k = 0; k < 3; k++)
+		close(fd[k]);
+}
+
+static void save(const struct mnt *mt, const char *out)
+{
+	char json[PATH_MAX], *s = h_slurp(h_path(json, mt->ctl, "stats.json"), NULL);
+
 	cr_assert_not_null(s);
 	cr_assert_eq(h_write_str(out, s), 0);
 	free(s);
+}
+
+static void reset(const struct mnt *mt)
+{
+	char ctl[PATH_MAX];
+
+	cr_assert_eq(h_write_str(h_path(ctl, mt->ctl, "ctl"), "reset\n"), 0);
 }
 
 static void up(void)
@@ -53,11 +74,13 @@ static void up(void)
 
 	cr_assert_not_null(bin);
 	h_tree(&m);
+	h_tree(&m2);
+	h_tree(&m3);
 	h_path(slow, m.top, "slow");
 	cr_assert_eq(mkdir(slow, 0755), 0);
 	sleepfs = fork();
 	if (sleepfs == 0) {
-		execl(bin, bin, slow, "150", "-f", "-s", (char *)NULL);
+		execl(bin, bin, slow, "1400", "-f", "-s", (char *)NULL);
 		_exit(127);
 	}
 	for (int i = 0; i < 500; i++) {
@@ -69,20 +92,29 @@ static void up(void)
 		nanosleep(&ts, NULL);
 	}
 	h_start_at(&m, slow, NULL, NULL);
-	read_file("slow", 50); /* warm up: dentries, descriptors, threads */
-	run("slow", h_path(a, m.top, "a.json"));
-	run("slow", h_path(a2, m.top, "a2.json"));
-	run("slow4", h_path(b, m.top, "b.json"));
+	h_start_at(&m2, slow, NULL, NULL);
+	h_start_at(&m3, slow, NULL, NULL);
+	workload(10); /* warm up: dentries, descriptors, threads */
+	reset(&m);
+	reset(&m2);
+	reset(&m3);
+	workload(100);
+	save(&m, h_path(a, m.top, "a.json"));
+	save(&m2, h_path(a2, m.top, "a2.json"));
+	save(&m3, h_path(b, m.top, "b.json"));
 }
 
 static void down(void)
 {
-	if (m.pid > 0)
-		h_stop(&m);
+	h_stop(&m3);
+	h_stop(&m2);
+	h_stop(&m);
 	if (sleepfs > 0) {
 		h_sh("fusermount3 -u '%s'", slow);
 		waitpid(sleepfs, NULL, 0);
 	}
+	h_cleanup(&m3);
+	h_cleanup(&m2);
 	h_cleanup(&m);
 }
 
