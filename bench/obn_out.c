@@ -19,26 +19,11 @@
 #include <json-c/json.h>
 
 #include "config.h"
+#include "osprof/format.h"
 
 #define OBN_JSON_VERSION 1
 
 /* ---- CSV ---- */
-
-/* Quote a field when it holds a comma, quote or newline (RFC 4180). */
-static void csv_field(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
 
 static void csv_num(FILE *f, double v)
 {
@@ -50,9 +35,9 @@ static void csv_num(FILE *f, double v)
 
 static void csv_run(FILE *f, const struct obn_config *cfg, const struct obn_run *r)
 {
-	csv_field(f, cfg->name);
+	osp_csv_field(f, cfg->name);
 	fprintf(f, ",%u,", r->index);
-	csv_field(f, r->ok ? "ok" : r->failure);
+	osp_csv_field(f, r->ok ? "ok" : r->failure);
 	for (int q = 0; q < OBN_Q_COUNT; q++)
 		csv_num(f, r->q[q]);
 	fprintf(f, ",%llu,%llu,%lld\n", (unsigned long long)r->mem_before_bytes,
@@ -67,7 +52,7 @@ static void csv_summary(FILE *f, const struct obn_config *cfg,
 					    "min", "max", "sd", "hw" };
 
 	for (size_t k = 0; k < sizeof(stat) / sizeof(stat[0]); k++) {
-		csv_field(f, cfg->name);
+		osp_csv_field(f, cfg->name);
 		fprintf(f, ",%s,", stat[k]);
 		for (int q = 0; q < OBN_Q_COUNT; q++) {
 			const struct obn_summary *x = &r->sum[q];

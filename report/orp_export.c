@@ -53,22 +53,6 @@ static void help(void)
 	       "  " ORP_PROG " export --format json --layer block /mnt/p -o block.json\n");
 }
 
-/* A CSV field: quoted when it holds a comma, quote or line break. */
-static void csv_field(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static void csv_hist(FILE *f, const char *layer, const char *op,
 		     const char *kind, const struct osp_hist *h)
 {
@@ -78,9 +62,9 @@ static void csv_hist(FILE *f, const char *layer, const char *op,
 		/* The extra round writes the one row of an empty histogram. */
 		if (i == h->nbuckets ? any : !h->buckets[i])
 			continue;
-		csv_field(f, layer);
+		osp_csv_field(f, layer);
 		fputc(',', f);
-		csv_field(f, op);
+		osp_csv_field(f, op);
 		fprintf(f, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, kind,
 			h->count, h->sum, h->min, h->max);
 		if (i == h->nbuckets)

@@ -153,3 +153,21 @@ Test(writers, a_full_device_gives_eio)
 	fclose(f);
 	osp_profile_free(p);
 }
+
+Test(writers, csv_fields_are_quoted_only_when_needed)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	osp_csv_field(f, "plain");
+	fputc(',', f);
+	osp_csv_field(f, "a,b");
+	fputc(',', f);
+	osp_csv_field(f, "say \"hi\"");
+	fputc(',', f);
+	osp_csv_field(f, "two\nlines");
+	fclose(f);
+	cr_expect_str_eq(buf, "plain,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\"");
+	free(buf);
+}

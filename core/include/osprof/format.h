@@ -35,6 +35,9 @@ int osp_write_openmetrics(FILE *out, const struct osp_profile *p,
  */
 int osp_write_hist_ascii(FILE *out, const struct osp_hist *h, int indent);
 
+/* Write @s as one CSV field, quoted when it holds a comma, quote or line break. */
+void osp_csv_field(FILE *out, const char *s);
+
 /* Format @ns into @buf with three significant digits and a unit (ns, us, ms, s). */
 char *osp_fmt_ns(char *buf, size_t len, double ns);
 
