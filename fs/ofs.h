@@ -156,6 +156,11 @@ void ofs_inode_fd_put(struct ofs *fs, struct ofs_inode *in);
  */
 int ofs_inode_lookup(struct ofs *fs, struct ofs_inode *dir, const char *name,
 		     struct fuse_entry_param *e);
+/*
+ * ofs_inode_open - a new descriptor of @in opened with @flags (as the
+ * caller, when acting as one). Returns it or -errno.
+ */
+int ofs_inode_open(struct ofs *fs, struct ofs_inode *in, int flags);
 /* Drop @n lookup references (forget); frees the inode at zero. */
 void ofs_inode_forget(struct ofs *fs, struct ofs_inode *in, uint64_t n);
 /* Count an open file or directory of @in: its descriptor stays cached. */

@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -421,12 +422,32 @@ static struct ofs_inode *table_get(struct ofs_inode_table *t, int fd,
 	return in;
 }
 
+/*
+ * The known inode of @st whose descriptor is open, with a reference taken,
+ * or NULL. An open descriptor keeps the inode alive, so its number cannot
+ * have been reused: no file handle is needed to be sure it is the same.
+ */
+static struct ofs_inode *find_held(struct ofs_inode_table *t,
+				   const struct stat *st)
+{
+	struct ofs_inode *in;
+
+	pthread_mutex_lock(&t->mu);
+	in = find_locked(t, st, NULL);
+	if (in && in->fd >= 0 && in != &t->root)
+		in->nlookup++;
+	else if (in != &t->root)
+		in = NULL;
+	pthread_mutex_unlock(&t->mu);
+	return in;
+}
+
 int ofs_inode_lookup(struct ofs *fs, struct ofs_inode *dir, const char *name,
 		     struct fuse_entry_param *e)
 {
 	struct ofs_inode_table *t = fs->itab;
 	struct ofs_inode *in;
-	int dfd, fd, err = 0;
+	int dfd, fd = -1, err = 0;
 
 	memset(e, 0, sizeof(*e));
 	e->attr_timeout = fs->attr_timeout;
@@ -434,12 +455,25 @@ int ofs_inode_lookup(struct ofs *fs, struct ofs_inode *dir, const char *name,
 	dfd = ofs_inode_fd(fs, dir);
 	if (dfd < 0)
 		return dfd;
-	fd = openat(dfd, name, O_PATH | O_NOFOLLOW);
-	if (fd < 0)
+	/*
+	 * Fast path, the common one when the kernel looks an entry up again:
+	 * one fstatat, and the inode is already known and held open.
+	 */
+	if (fstatat(dfd, name, &e->attr, AT_SYMLINK_NOFOLLOW) != 0) {
 		err = -errno;
+	} else if ((in = find_held(t, &e->attr)) != NULL) {
+		ofs_inode_fd_put(fs, dir);
+		e->ino = ino_for(t, in);
+		return 0;
+	} else {
+		fd = openat(dfd, name, O_PATH | O_NOFOLLOW);
+		if (fd < 0)
+			err = -errno;
+	}
 	ofs_inode_fd_put(fs, dir);
 	if (err)
 		return err;
+	/* Attributes of what was opened: the name may have moved meanwhile. */
 	if (fstatat(fd, "", &e->attr, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) {
 		err = -errno;
 		close(fd);
@@ -450,6 +484,32 @@ int ofs_inode_lookup(struct ofs *fs, struct ofs_inode *dir, const char *name,
 		return err;
 	e->ino = ino_for(t, in);
 	return 0;
+}
+
+int ofs_inode_open(struct ofs *fs, struct ofs_inode *in, int flags)
+{
+	struct ofs_inode_table *t = fs->itab;
+	char proc[32];
+	int fd, nfd;
+
+	/*
+	 * By handle when we act as ourselves: cheaper than the /proc path.
+	 * As a caller, the /proc path makes the lower check their rights
+	 * (and reopening by handle would need a capability they lack).
+	 */
+	if (in->fh && !ofs_creds_active()) {
+		nfd = open_by_handle_at(t->mount_fd, in->fh, flags);
+		return nfd >= 0 ? nfd : -errno;
+	}
+	fd = ofs_inode_fd(fs, in);
+	if (fd < 0)
+		return fd;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	nfd = open(proc, flags);
+	if (nfd < 0)
+		nfd = -errno;
+	ofs_inode_fd_put(fs, in);
+	return nfd;
 }
 
 void ofs_inode_forget(struct ofs *fs, struct ofs_inode *in, uint64_t n)

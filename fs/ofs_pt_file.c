@@ -105,25 +105,17 @@ void pt_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct ofs *fs = ofs_of(req);
 	struct ofs_inode *in = ofs_inode_of(fs, ino);
-	int flags = lower_flags(fs, fi->flags), fd, nfd, err = 0;
-	char proc[32];
+	int flags = lower_flags(fs, fi->flags), nfd, err;
 
-	fd = ofs_inode_fd(fs, in);
-	if (fd < 0) {
-		pt_reply_err(req, -fd);
+	nfd = ofs_inode_open(fs, in, flags);
+	if (nfd < 0) {
+		pt_reply_err(req, -nfd);
 		return;
 	}
-	pt_proc_path(proc, fd);
-	nfd = open(proc, flags);
-	if (nfd < 0)
-		err = errno;
-	ofs_inode_fd_put(fs, in);
-	if (!err)
-		err = -file_new(fs, in, nfd, flags, fi);
+	err = file_new(fs, in, nfd, flags, fi);
 	if (err) {
-		if (nfd >= 0)
-			close(nfd);
-		pt_reply_err(req, err);
+		close(nfd);
+		pt_reply_err(req, -err);
 		return;
 	}
 	/* Interrupted: the kernel will not send release for it. */
