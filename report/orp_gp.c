@@ -2,7 +2,8 @@
 /*
  * gnuplot scripts and their rendering. Every chart is one self-contained
  * script with its data inline, written beside the image it draws, so it
- * can be re-rendered or edited by hand (cd DIR; gnuplot NAME.gp). All the
+ * can be re-rendered or edited by hand (cd DIR; gnuplot NAME.gp); the
+ * same data is also written to NAME.dat beside it, for other tools. All the
  * scripts of a render set run in a few gnuplot processes (one process per
  * CPU, up to four, each given a share of the scripts as arguments), which
  * is what keeps rendering forty charts within a couple of seconds: start-up
@@ -182,8 +183,9 @@ int orp_gp_begin(struct orp_render *r, struct orp_gp *g, const char *hint,
 		return -e;
 	}
 	fprintf(g->f, "# %s\n", title);
-	fprintf(g->f, "# Written by osprof-report: self-contained, the data is inline.\n"
-		      "# Re-render from this directory: gnuplot %s.gp (writes %s.%s)\n",
+	fprintf(g->f, "# Written by osprof-report: self-contained, the data is inline\n"
+		      "# (and in %s.dat beside it).\n", g->base);
+	fprintf(g->f, "# Re-render from this directory: gnuplot %s.gp (writes %s.%s)\n",
 		g->base, g->base, ext);
 	fputs("reset\n", g->f);
 	write_terminal(g->f, r->fmt, w, h);
@@ -191,20 +193,64 @@ int orp_gp_begin(struct orp_render *r, struct orp_gp *g, const char *hint,
 	return 0;
 }
 
+/*
+ * Copy the script's inline data blocks to @dat, in order, as gnuplot
+ * datasets (two blank lines apart: `index 0`, `index 1`, ...), each
+ * headed by its block's name: the data beside the chart for other tools.
+ */
+static int write_dat(const char *script, const char *dat)
+{
+	FILE *in = fopen(script, "r"), *out = in ? fopen(dat, "w") : NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	bool inside = false;
+	unsigned index = 0;
+	int bad;
+
+	if (!out) {
+		if (in)
+			fclose(in);
+		return -EIO;
+	}
+	fputs("# The data of the chart drawn by the .gp script beside this file.\n", out);
+	while (getline(&line, &cap, in) > 0) {
+		if (inside && strcmp(line, "EOD\n") == 0) {
+			inside = false;
+		} else if (inside) {
+			fputs(line, out);
+		} else if (line[0] == '$' && strstr(line, " << EOD\n")) {
+			*strstr(line, " << EOD\n") = '\0';
+			fprintf(out, "%s# %s (index %u)\n", index ? "\n\n" : "", line + 1, index);
+			index++;
+			inside = true;
+		}
+	}
+	free(line);
+	bad = ferror(in) || ferror(out);
+	fclose(in);
+	bad |= fclose(out) != 0;
+	return bad ? -EIO : 0;
+}
+
 int orp_gp_end(struct orp_render *r, struct orp_gp *g, char *err,
 	       size_t errlen)
 {
+	char *dat = orp_chart_path(r, r->n - 1, "dat");
 	int bad;
 
 	/* Close the image now: later scripts share the gnuplot process. */
 	fputs("unset output\n", g->f);
 	bad = ferror(g->f);
 	bad |= fclose(g->f) != 0;
+	bad |= !dat || write_dat(g->path, dat) != 0;
 	if (bad) {
 		snprintf(err, errlen, "%s: write error", g->path);
 		unlink(g->path);
+		if (dat)
+			unlink(dat);
 		drop_last_chart(r);
 	}
+	free(dat);
 	free(g->path);
 	memset(g, 0, sizeof(*g));
 	return bad ? -EIO : 0;

@@ -387,6 +387,12 @@ static size_t check_plot_output(const char *out, void (*check)(const char *))
 		cr_expect_not_null(strstr(script, " << EOD\n"), "%s: data not inline", gp);
 		cr_expect_not_null(strstr(script, "set output '"), "%s", gp);
 		free(script);
+		/* The same data, for other tools, in a .dat file beside it. */
+		strcpy(strrchr(gp, '.'), ".dat");
+		script = slurp(gp);
+		cr_assert_not_null(script, "no data file %s", gp);
+		cr_expect_not_null(strstr(script, "(index 0)\n"), "%s", gp);
+		free(script);
 		free(gp);
 		n++;
 	}
