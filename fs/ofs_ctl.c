@@ -6,6 +6,11 @@
  * and served with direct I/O. `ctl` takes commands, one a line; a write
  * with any bad line fails with EINVAL and changes nothing. Only the
  * mounting user or root may write it. Nothing here is profiled.
+ *
+ * Some files exist only at times: the kernel module's layers are there
+ * while /proc/osprof is (ofs_kmod.c). Each entry may name a presence
+ * predicate; an absent entry is neither listed nor found, and keeps its
+ * inode number and readdir offset, so the others never move.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,13 +26,17 @@
 
 #define CTL_DIR_INO 2
 
-struct ctl_entry;
-typedef int (*ctl_gen_fn)(struct ofs *fs, FILE *out);
+/* Write the file's content for argument @arg (the entry's) to @out. */
+typedef int (*ctl_gen_fn)(struct ofs *fs, const char *arg, FILE *out);
+/* True when the file exists now. */
+typedef bool (*ctl_present_fn)(struct ofs *fs, const char *arg);
 
 struct ctl_entry {
 	const char *name;
 	mode_t mode;
 	ctl_gen_fn gen;
+	const char *arg;         /* passed to gen and present */
+	ctl_present_fn present;  /* NULL: always there */
 };
 
 /* An open control file: its generated content. */
@@ -40,24 +49,53 @@ struct ofs_ctl {
 	pthread_mutex_t mu; /* serialises ctl commands */
 };
 
-static int gen_stats(struct ofs *fs, FILE *out);
-static int gen_json(struct ofs *fs, FILE *out);
-static int gen_metrics(struct ofs *fs, FILE *out);
-static int gen_timeline(struct ofs *fs, FILE *out);
-static int gen_ctl(struct ofs *fs, FILE *out);
+static int gen_stats(struct ofs *fs, const char *arg, FILE *out);
+static int gen_json(struct ofs *fs, const char *arg, FILE *out);
+static int gen_metrics(struct ofs *fs, const char *arg, FILE *out);
+static int gen_timeline(struct ofs *fs, const char *arg, FILE *out);
+static int gen_ctl(struct ofs *fs, const char *arg, FILE *out);
 
-/* Inode numbers are CTL_DIR_INO + 1 + index. */
+/* The files, in listing order; new ones go before the sentinel. */
+enum ctl_file {
+	CF_STATS,
+	CF_STATS_JSON,
+	CF_METRICS,
+	CF_TIMELINE,
+	CF_CTL,
+	CF_LOWER,
+	CF_LOWER_JSON,
+	CF_BLOCK,
+	CF_BLOCK_JSON,
+	CF_IRQ,
+	CF_IRQ_JSON,
+	CF__COUNT
+};
+
+/* Inode numbers are CTL_DIR_INO + 1 + index: fixed, present or not. */
 static const struct ctl_entry entries[] = {
-	{ "stats", 0444, gen_stats },
-	{ "stats.json", 0444, gen_json },
-	{ "metrics", 0444, gen_metrics },
-	{ "timeline", 0444, gen_timeline },
-	{ "ctl", 0644, gen_ctl },
+	[CF_STATS] = { "stats", 0444, gen_stats, NULL, NULL },
+	[CF_STATS_JSON] = { "stats.json", 0444, gen_json, NULL, NULL },
+	[CF_METRICS] = { "metrics", 0444, gen_metrics, NULL, NULL },
+	[CF_TIMELINE] = { "timeline", 0444, gen_timeline, NULL, NULL },
+	[CF_CTL] = { "ctl", 0644, gen_ctl, NULL, NULL },
+	[CF_LOWER] = { "lower", 0444, ofs_kmod_gen_text, "lower", ofs_kmod_present },
+	[CF_LOWER_JSON] = { "lower.json", 0444, ofs_kmod_gen_json, "lower", ofs_kmod_present },
+	[CF_BLOCK] = { "block", 0444, ofs_kmod_gen_text, "block", ofs_kmod_present },
+	[CF_BLOCK_JSON] = { "block.json", 0444, ofs_kmod_gen_json, "block", ofs_kmod_present },
+	[CF_IRQ] = { "irq", 0444, ofs_kmod_gen_text, "irq", ofs_kmod_present },
+	[CF_IRQ_JSON] = { "irq.json", 0444, ofs_kmod_gen_json, "irq", ofs_kmod_present },
 };
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))
-#define CTL_FILE_INO (CTL_DIR_INO + NENTRIES) /* "ctl" is last */
+_Static_assert(NENTRIES == CF__COUNT, "an entry for every control file");
+#define CTL_FILE_INO (CTL_DIR_INO + 1 + CF_CTL)
 _Static_assert(CTL_DIR_INO + NENTRIES < 64, "control inodes stay below 64");
 
+static bool entry_present(struct ofs *fs, const struct ctl_entry *e)
+{
+	return !e->present || e->present(fs, e->arg);
+}
+
+/* The entry of @ino, present or not; NULL for the directory. */
 static const struct ctl_entry *entry_of(fuse_ino_t ino)
 {
 	if (ino <= CTL_DIR_INO || ino > CTL_DIR_INO + NENTRIES)
@@ -100,13 +138,15 @@ static int with_profile(struct ofs *fs, FILE *out,
 	return err;
 }
 
-static int gen_stats(struct ofs *fs, FILE *out)
+static int gen_stats(struct ofs *fs, const char *arg, FILE *out)
 {
+	(void)arg;
 	return with_profile(fs, out, osp_write_stats);
 }
 
-static int gen_json(struct ofs *fs, FILE *out)
+static int gen_json(struct ofs *fs, const char *arg, FILE *out)
 {
+	(void)arg;
 	return with_profile(fs, out, osp_write_json);
 }
 
@@ -115,22 +155,25 @@ static int write_metrics(FILE *out, const struct osp_profile *p)
 	return osp_write_openmetrics(out, p, "osprof_fs");
 }
 
-static int gen_metrics(struct ofs *fs, FILE *out)
+static int gen_metrics(struct ofs *fs, const char *arg, FILE *out)
 {
+	(void)arg;
 	return with_profile(fs, out, write_metrics);
 }
 
-static int gen_timeline(struct ofs *fs, FILE *out)
+static int gen_timeline(struct ofs *fs, const char *arg, FILE *out)
 {
+	(void)arg;
 	return with_profile(fs, out, osp_write_timeline);
 }
 
-static int gen_ctl(struct ofs *fs, FILE *out)
+static int gen_ctl(struct ofs *fs, const char *arg, FILE *out)
 {
 	uint64_t interval, dropped, inodes, fds;
 	unsigned cap;
 	bool handles;
 
+	(void)arg;
 	osp_set_timeline_info(fs->set, &interval, &cap, &dropped);
 	ofs_itab_stats(fs, &inodes, &fds, &handles);
 	fprintf(out, "profiling %s\n", osp_set_enabled(fs->set) ? "on" : "off");
@@ -142,8 +185,9 @@ static int gen_ctl(struct ofs *fs, FILE *out)
 	fprintf(out, "resolution %u\n", fs->opts.res);
 	fprintf(out, "cache %s\nentry_timeout %g\nattr_timeout %g\n",
 		ofs_cache_name(fs->opts.cache), fs->entry_timeout, fs->attr_timeout);
-	fprintf(out, "writeback %s\ncpu_time %s\n", fs->opts.writeback ? "on" : "off",
-		fs->opts.cpu_time ? "on" : "off");
+	fprintf(out, "writeback %s\ncpu_time %s\ncpu_source %s\n",
+		fs->opts.writeback ? "on" : "off", fs->opts.cpu_time ? "on" : "off",
+		ofs_cpu_source_name(&fs->opts));
 	fprintf(out, "clock %s %.6f\n", osp_clock_source_name(fs->clk.source),
 		fs->clk.cycles_per_ns);
 	fprintf(out, "lost %" PRIu64 "\n", osp_set_lost(fs->set));
@@ -151,6 +195,7 @@ static int gen_ctl(struct ofs *fs, FILE *out)
 		inodes, fds, fs->opts.fd_cache, handles ? "yes" : "no");
 	fprintf(out, "lower %s\nmount %s\npid %d\n", fs->opts.lower_abs,
 		fs->opts.mount_abs, (int)getpid());
+	ofs_kmod_describe(fs, out);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -291,7 +336,8 @@ static void c_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		e.ino = CTL_DIR_INO;
 	} else {
 		for (size_t i = 0; i < NENTRIES; i++)
-			if (parent == CTL_DIR_INO && strcmp(name, entries[i].name) == 0)
+			if (parent == CTL_DIR_INO && strcmp(name, entries[i].name) == 0 &&
+			    entry_present(fs, &entries[i]))
 				e.ino = CTL_DIR_INO + 1 + i;
 	}
 	if (!e.ino) {
@@ -343,6 +389,10 @@ static void c_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, EISDIR);
 		return;
 	}
+	if (!entry_present(ofs_of(req), e)) {
+		fuse_reply_err(req, ENOENT); /* gone since its lookup */
+		return;
+	}
 	if ((fi->flags & O_ACCMODE) != O_RDONLY &&
 	    (ino != CTL_FILE_INO || !may_write_ctl(req))) {
 		fuse_reply_err(req, EACCES);
@@ -355,7 +405,7 @@ static void c_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	err = e->gen(ofs_of(req), out);
+	err = e->gen(ofs_of(req), e->arg, out);
 	if (fclose(out) != 0 && !err)
 		err = -ENOMEM;
 	if (err) {
@@ -442,12 +492,14 @@ static void list_dir(fuse_req_t req, size_t size, off_t off, bool plus)
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	/* Offsets: 1 ".", 2 "..", 3.. the entries. */
+	/* Offsets: 1 ".", 2 "..", 3.. the entries, absent ones skipped. */
 	for (off_t i = off; i < (off_t)NENTRIES + 2; i++) {
 		const char *name = i == 0 ? "." : i == 1 ? ".." : entries[i - 2].name;
 		struct fuse_entry_param e = { 0 };
 		size_t n;
 
+		if (i >= 2 && !entry_present(fs, &entries[i - 2]))
+			continue;
 		ctl_attr(fs, i == 0 ? CTL_DIR_INO : i == 1 ? FUSE_ROOT_ID : CTL_DIR_INO + (fuse_ino_t)i - 1,
 			 &e.attr);
 		n = plus ? fuse_add_direntry_plus(req, p, rem, name, &e, i + 1)

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,7 +189,9 @@ static int serve(struct ofs *fs)
 	if (!cfg)
 		return -ENOMEM;
 	fuse_loop_cfg_set_clone_fd(cfg, fs->opts.clone_fd);
-	fuse_loop_cfg_set_idle_threads(cfg, fs->opts.max_idle_threads);
+	/* libfuse's parser says "not given" with UINT_MAX. */
+	if (fs->opts.max_idle_threads != UINT_MAX)
+		fuse_loop_cfg_set_idle_threads(cfg, fs->opts.max_idle_threads);
 	fuse_loop_cfg_set_max_threads(cfg, fs->opts.max_threads);
 	res = fuse_session_loop_mt(fs->se, cfg);
 	fuse_loop_cfg_destroy(cfg);
@@ -230,6 +233,7 @@ static void teardown(struct ofs *fs)
 {
 	osp_set_free(fs->set);
 	ofs_ctl_free(fs);
+	ofs_kmod_free(fs);
 	ofs_itab_free(fs->itab);
 	ofs_opts_free(&fs->opts);
 }
@@ -254,7 +258,8 @@ int main(int argc, char **argv)
 	gethostname(fs.host, sizeof(fs.host) - 1);
 	setup_caching(&fs);
 	if (open_lower(&fs) || check_mountpoint(&fs.opts) || setup_profile(&fs) ||
-	    ofs_ctl_new(&fs) || ofs_creds_init() || add_mount_opts(&fs, &args))
+	    ofs_ctl_new(&fs) || ofs_kmod_new(&fs) || ofs_creds_init() ||
+	    add_mount_opts(&fs, &args))
 		goto out;
 	fs.se = fuse_session_new(&args, &ofs_prof_ops, sizeof(ofs_prof_ops), &fs);
 	if (!fs.se)
@@ -265,7 +270,9 @@ int main(int argc, char **argv)
 	if (fuse_session_mount(fs.se, fs.opts.mount_abs) != 0)
 		goto out_signals;
 	fuse_daemonize(fs.opts.foreground);
+	ofs_kmod_register(&fs); /* after daemonizing: the pid is final */
 	res = serve(&fs);
+	ofs_kmod_unregister(&fs);
 	fuse_session_unmount(fs.se);
 	/* A signal number means a clean stop by SIGINT/SIGTERM. */
 	ret = res < 0 ? 1 : 0;

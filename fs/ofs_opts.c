@@ -24,7 +24,7 @@
 struct raw {
 	char *res, *timeline, *timeline_size, *ctl_name, *cache;
 	char *entry_timeout, *attr_timeout, *fd_cache, *readdirplus, *dump;
-	int writeback, cpu_time, noprofile;
+	int writeback, cpu_time, vtimers, noprofile;
 	int nonopt;
 	struct ofs_opts *o;
 };
@@ -50,6 +50,7 @@ static const struct fuse_opt specs[] = {
 	FLAG("writeback", writeback, 1),
 	FLAG("no_writeback", writeback, 0),
 	FLAG("cpu_time", cpu_time, 1),
+	FLAG("vtimers", vtimers, 1),
 	FLAG("noprofile", noprofile, 1),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_KEY("-h", KEY_HELP),
@@ -77,6 +78,9 @@ static void usage(const char *prog)
 "    -o attr_timeout=S      attribute timeout in seconds (overrides the mode)\n"
 "    -o writeback           kernel writeback cache (with cache=auto|always)\n"
 "    -o cpu_time            also record each request's thread CPU time\n"
+"    -o vtimers             record each request's virtual time instead (the\n"
+"                           time its thread ran, without interrupts), from\n"
+"                           osprof.ko's virtual timers (/dev/osprof_vt)\n"
 "    -o noprofile           start with recording disabled ('enable' in ctl)\n"
 "    -o timeline=MS         snapshot per-interval deltas every MS milliseconds\n"
 "    -o timeline_size=N     keep at most N snapshots (default 1000)\n"
@@ -193,8 +197,14 @@ static int parse_misc(struct ofs_opts *o, const struct raw *r)
 		else if (strcmp(r->readdirplus, "auto") != 0)
 			return bad("readdirplus", r->readdirplus, "expected auto, yes or no");
 	}
+	if (r->cpu_time && r->vtimers) {
+		fprintf(stderr, "osprof-fs: -o cpu_time and -o vtimers exclude each other: choose one source of CPU time\n");
+		return -1;
+	}
 	o->writeback = r->writeback;
-	o->cpu_time = r->cpu_time;
+	/* Either fills the CPU histograms; vtimers says which source. */
+	o->cpu_time = r->cpu_time || r->vtimers;
+	o->vtimers = r->vtimers;
 	o->noprofile = r->noprofile;
 	return 0;
 }
@@ -346,6 +356,11 @@ const char *ofs_cache_name(enum ofs_cache c)
 	return c == OFS_CACHE_ALWAYS ? "always" : c == OFS_CACHE_AUTO ? "auto" : "never";
 }
 
+const char *ofs_cpu_source_name(const struct ofs_opts *o)
+{
+	return o->vtimers ? "vtimer" : o->cpu_time ? "thread_cputime" : "none";
+}
+
 int ofs_opts_describe(const struct ofs *fs, struct osp_profile *p)
 {
 	const struct ofs_opts *o = &fs->opts;
@@ -358,6 +373,8 @@ int ofs_opts_describe(const struct ofs *fs, struct osp_profile *p)
 	err |= osp_kv_set_bool(l, "direct_io", fs->direct_io);
 	err |= osp_kv_set_bool(l, "writeback", o->writeback);
 	err |= osp_kv_set_bool(l, "cpu_time", o->cpu_time);
+	if (o->cpu_time)
+		err |= osp_kv_set_str(l, "cpu_source", ofs_cpu_source_name(o));
 	err |= osp_kv_set_str(l, "threads", o->singlethread ? "single" : "multi");
 	err |= osp_kv_set_str(l, "readdirplus", o->readdirplus < 0 ? "auto" :
 						 o->readdirplus ? "yes" : "no");

@@ -5,9 +5,10 @@
  * counted), and times every other one from entry to reply around the pure
  * passthrough: two cycle-counter reads and one lock-free record, nothing
  * when recording is disabled. With -o cpu_time the thread's CPU time for
- * the request is recorded too. Requests that touch the lower name space
- * with permission checks run as the caller (ofs_creds) when root serves
- * other users.
+ * the request is recorded too; with -o vtimers, in its place, the
+ * request's virtual time from osprof.ko (ofs_kmod.c). Requests that touch
+ * the lower name space with permission checks run as the caller
+ * (ofs_creds) when root serves other users.
  */
 #include <errno.h>
 #include <string.h>
@@ -62,6 +63,7 @@ struct timing {
 	struct ofs *fs;
 	uint64_t c0;      /* clock counter at entry */
 	uint64_t cpu0_ns; /* thread CPU time at entry (cpu_time only) */
+	bool vt_on;       /* this thread's virtual timer runs (vtimers only) */
 };
 
 static __thread struct timing pending;
@@ -83,6 +85,16 @@ static inline void timing_start(struct ofs *fs, enum ofs_op op)
 		return;
 	t->op = op;
 	t->fs = fs;
+	if (fs->opts.vtimers) {
+		/*
+		 * Inside the latency interval, so that cpu <= latency holds
+		 * per request (latency = cpu + wait); the latency then
+		 * includes the two ioctls.
+		 */
+		t->c0 = osp_clock_read(&fs->clk);
+		t->vt_on = ofs_kmod_vt_start(fs);
+		return;
+	}
 	t->cpu0_ns = fs->opts.cpu_time ? thread_cpu_ns() : 0;
 	t->c0 = osp_clock_read(&fs->clk);
 }
@@ -95,8 +107,11 @@ void ofs_prof_replying(void)
 	if (!t->on)
 		return;
 	t->on = false;
+	/* The virtual timer stops before the latency ends (timing_start). */
+	if (t->fs->opts.vtimers && t->vt_on)
+		cpu_ns = ofs_kmod_vt_stop(t->fs);
 	lat_ns = osp_clock_to_ns(&t->fs->clk, osp_clock_read(&t->fs->clk) - t->c0);
-	if (t->fs->opts.cpu_time)
+	if (t->fs->opts.cpu_time && !t->fs->opts.vtimers)
 		cpu_ns = thread_cpu_ns() - t->cpu0_ns;
 	osp_set_record(t->fs->set, t->op, lat_ns, cpu_ns);
 }

@@ -3,6 +3,7 @@
 # Install what osprof needs on Debian 12: "deps.sh build" for building and
 # running, "deps.sh test" adds what the test suite needs (Criterion, the
 # kernel image, headers, QEMU and busybox for the module's VM test,
+# e2fsprogs for the ext4 disk osprof-fs is tested on in that VM,
 # Chromium for the HTML report test), "deps.sh demo" adds the Linux
 # sources, the default grep workload.
 set -euo pipefail
@@ -14,7 +15,7 @@ case "$want" in
   demo) pkgs+=(linux-source) ;;
   test) pkgs+=(libcriterion-dev linux-headers-amd64 linux-image-amd64
                qemu-system-x86 busybox-static chromium libpng-dev kmod cpio
-               xz-utils) ;;
+               xz-utils e2fsprogs) ;;
   *) echo "usage: deps.sh build|demo|test" >&2; exit 2 ;;
 esac
 sudo=""

@@ -3,8 +3,8 @@
  * Mount-level test harness: start the real osprof-fs daemon on a private
  * temporary directory, wait for the mount, and always unmount and reap it.
  * The daemon runs in the foreground with PR_SET_PDEATHSIG, so a crashing
- * test cannot leave a mount behind; its stderr is kept and any sanitizer
- * report, error or warning in it fails the test.
+ * test cannot leave a mount behind; its stderr is kept, and anything at
+ * all in it (a sanitizer report, a warning) fails the test.
  */
 #ifndef TESTS_FS_HARNESS_H
 #define TESTS_FS_HARNESS_H

@@ -248,9 +248,9 @@ Test(daemon, help_documents_every_option)
 {
 	static const char *const opts[] = {
 		"resolution=", "cache=", "entry_timeout=", "attr_timeout=",
-		"writeback", "cpu_time", "noprofile", "timeline=", "timeline_size=",
-		"ctl_name=", "fd_cache=", "readdirplus=", "--dump", "allow_other",
-		"-f", "-d", "-s", "max_threads",
+		"writeback", "cpu_time", "vtimers", "noprofile", "timeline=",
+		"timeline_size=", "ctl_name=", "fd_cache=", "readdirplus=", "--dump",
+		"allow_other", "-f", "-d", "-s", "max_threads",
 	};
 	char cmd[PATH_MAX + 32], out[PATH_MAX], *s;
 

@@ -10,9 +10,20 @@
 # disk, boots the kernel in QEMU (TCG), and turns the guest's PASS/FAIL
 # lines into the exit status. Missing packages fail the test loudly.
 #
+# With --osprof-fs, --osprof-report and --fs-check (meson passes all
+# three) it also tests osprof-fs with the module: the three host programs
+# go into the guest's /usr/bin with their shared libraries, fuse.ko and
+# ext4.ko (with crc32c_generic, which ext4 needs at mount) are loaded, an
+# ext4 image made here with mke2fs (e2fsprogs) and filled with a small
+# tree becomes a second virtio disk, and guest/fs.sh mounts osprof-fs over
+# it and checks the kernel layers seen through .osprof/.
+#
 # Usage: run-vm-test.sh [options]
 #   --keep              keep the work directory (printed) for inspection
 #   --log FILE          copy the guest console log to FILE
+#   --osprof-fs PATH    the osprof-fs integration: this osprof-fs binary,
+#   --osprof-report PATH   this osprof-report
+#   --fs-check PATH        and this ofs-vm-check (tests/vm/ofs_vm_check.c)
 #   --extra-bin PATH    copy a host program (and the shared libraries ldd
 #                       names) into the guest, at the same path
 #   --extra-module NAME also load module NAME (and its dependencies),
@@ -34,6 +45,11 @@ LOG=
 EXTRA_BINS=(${OKM_VM_EXTRA_BINS:-})
 EXTRA_MODULES=(${OKM_VM_EXTRA_MODULES:-})
 EXTRA_TEST=${OKM_VM_EXTRA_TEST:-}
+FS_BIN=
+REPORT_BIN=
+CHECK_BIN=
+# mke2fs and friends live in sbin, which a user's PATH may lack.
+PATH=$PATH:/usr/sbin:/sbin
 
 die() {
 	echo "kmod-vm: FATAL: $*" >&2
@@ -48,6 +64,9 @@ while [ $# -gt 0 ]; do
 	--extra-bin) EXTRA_BINS+=("$2"); shift ;;
 	--extra-module) EXTRA_MODULES+=("$2"); shift ;;
 	--extra-test) EXTRA_TEST=$2; shift ;;
+	--osprof-fs) FS_BIN=$2; shift ;;
+	--osprof-report) REPORT_BIN=$2; shift ;;
+	--fs-check) CHECK_BIN=$2; shift ;;
 	*) die "unknown option '$1' (see the header of $0)" ;;
 	esac
 	shift
@@ -66,6 +85,19 @@ need awk gawk
 [ -x /bin/busybox ] || die "missing /bin/busybox: install package busybox-static"
 if ldd /bin/busybox >/dev/null 2>&1; then
 	die "/bin/busybox is dynamically linked: install package busybox-static"
+fi
+if [ -n "$FS_BIN$REPORT_BIN$CHECK_BIN" ]; then
+	[ -n "$FS_BIN" ] && [ -n "$REPORT_BIN" ] && [ -n "$CHECK_BIN" ] ||
+		die "--osprof-fs, --osprof-report and --fs-check go together"
+	for b in "$FS_BIN" "$REPORT_BIN" "$CHECK_BIN"; do
+		[ -x "$b" ] || die "$b: not an executable (build it first)"
+	done
+	FS_BIN=$(readlink -f "$FS_BIN")
+	REPORT_BIN=$(readlink -f "$REPORT_BIN")
+	CHECK_BIN=$(readlink -f "$CHECK_BIN")
+	need mke2fs e2fsprogs
+	need ldd libc-bin
+	EXTRA_MODULES+=(fuse crc32c_generic ext4)
 fi
 
 # The newest kernel with an image, modules and headers.
@@ -170,12 +202,12 @@ for p in "${MOD_ORDER[@]}"; do
 	echo "$name" >>"$ROOT/etc/okm-modules"
 done
 
-# Extra host programs with their shared libraries (the osprof-fs hook).
+# Host programs with their shared libraries: copy_with_libs PATH [GUEST_PATH].
 copy_with_libs() {
-	local f=$1 lib
+	local f=$1 dest=${2:-$1} lib
 	[ -e "$f" ] || die "--extra-bin $f: no such file"
-	mkdir -p "$ROOT$(dirname "$f")"
-	cp -L "$f" "$ROOT$f"
+	mkdir -p "$ROOT$(dirname "$dest")"
+	cp -L "$f" "$ROOT$dest"
 	for lib in $(ldd "$f" 2>/dev/null | grep -oE '/[^ ]+' || true); do
 		mkdir -p "$ROOT$(dirname "$lib")"
 		[ -e "$ROOT$lib" ] || cp -L "$lib" "$ROOT$lib"
@@ -189,6 +221,39 @@ if [ -n "$EXTRA_TEST" ]; then
 	install -m 0755 "$EXTRA_TEST" "$ROOT/extra-tests.sh"
 fi
 
+# The osprof-fs integration: its programs, its script, and the ext4 disk
+# it mounts over (a few hundred small files and one larger one).
+DRIVES=(-drive "file=$WORK/disk.img,format=raw,if=virtio")
+if [ -n "$FS_BIN" ]; then
+	copy_with_libs "$FS_BIN" /usr/bin/osprof-fs
+	copy_with_libs "$REPORT_BIN" /usr/bin/osprof-report
+	copy_with_libs "$CHECK_BIN" /usr/bin/ofs-vm-check
+	strip --strip-debug "$ROOT"/usr/bin/osprof-fs "$ROOT"/usr/bin/osprof-report \
+		"$ROOT"/usr/bin/ofs-vm-check
+	# glibc loads libgcc_s when a thread is cancelled (libfuse's workers
+	# at unmount); ldd cannot name a library loaded at run time.
+	gcc_s=$(ldconfig -p | awk '/libgcc_s\.so\.1 .*x86-64/ && !n++ { print $NF }')
+	[ -n "$gcc_s" ] || die "no libgcc_s.so.1 for the guest: install package libgcc-s1"
+	mkdir -p "$ROOT$(dirname "$gcc_s")"
+	cp -L "$gcc_s" "$ROOT$gcc_s"
+	install -m 0755 "$SRC/tests/vm/guest/fs.sh" "$ROOT/fs-tests.sh"
+	tree=$WORK/fstree
+	mkdir -p "$tree"
+	for d in a b c d; do
+		mkdir -p "$tree/$d"
+		head -c $((64 * 4096)) /dev/urandom >"$WORK/chunk"
+		(cd "$tree/$d" && split -b 4096 -d -a 3 "$WORK/chunk" f)
+	done
+	head -c $((2 << 20)) /dev/urandom >"$tree/big"
+	rm -f "$WORK/chunk"
+	if ! mke2fs -q -F -t ext4 -L osprof-vm -d "$tree" "$WORK/fs.img" 32M \
+		>"$WORK/mke2fs.log" 2>&1; then
+		cat "$WORK/mke2fs.log" >&2
+		die "mke2fs cannot make the ext4 image"
+	fi
+	DRIVES+=(-drive "file=$WORK/fs.img,format=raw,if=virtio")
+fi
+
 (cd "$ROOT" && find . | cpio -o -H newc --quiet | gzip -1) >"$WORK/initrd.gz"
 truncate -s 64M "$WORK/disk.img"
 
@@ -200,7 +265,7 @@ set +e
 timeout --foreground -k 5 "$BOOT_TIMEOUT" qemu-system-x86_64 \
 	-accel tcg -m 512 -smp 2 -nographic -no-reboot \
 	-kernel "$VMLINUZ" -initrd "$WORK/initrd.gz" \
-	-drive "file=$WORK/disk.img,format=raw,if=virtio" \
+	"${DRIVES[@]}" \
 	-append "console=ttyS0 panic=-1 oops=panic quiet" \
 	</dev/null >"$CONSOLE" 2>&1
 qrc=$?

@@ -7,9 +7,11 @@
 # "PASS <name>" or "FAIL <name>: <why>"; "OKM-VM: done" marks a complete
 # run. tests/vm/run-vm-test.sh turns the lines into the test's result.
 #
-# Hook for later integration tests: an executable /extra-tests.sh (the
-# host's --extra-test) runs with the module loaded, after the built-in
-# tests; it prints PASS/FAIL lines of its own.
+# With the module loaded, /fs-tests.sh (guest/fs.sh, when the host packed
+# osprof-fs) tests osprof-fs over ext4 with the module. Hook for other
+# integration tests: an executable /extra-tests.sh (the host's
+# --extra-test) runs with the module loaded, after the built-in tests;
+# each prints PASS/FAIL lines of its own.
 
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 mount -t proc proc /proc
@@ -67,6 +69,15 @@ run ctl-errors
 run ctl-fuzz
 run rmmod-busy
 run proc-readable
+
+# --- osprof-fs over ext4 with the module (its daemon gone before the
+# unload tests below) ---
+if [ -x /fs-tests.sh ]; then
+	echo "OKM-VM: osprof-fs tests"
+	# On one CPU: a FUSE round trip between two TCG vCPUs waits for the
+	# idle one's next tick (4 ms), which made the workload 10x slower.
+	taskset 1 /fs-tests.sh
+fi
 
 # --- the exported API, from another module ---
 if insmod /okm_kapi_test.ko; then
