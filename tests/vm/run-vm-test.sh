@@ -260,13 +260,22 @@ truncate -s 64M "$WORK/disk.img"
 t_built=$(date +%s.%N)
 
 # --- boot and test ---
+# One host thread runs both vCPUs (thread=single). With a thread per vCPU,
+# QEMU before 9.1 can translate kernel text on one vCPU while the other
+# patches it (text_poke_bp: int3, then the new bytes) and keep the stale
+# translation: that vCPU then traps forever on an int3 no longer in
+# memory, a soft lockup at insmod or rmmod, which patch every probed site
+# (fixed by QEMU 8.1's deba78709ae8 "accel/tcg: Always lock pages before
+# translation", for blocks spanning two pages in 9.1). One thread is also
+# faster here. A soft lockup panics: a hang fails in about 30 s, not at
+# the timeout.
 CONSOLE=$WORK/console.log
 set +e
 timeout --foreground -k 5 "$BOOT_TIMEOUT" qemu-system-x86_64 \
-	-accel tcg -m 512 -smp 2 -nographic -no-reboot \
+	-accel tcg,thread=single -m 512 -smp 2 -nographic -no-reboot \
 	-kernel "$VMLINUZ" -initrd "$WORK/initrd.gz" \
 	"${DRIVES[@]}" \
-	-append "console=ttyS0 panic=-1 oops=panic quiet" \
+	-append "console=ttyS0 panic=-1 oops=panic softlockup_panic=1 quiet" \
 	</dev/null >"$CONSOLE" 2>&1
 qrc=$?
 set -e

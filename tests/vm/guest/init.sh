@@ -95,16 +95,29 @@ else
 fi
 
 # --- unload while probes fire, registered tasks hold contexts, and a
-# kernel-API timer (kapi.leftover) is alive ---
-okm-guest load &
-load1=$!
-okm-guest load &
-load2=$!
-sleep 1
-if rmmod osprof; then pass rmmod_under_load; else fail rmmod_under_load "status $?"; fi
-sleep 0.5
-kill "$load1" "$load2"
-wait "$load1" "$load2" 2>/dev/null
+# kernel-API timer (kapi.leftover) is alive; then load and unload twice
+# more under the same load (each patches every probed site of the kernel
+# text while the other CPU runs it: the soft lockups of a threaded TCG,
+# see run-vm-test.sh) ---
+unload_under_load() {
+	okm-guest load &
+	load1=$!
+	okm-guest load &
+	load2=$!
+	sleep 1
+	if rmmod osprof; then pass "$1"; else fail "$1" "status $?"; fi
+	sleep 0.5
+	kill "$load1" "$load2"
+	wait "$load1" "$load2" 2>/dev/null
+}
+unload_under_load rmmod_under_load
+for round in 2 3; do
+	if insmod /osprof.ko; then
+		unload_under_load "rmmod_under_load_$round"
+	else
+		fail "insmod_under_load_$round" "status $?"
+	fi
+done
 # Reloaded with the TSC clock forced: the path real hardware takes (the
 # kernel distrusts the TSC under TCG, so clock=auto chose ktime above).
 if insmod /osprof.ko clock=tsc; then pass insmod_after_unload_under_load; else
