@@ -89,6 +89,7 @@ struct ofs_opts {
 	/* FUSE's own */
 	bool foreground, debug, singlethread;
 	unsigned max_threads, max_idle_threads;
+	unsigned poll_us;      /* > 0: ofs_loop_poll with this window */
 	bool clone_fd;
 };
 
@@ -267,6 +268,14 @@ void ofs_kmod_describe(struct ofs *fs, FILE *out);
 bool ofs_kmod_vt_start(struct ofs *fs);
 /* Stop it: the virtual ns of the interval just ended (0, counted, on error). */
 uint64_t ofs_kmod_vt_stop(struct ofs *fs);
+
+/* ---- the polling session loop (ofs_loop.c) ---- */
+/*
+ * ofs_loop_poll - serve @se with @nthreads workers that poll /dev/fuse for
+ * @poll_ns after each request (at SCHED_IDLE) before blocking. Returns 0
+ * when the session ends (unmount, signal), or -errno.
+ */
+int ofs_loop_poll(struct fuse_session *se, unsigned nthreads, uint64_t poll_ns);
 
 /* ---- the timing wrapper (ofs_prof.c) ---- */
 extern const struct fuse_lowlevel_ops ofs_prof_ops;

@@ -185,6 +185,13 @@ static int serve(struct ofs *fs)
 
 	if (fs->opts.singlethread)
 		return fuse_session_loop(fs->se);
+	if (fs->opts.poll_us) {
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+		/* One poller per CPU: more only compete for the same CPUs. */
+		return ofs_loop_poll(fs->se, ncpu > 1 ? (unsigned)ncpu : 2,
+				     (uint64_t)fs->opts.poll_us * 1000);
+	}
 	cfg = fuse_loop_cfg_create();
 	if (!cfg)
 		return -ENOMEM;

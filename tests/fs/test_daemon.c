@@ -273,3 +273,37 @@ Test(daemon, other_control_directory_name)
 	cr_expect_neq(access(h_path(p, m.dir, ".osprof"), F_OK), 0);
 	cr_expect_eq(h_stop(&m), 0);
 }
+
+Test(daemon, polling_workers_serve_and_stop_cleanly)
+{
+	const char *args[] = { "-o", "poll_us=100", NULL };
+	char file[PATH_MAX], *s;
+	struct osp_profile *p;
+	int status;
+
+	h_start(&m, args);
+	for (int i = 0; i < 50; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "f%d", i);
+		cr_assert_eq(h_write_str(h_path(file, m.dir, name), name), 0);
+		s = h_slurp(file, NULL);
+		cr_expect_str_eq(s, name);
+		free(s);
+	}
+	p = h_profile(&m);
+	cr_expect_geq(h_count(p, "write"), 50);
+	cr_expect_geq(h_count(p, "read"), 50);
+	osp_profile_free(p);
+	/* Idle long past the window (workers asleep), then a signal. */
+	usleep(300 * 1000);
+	cr_assert_eq(kill(m.pid, SIGTERM), 0);
+	cr_assert_eq(waitpid(m.pid, &status, 0), m.pid);
+	m.pid = 0;
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "clean exit");
+	cr_expect_neq(h_sh("grep -q ' %s fuse' /proc/mounts", m.dir), 0, "unmounted");
+	/* And stopped by fusermount3 -u while busy polling. */
+	h_start(&m, args);
+	cr_assert_eq(h_write_str(h_path(file, m.dir, "again"), "x"), 0);
+	cr_expect_eq(h_stop(&m), 0);
+}
