@@ -54,7 +54,8 @@ void pt_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 	pt_reply_err(req, err);
 }
 
-void pt_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+/* getxattr of @name, or listxattr when @name is NULL. */
+static void query(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
 	struct ofs_inode *in;
 	char proc[32], *buf = NULL;
@@ -67,31 +68,21 @@ void pt_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 	}
 	if (xattr_begin(req, ino, &in, proc) < 0)
 		return;
-	n = getxattr(proc, name, buf, size);
+	n = name ? getxattr(proc, name, buf, size) : listxattr(proc, buf, size);
 	if (n < 0)
 		err = errno;
 	ofs_inode_fd_put(ofs_of(req), in);
 	xattr_reply(req, size, buf, n, err);
 }
 
+void pt_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+	query(req, ino, name, size);
+}
+
 void pt_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
-	struct ofs_inode *in;
-	char proc[32], *buf = NULL;
-	ssize_t n;
-	int err = 0;
-
-	if (size && !(buf = ofs_pt_iobuf(size))) {
-		pt_reply_err(req, ENOMEM);
-		return;
-	}
-	if (xattr_begin(req, ino, &in, proc) < 0)
-		return;
-	n = listxattr(proc, buf, size);
-	if (n < 0)
-		err = errno;
-	ofs_inode_fd_put(ofs_of(req), in);
-	xattr_reply(req, size, buf, n, err);
+	query(req, ino, NULL, size);
 }
 
 void pt_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
