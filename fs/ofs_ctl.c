@@ -39,11 +39,25 @@ struct ctl_entry {
 	ctl_present_fn present;  /* NULL: always there */
 };
 
-/* An open control file: its generated content. */
+/*
+ * An open control file: its generated content. The kernel takes a reply's
+ * data during the writev that sends it, so the reader can close the file
+ * and release can run before the replying thread is back from writev:
+ * the open file and each read in flight hold a reference.
+ */
 struct ctl_buf {
 	char *data;
 	size_t len;
+	unsigned refs; /* atomic */
 };
+
+static void ctl_buf_put(struct ctl_buf *b)
+{
+	if (__atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		free(b->data);
+		free(b);
+	}
+}
 
 struct ofs_ctl {
 	pthread_mutex_t mu; /* serialises ctl commands */
@@ -416,10 +430,9 @@ static void c_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	fi->fh = (uintptr_t)b;
 	fi->direct_io = 1; /* size 0 in getattr: reads must reach us */
-	if (fuse_reply_open(req, fi) == -ENOENT) {
-		free(b->data);
-		free(b);
-	}
+	b->refs = 1;
+	if (fuse_reply_open(req, fi) == -ENOENT)
+		ctl_buf_put(b);
 }
 
 static void c_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -428,11 +441,13 @@ static void c_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct ctl_buf *b = (struct ctl_buf *)(uintptr_t)fi->fh;
 
 	(void)ino;
+	__atomic_add_fetch(&b->refs, 1, __ATOMIC_ACQ_REL);
 	if ((size_t)off >= b->len)
 		fuse_reply_buf(req, NULL, 0);
 	else
 		fuse_reply_buf(req, b->data + off,
 			       size < b->len - (size_t)off ? size : b->len - (size_t)off);
+	ctl_buf_put(b);
 }
 
 static void c_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
@@ -465,10 +480,8 @@ static void c_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct ctl_buf *b = (struct ctl_buf *)(uintptr_t)fi->fh;
 
 	(void)ino;
-	if (b) {
-		free(b->data);
-		free(b);
-	}
+	if (b)
+		ctl_buf_put(b);
 	fuse_reply_err(req, 0);
 }
 

@@ -119,13 +119,15 @@ void h_start(struct mnt *m, const char *const *args)
  * A healthy daemon says nothing: any line on its stderr (a sanitizer
  * report, a libfuse complaint, a warning of ours) fails the test.
  */
-static void check_log(const struct mnt *m)
+static void check_log(struct mnt *m)
 {
 	char *log = h_slurp(m->log, NULL);
 
-	if (!log)
-		return;
-	cr_expect_str_empty(log, "daemon stderr says: %s", log);
+	if (log && log[0]) {
+		m->bad_stderr = true;
+		fprintf(stderr, "osprof-fs wrote to stderr (%s):\n%s", m->log, log);
+	}
+	cr_expect_str_empty(log ? log : "", "daemon stderr is not empty");
 	free(log);
 }
 
@@ -162,6 +164,8 @@ void h_cleanup(struct mnt *m)
 		h_stop(m);
 	if (m->top[0])
 		h_sh("rm -rf '%s'", m->top);
+	if (m->bad_stderr)
+		abort();
 }
 
 struct osp_profile *h_profile(struct mnt *m)

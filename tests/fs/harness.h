@@ -23,6 +23,7 @@ struct mnt {
 	char log[PATH_MAX];    /* the daemon's stderr */
 	char ctl[PATH_MAX + 32]; /* dir/.osprof */
 	pid_t pid;
+	bool bad_stderr;       /* the daemon said something: the test fails */
 };
 
 /* Path of the osprof-fs binary (OSPROF_FS from meson). */
@@ -40,7 +41,11 @@ void h_start_at(struct mnt *m, const char *lower, const char *dir,
 void h_start(struct mnt *m, const char *const *args);
 /* Unmount, reap, check stderr; returns the daemon's exit status. */
 int h_stop(struct mnt *m);
-/* Remove the temporary tree. */
+/*
+ * Stop the daemon if running, remove the temporary tree. Meant for a
+ * suite's .fini, where Criterion ignores failed assertions: a daemon that
+ * wrote to stderr makes it abort, which Criterion does count.
+ */
 void h_cleanup(struct mnt *m);
 
 /* The mount's current profile from .osprof/stats.json (checked). */

@@ -15,6 +15,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
@@ -295,4 +296,36 @@ Test(ctl, text_views_and_metrics)
 	cr_expect_eq(rmdir(m.ctl), -1);
 	cr_expect_eq(rename(m.ctl, M("elsewhere")), -1);
 	cr_expect_eq(errno, EPERM);
+}
+
+/*
+ * Regression: a reader could close a control file and its release free
+ * the content while the thread that replied to its read was still in
+ * writev (seen by AddressSanitizer). Many readers at once, every read whole.
+ */
+Test(ctl, concurrent_readers_each_get_a_whole_snapshot)
+{
+	pid_t kids[4];
+
+	cr_assert_eq(h_write_str(M("x"), "x"), 0);
+	for (int k = 0; k < 4; k++) {
+		kids[k] = fork();
+		cr_assert_geq(kids[k], 0);
+		if (kids[k] == 0) {
+			for (int i = 0; i < 100; i++) {
+				char *s = ctl_read(i % 2 ? "stats.json" : "ctl");
+
+				if (!s || !(i % 2 ? strstr(s, "\n}\n") : strstr(s, "\npid ")))
+					_exit(1);
+				free(s);
+			}
+			_exit(0);
+		}
+	}
+	for (int k = 0; k < 4; k++) {
+		int st;
+
+		waitpid(kids[k], &st, 0);
+		cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "reader %d", k);
+	}
 }
