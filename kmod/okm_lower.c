@@ -21,6 +21,14 @@
  * vfs_statfs()). The VM test checks each op's count against the calls it
  * made, so a kernel that inlines differently shows up there.
  *
+ * Only calls on the file system's own objects count: where a probed
+ * function takes a struct file *, a call on anything but a regular file,
+ * a directory or a block device is declined like a call by an
+ * unregistered process (okm_lower_fs_file()). Otherwise a FUSE daemon's
+ * reads and writes of /dev/fuse, one of each per request served (the read
+ * blocking while it idles), would swamp the reads of its lower files, and
+ * its pipes, sockets, eventfds and ttys would count as file-system calls.
+ *
  * Histograms are per CPU (okm_cell.c); the return handler runs with
  * preemption off and kprobes do not nest on a CPU, and it still records
  * with interrupts off, as every recorder here does.
@@ -97,23 +105,33 @@ struct okm_lower_probe {
 	struct kretprobe rp;
 	const char *sym;          /* the probed function */
 	enum okm_lower_op op;
+	u8 file_args;             /* bit n: argument n is a struct file * */
 	bool open_may_create;     /* do_filp_open: FMODE_CREATED -> create */
 	bool registered;
 };
 
 #define OKM_LP(o, s) { .op = OKM_LOWER_##o, .sym = s }
+/* @args: OKM_LOWER_FILE_ARG(n) for each struct file * argument (from 0). */
+#define OKM_LPF(o, s, args) { .op = OKM_LOWER_##o, .sym = s, .file_args = (args) }
+#define OKM_LOWER_FILE_ARG(n) (1u << (n))
 
+/*
+ * The struct file * arguments, per the 6.1 signatures (include/linux/fs.h;
+ * vfs_readv/vfs_writev are static in fs/read_write.c, and a clone whose
+ * arguments changed would carry a suffix, .isra or .constprop, so a probe
+ * registered on the plain name sees the declared arguments).
+ */
 static struct okm_lower_probe okm_lower_probes[] = {
-	OKM_LP(READ, "vfs_read"),
-	OKM_LP(WRITE, "vfs_write"),
-	OKM_LP(READV, "vfs_readv"),
-	OKM_LP(WRITEV, "vfs_writev"),
+	OKM_LPF(READ, "vfs_read", OKM_LOWER_FILE_ARG(0)),
+	OKM_LPF(WRITE, "vfs_write", OKM_LOWER_FILE_ARG(0)),
+	OKM_LPF(READV, "vfs_readv", OKM_LOWER_FILE_ARG(0)),
+	OKM_LPF(WRITEV, "vfs_writev", OKM_LOWER_FILE_ARG(0)),
 	{ .op = OKM_LOWER_OPEN, .sym = "do_filp_open", .open_may_create = true },
 	OKM_LP(CREATE, "vfs_create"),
 	OKM_LP(GETATTR, "vfs_getattr_nosec"),
 	OKM_LP(SETATTR, "notify_change"),
-	OKM_LP(ITERATE_DIR, "iterate_dir"),
-	OKM_LP(FSYNC, "vfs_fsync_range"),
+	OKM_LPF(ITERATE_DIR, "iterate_dir", OKM_LOWER_FILE_ARG(0)),
+	OKM_LPF(FSYNC, "vfs_fsync_range", OKM_LOWER_FILE_ARG(0)),
 	OKM_LP(UNLINK, "vfs_unlink"),
 	OKM_LP(MKDIR, "vfs_mkdir"),
 	OKM_LP(RMDIR, "vfs_rmdir"),
@@ -124,8 +142,10 @@ static struct okm_lower_probe okm_lower_probes[] = {
 	OKM_LP(MKNOD, "vfs_mknod"),
 	OKM_LP(STATFS, "user_statfs"),
 	OKM_LP(STATFS, "fd_statfs"),
-	OKM_LP(FALLOCATE, "vfs_fallocate"),
-	OKM_LP(COPY_FILE_RANGE, "vfs_copy_file_range"),
+	OKM_LPF(FALLOCATE, "vfs_fallocate", OKM_LOWER_FILE_ARG(0)),
+	/* (file_in, pos_in, file_out, ...) */
+	OKM_LPF(COPY_FILE_RANGE, "vfs_copy_file_range",
+		OKM_LOWER_FILE_ARG(0) | OKM_LOWER_FILE_ARG(2)),
 };
 
 /* One op's histograms on one CPU. */
@@ -233,15 +253,59 @@ void okm_lower_task_exit(struct task_struct *p)
 	spin_unlock(&okm_pids_lock);
 }
 
+/*
+ * Is @f an object of a file system below us: a regular file, a directory,
+ * or a block device? The lower layer times a process's calls into the
+ * storage it serves from. Character devices (/dev/fuse, ttys, /dev/zero),
+ * pipes, sockets and anonymous inodes (eventfd, epoll, timerfd: no type
+ * bits at all) are its traffic with the kernel and other processes, not
+ * file-system calls. A block device stays: a daemon that keeps its file
+ * system on a device or image it reads itself (fuse2fs) makes its lower
+ * calls there. Symlinks cannot show up: only an O_PATH descriptor holds a
+ * symlink open, and read, write, fsync, fallocate, getdents and
+ * copy_file_range refuse O_PATH descriptors (EBADF) before reaching the
+ * probed functions. Reading the inode is safe: the caller holds the file,
+ * which pins its inode, and an inode's type never changes.
+ */
+static bool okm_lower_fs_file(const struct file *f)
+{
+	umode_t mode;
+
+	if (WARN_ON_ONCE(!f))
+		return false;
+	mode = file_inode(f)->i_mode;
+	return S_ISREG(mode) || S_ISDIR(mode) || S_ISBLK(mode);
+}
+
+/* Are all of @p's struct file * arguments in @regs file-system objects? */
+static bool okm_lower_args_fs_files(const struct okm_lower_probe *p,
+				    struct pt_regs *regs)
+{
+	unsigned int args = p->file_args, n;
+
+	for (n = 0; args; n++, args >>= 1) {
+		if ((args & 1) &&
+		    !okm_lower_fs_file((const struct file *)
+				       regs_get_kernel_argument(regs, n)))
+			return false;
+	}
+	return true;
+}
+
 static int okm_lower_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct okm_lower_ri *d = (struct okm_lower_ri *)ri->data;
+	const struct okm_lower_probe *p;
 	u64 excl[OKM_EXCL__COUNT];
 	unsigned long flags;
 
+	/* The pid first: an unregistered process pays only this check. */
 	if (!okm_on(OKM_LAYER_LOWER) ||
 	    !okm_lower_pid_registered(current->tgid))
 		return 1; /* not ours: do not hook the return */
+	p = container_of(get_kretprobe(ri), struct okm_lower_probe, rp);
+	if (p->file_args && !okm_lower_args_fs_files(p, regs))
+		return 1; /* not a file-system call: not hooked either */
 	d->task = okm_task_current_get(GFP_ATOMIC);
 	local_irq_save(flags);
 	d->t0 = okm_now();

@@ -8,7 +8,9 @@
 # system, a workload reads through the mount from a cold cache, and the
 # checks are: the daemon registers itself with the module and unregisters
 # at exit; .osprof/ lists and serves lower, block and irq and their JSON;
-# lower counts the daemon's reads; block counts exactly the disk's reads;
+# lower counts exactly the daemon's reads of ext4 (one pread per FUSE read,
+# the cache being off by default) and none of its /dev/fuse reads and
+# writes; block counts exactly the disk's reads;
 # every JSON file parses with core's reader with its checksums holding
 # (ofs-vm-check, and osprof-report show); with -o vtimers every request
 # gets a virtual time, on average within its latency; the timers go away
@@ -80,10 +82,22 @@ stop() {
 
 registered() { grep -E "^pids ([0-9]+,)*$1(,[0-9]+)*\$" /proc/osprof/ctl >/dev/null; }
 
-reads_done() { set -- $(cat /sys/block/$DEV/stat); echo "$1"; }
+# Completed reads, once the disk is idle: read-ahead still in flight when
+# cat returns would complete after the count yet appear in the profile.
+reads_done() {
+	i=0
+	while [ "$(cat /sys/block/$DEV/inflight | tr -s ' ' | sed 's/^ //')" != "0 0" ] &&
+		[ "$i" -lt 200 ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+	set -- $(cat /sys/block/$DEV/stat)
+	echo "$1"
+}
 
 # Read every file through the mount from a cold cache (so the lower file
 # system reads the disk); DISK_READS is how many reads the disk completed.
+# Reads only: ofs-vm-check lower counts on the daemon writing nothing below.
 workload() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
