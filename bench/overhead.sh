@@ -11,7 +11,8 @@
 # Measures, as issue 2 and 4 ask:
 #   - the cost of one recording (osprof-record-cost);
 #   - warm grep -r: native vs osprof-fs profiling off vs on, with the default
-#     caching (cache=never) and with kernel caching (cache=auto);
+#     caching (cache=never) and with kernel caching (cache=auto, always; also
+#     with -o poll_us=200);
 #   - cold grep -r (caches dropped before every run): native vs off vs on;
 #   - random reads (osprof-randread, fixed --ops): 1 and 2 processes, buffered
 #     and O_DIRECT, native vs off vs on.
@@ -91,6 +92,8 @@ compare() {
 }
 
 want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
+# grep -r over DIR, for a pattern nowhere in it: grep exits 1, as it should.
+grepcmd() { echo "grep -r $pattern $1; [ \$? -eq 1 ]"; }
 
 echo "osprof overhead benchmark: tree $tree ($(find "$tree" -type f | wc -l) files)"
 echo "build $build; osprof-bench --hw $hw --max-runs $max_runs; $(nproc) CPUs"
@@ -102,27 +105,31 @@ if want record; then
   "$build/bench/osprof-record-cost" --records 20000000 --res 8 | grep thread
 fi
 
+pattern=osprof_pattern_that_is_not_there
 mount_fs on "$tree"
 mount_fs off "$tree" -o noprofile
-pattern=osprof_pattern_that_is_not_there
 if want grep; then
   compare "warm grep -r, cache=never (default): native, profiling off, on" \
-    --config native="grep -r $pattern $tree" \
-    --config off="grep -r $pattern $work/off" \
-    --config on="grep -r $pattern $work/on"
-  mount_fs kc_on "$tree" -o cache=auto
-  mount_fs kc_off "$tree" -o cache=auto,noprofile
-  compare "warm grep -r, cache=auto (kernel caching): native, profiling off, on" \
-    --config native="grep -r $pattern $tree" \
-    --config off="grep -r $pattern $work/kc_off" \
-    --config on="grep -r $pattern $work/kc_on"
+    --config native="$(grepcmd "$tree")" \
+    --config off="$(grepcmd "$work/off")" \
+    --config on="$(grepcmd "$work/on")"
+  for mode in auto always; do
+    mount_fs "kc_on_$mode" "$tree" -o "cache=$mode"
+    mount_fs "kc_off_$mode" "$tree" -o "cache=$mode,noprofile"
+    mount_fs "kc_poll_$mode" "$tree" -o "cache=$mode,poll_us=200"
+    compare "warm grep -r, cache=$mode (kernel caching): native, profiling off, on, on with poll_us=200" \
+      --config native="$(grepcmd "$tree")" \
+      --config off="$(grepcmd "$work/kc_off_$mode")" \
+      --config on="$(grepcmd "$work/kc_on_$mode")" \
+      --config poll="$(grepcmd "$work/kc_poll_$mode")"
+  done
 fi
 if want cold; then
   compare "cold grep -r (caches dropped before each run), cache=never" \
     --cold \
-    --config native="grep -r $pattern $tree" \
-    --config off="grep -r $pattern $work/off" \
-    --config on="grep -r $pattern $work/on"
+    --config native="$(grepcmd "$tree")" \
+    --config off="$(grepcmd "$work/off")" \
+    --config on="$(grepcmd "$work/on")"
 fi
 if want randread; then
   # A 256 MiB file in a lower directory of our own, read at random.
