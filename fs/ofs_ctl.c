@@ -199,6 +199,9 @@ static int gen_ctl(struct ofs *fs, const char *arg, FILE *out)
 	fprintf(out, "resolution %u\n", fs->opts.res);
 	fprintf(out, "cache %s\nentry_timeout %g\nattr_timeout %g\n",
 		ofs_cache_name(fs->opts.cache), fs->entry_timeout, fs->attr_timeout);
+	fprintf(out, "threads %s\npoll_us %u\n",
+		fs->opts.singlethread ? "single" : fs->opts.poll_us ? "poll" : "pool",
+		fs->opts.singlethread ? 0 : fs->opts.poll_us);
 	fprintf(out, "writeback %s\ncpu_time %s\ncpu_source %s\n",
 		fs->opts.writeback ? "on" : "off", fs->opts.cpu_time ? "on" : "off",
 		ofs_cpu_source_name(&fs->opts));

@@ -54,6 +54,7 @@ Test(cache, never_sends_every_read_and_flush_to_the_profiler)
 	cr_expect_geq(h_count(p, "open"), 10);
 	cr_expect_str_eq(osp_kv_get(&p->options, "cache"), "\"never\"");
 	cr_expect_str_eq(osp_kv_get(&p->options, "direct_io"), "true");
+	cr_expect_str_eq(osp_kv_get(&p->options, "threads"), "\"pool\"", "blocking pool by default");
 	osp_profile_free(p);
 }
 
@@ -74,6 +75,8 @@ Test(cache, auto_caches_pages_until_the_file_changes)
 	cr_expect_eq(h_count(p, "flush"), 0, "read-only closes send no FLUSH");
 	cr_expect_str_eq(osp_kv_get(&p->options, "cache"), "\"auto\"");
 	cr_expect_str_eq(osp_kv_get(&p->options, "attr_timeout_s"), "1.0");
+	cr_expect_str_eq(osp_kv_get(&p->options, "threads"), "\"poll\"", "polling workers by default");
+	cr_expect_str_eq(osp_kv_get(&p->options, "poll_us"), "200");
 	osp_profile_free(p);
 	/* Changed behind the mount's back: seen once the attributes expire. */
 	cr_assert_eq(h_write_str(lp, "version two, longer"), 0);
