@@ -69,6 +69,8 @@ if [ -n "$big" ]; then
   build/bench/osprof-randread "$mnt/$big" --procs 2 --size 512 --seconds 3
   build/bench/osprof-randread "$mnt/$big" --procs 2 --size 4096 --direct --seconds 3 ||
     echo "   (O_DIRECT is not supported by the lower file system here)" >&2
+else
+  echo "== no file over 1 MiB in $dir: random reads skipped" >&2
 fi
 echo "== $mnt/.osprof/stats" >&2
 cat "$mnt/.osprof/stats"
