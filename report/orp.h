@@ -93,9 +93,6 @@ struct orp_input {
 int orp_input_load(struct orp_input *in, const char *spec, char *err,
 		   size_t errlen);
 void orp_input_free(struct orp_input *in);
-/* Keep only layer @layer (NULL keeps all): 0, or -ENOENT with @err. */
-int orp_input_select(struct orp_input *in, const char *layer, char *err,
-		     size_t errlen);
 /*
  * orp_inputs_load - load @n inputs named by @specs into a new array *@out
  * (free with orp_inputs_free), each restricted to @layer when not NULL.

@@ -97,9 +97,23 @@ static int parse_text(struct orp_input *in, const char *path, const char *text,
 	return add_profile(in, p, path, err, errlen);
 }
 
+/* A file named lower, block or irq whose text is not JSON: the module's. */
+static const char *kmod_file_layer(const char *path, const char *text,
+				   size_t len)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	if (!is_kmod_layer(base) || len == 0 || text[strspn(text, " \t\r\n")] == '{')
+		return NULL;
+	return base;
+}
+
 /*
- * Load @path; when @optional, a file that does not exist (or that the
- * kernel module does not serve right now) is skipped: returns 1.
+ * Load @path, as the module's text of @kmod_layer when given, else as
+ * JSON unless kmod_file_layer says otherwise; when @optional, a file that
+ * does not exist (or that the kernel module does not serve right now) is
+ * skipped: returns 1.
  */
 static int load_path(struct orp_input *in, const char *path,
 		     const char *kmod_layer, bool optional, char *err,
@@ -115,6 +129,8 @@ static int load_path(struct orp_input *in, const char *path,
 		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
 		return rc;
 	}
+	if (!kmod_layer)
+		kmod_layer = kmod_file_layer(path, text, len);
 	rc = parse_text(in, path, text, len, kmod_layer, err, errlen);
 	free(text);
 	return rc;
@@ -217,22 +233,6 @@ static int load_dir(struct orp_input *in, const char *dir, char *err,
 	return -ENOENT;
 }
 
-/* A file named lower, block or irq whose text is not JSON: the module's. */
-static const char *kmod_file_layer(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	char *text;
-	size_t len;
-	const char *layer;
-
-	base = base ? base + 1 : path;
-	if (!is_kmod_layer(base) || orp_read_file(path, &text, &len) != 0)
-		return NULL;
-	layer = len > 0 && text[strspn(text, " \t\r\n")] != '{' ? base : NULL;
-	free(text);
-	return layer;
-}
-
 int orp_input_load(struct orp_input *in, const char *spec, char *err,
 		   size_t errlen)
 {
@@ -251,7 +251,7 @@ int orp_input_load(struct orp_input *in, const char *spec, char *err,
 	} else if (S_ISDIR(st.st_mode)) {
 		rc = load_dir(in, spec, err, errlen);
 	} else {
-		rc = load_path(in, spec, kmod_file_layer(spec), false, err, errlen);
+		rc = load_path(in, spec, NULL, false, err, errlen);
 	}
 	if (rc)
 		orp_input_free(in);
@@ -276,8 +276,9 @@ static void list_layers(const struct orp_input *in, char *buf, size_t len)
 				      in->prof[i]->layer);
 }
 
-int orp_input_select(struct orp_input *in, const char *layer, char *err,
-		     size_t errlen)
+/* Keep only layer @layer (NULL keeps all): 0, or -ENOENT with @err. */
+static int input_select(struct orp_input *in, const char *layer, char *err,
+			size_t errlen)
 {
 	size_t keep = in->n;
 	char have[128];
@@ -326,7 +327,7 @@ int orp_inputs_load(char *const *specs, size_t n, const char *layer,
 	for (size_t i = 0; i < n && !rc; i++) {
 		rc = orp_input_load(&in[i], specs[i], err, errlen);
 		if (!rc)
-			rc = orp_input_select(&in[i], layer, err, errlen);
+			rc = input_select(&in[i], layer, err, errlen);
 	}
 	if (rc) {
 		orp_inputs_free(in, n);
