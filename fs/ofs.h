@@ -112,7 +112,6 @@ struct ofs {
 	bool direct_io;              /* files opened with direct_io */
 	bool keep_cache;
 	bool cache_readdir;
-	double entry_timeout, attr_timeout;
 	uint64_t start_unix_ns;
 	char host[256];
 };
@@ -120,6 +119,12 @@ struct ofs {
 static inline struct ofs *ofs_of(fuse_req_t req)
 {
 	return fuse_req_userdata(req);
+}
+
+/* "/proc/self/fd/N": how path-only calls reach an O_PATH descriptor. */
+static inline void ofs_proc_path(char buf[32], int fd)
+{
+	snprintf(buf, 32, "/proc/self/fd/%d", fd);
 }
 
 /* ---- options (ofs_opts.c) ---- */
@@ -149,7 +154,6 @@ struct ofs_inode_table *ofs_itab_new(int root_fd, int mount_fd,
 void ofs_itab_free(struct ofs_inode_table *t);
 /* The inode of a FUSE ino (the root for FUSE_ROOT_ID). */
 struct ofs_inode *ofs_inode_of(struct ofs *fs, fuse_ino_t ino);
-fuse_ino_t ofs_inode_ino(struct ofs_inode *in);
 /*
  * ofs_inode_fd - an O_PATH descriptor of @in, reopened from its file
  * handle when it is not cached; pair with ofs_inode_fd_put.
@@ -170,9 +174,21 @@ int ofs_inode_lookup(struct ofs *fs, struct ofs_inode *dir, const char *name,
 int ofs_inode_open(struct ofs *fs, struct ofs_inode *in, int flags);
 /* Drop @n lookup references (forget); frees the inode at zero. */
 void ofs_inode_forget(struct ofs *fs, struct ofs_inode *in, uint64_t n);
-/* Count an open file or directory of @in: its descriptor stays cached. */
-void ofs_inode_open_get(struct ofs *fs, struct ofs_inode *in);
-void ofs_inode_open_put(struct ofs *fs, struct ofs_inode *in);
+/*
+ * An open file or directory of an inode. The table keeps every one on a
+ * list so that those the kernel never released (the daemon was stopped
+ * with files open: release is asynchronous) are closed by @drop when the
+ * table is freed.
+ */
+struct ofs_open {
+	struct ofs_open *prev, *next;
+	struct ofs_inode *in;
+	void (*drop)(struct ofs_open *o);   /* close and free, at teardown */
+};
+/* Count @o as an open handle of @in: its descriptor stays cached. */
+void ofs_inode_open_get(struct ofs *fs, struct ofs_inode *in,
+			struct ofs_open *o, void (*drop)(struct ofs_open *o));
+void ofs_inode_open_put(struct ofs *fs, struct ofs_open *o);
 /* Number of inodes and of cached descriptors (for ctl and tests). */
 void ofs_itab_stats(struct ofs *fs, uint64_t *inodes, uint64_t *fds,
 		    bool *handles);

@@ -49,6 +49,7 @@ struct ctl_buf {
 	char *data;
 	size_t len;
 	unsigned refs; /* atomic */
+	struct ctl_buf *prev, *next; /* on ofs_ctl.open while open */
 };
 
 static void ctl_buf_put(struct ctl_buf *b)
@@ -61,12 +62,35 @@ static void ctl_buf_put(struct ctl_buf *b)
 
 struct ofs_ctl {
 	pthread_mutex_t mu; /* serialises ctl commands */
+	/*
+	 * The open files, freed at teardown if the kernel never released them
+	 * (the daemon was stopped while they were open).
+	 */
+	pthread_mutex_t open_mu;
+	struct ctl_buf open;
 };
 
-static int gen_stats(struct ofs *fs, const char *arg, FILE *out);
-static int gen_json(struct ofs *fs, const char *arg, FILE *out);
-static int gen_metrics(struct ofs *fs, const char *arg, FILE *out);
-static int gen_timeline(struct ofs *fs, const char *arg, FILE *out);
+static void ctl_buf_link(struct ofs_ctl *c, struct ctl_buf *b)
+{
+	pthread_mutex_lock(&c->open_mu);
+	b->next = c->open.next;
+	b->prev = &c->open;
+	b->next->prev = b;
+	c->open.next = b;
+	pthread_mutex_unlock(&c->open_mu);
+}
+
+/* The file is closed: drop the open file's reference. */
+static void ctl_buf_close(struct ofs_ctl *c, struct ctl_buf *b)
+{
+	pthread_mutex_lock(&c->open_mu);
+	b->prev->next = b->next;
+	b->next->prev = b->prev;
+	pthread_mutex_unlock(&c->open_mu);
+	ctl_buf_put(b);
+}
+
+static int gen_profile(struct ofs *fs, const char *arg, FILE *out);
 static int gen_ctl(struct ofs *fs, const char *arg, FILE *out);
 
 /* The files, in listing order; new ones go before the sentinel. */
@@ -87,10 +111,10 @@ enum ctl_file {
 
 /* Inode numbers are CTL_DIR_INO + 1 + index: fixed, present or not. */
 static const struct ctl_entry entries[] = {
-	[CF_STATS] = { "stats", 0444, gen_stats, NULL, NULL },
-	[CF_STATS_JSON] = { "stats.json", 0444, gen_json, NULL, NULL },
-	[CF_METRICS] = { "metrics", 0444, gen_metrics, NULL, NULL },
-	[CF_TIMELINE] = { "timeline", 0444, gen_timeline, NULL, NULL },
+	[CF_STATS] = { "stats", 0444, gen_profile, "stats", NULL },
+	[CF_STATS_JSON] = { "stats.json", 0444, gen_profile, "json", NULL },
+	[CF_METRICS] = { "metrics", 0444, gen_profile, "metrics", NULL },
+	[CF_TIMELINE] = { "timeline", 0444, gen_profile, "timeline", NULL },
 	[CF_CTL] = { "ctl", 0644, gen_ctl, NULL, NULL },
 	[CF_LOWER] = { "lower", 0444, ofs_kmod_gen_text, "lower", ofs_kmod_present },
 	[CF_LOWER_JSON] = { "lower.json", 0444, ofs_kmod_gen_json, "lower", ofs_kmod_present },
@@ -139,46 +163,24 @@ struct osp_profile *ofs_profile_build(struct ofs *fs)
 	return p;
 }
 
-static int with_profile(struct ofs *fs, FILE *out,
-			int (*w)(FILE *, const struct osp_profile *))
+/* The fs-layer profile in the form @arg names: stats, json, metrics, timeline. */
+static int gen_profile(struct ofs *fs, const char *arg, FILE *out)
 {
 	struct osp_profile *p = ofs_profile_build(fs);
 	int err;
 
 	if (!p)
 		return -ENOMEM;
-	err = w(out, p);
+	if (strcmp(arg, "json") == 0)
+		err = osp_write_json(out, p);
+	else if (strcmp(arg, "metrics") == 0)
+		err = osp_write_openmetrics(out, p, "osprof_fs");
+	else if (strcmp(arg, "timeline") == 0)
+		err = osp_write_timeline(out, p);
+	else
+		err = osp_write_stats(out, p);
 	osp_profile_free(p);
 	return err;
-}
-
-static int gen_stats(struct ofs *fs, const char *arg, FILE *out)
-{
-	(void)arg;
-	return with_profile(fs, out, osp_write_stats);
-}
-
-static int gen_json(struct ofs *fs, const char *arg, FILE *out)
-{
-	(void)arg;
-	return with_profile(fs, out, osp_write_json);
-}
-
-static int write_metrics(FILE *out, const struct osp_profile *p)
-{
-	return osp_write_openmetrics(out, p, "osprof_fs");
-}
-
-static int gen_metrics(struct ofs *fs, const char *arg, FILE *out)
-{
-	(void)arg;
-	return with_profile(fs, out, write_metrics);
-}
-
-static int gen_timeline(struct ofs *fs, const char *arg, FILE *out)
-{
-	(void)arg;
-	return with_profile(fs, out, osp_write_timeline);
 }
 
 static int gen_ctl(struct ofs *fs, const char *arg, FILE *out)
@@ -198,7 +200,7 @@ static int gen_ctl(struct ofs *fs, const char *arg, FILE *out)
 	fprintf(out, "timeline_dropped %" PRIu64 "\n", dropped);
 	fprintf(out, "resolution %u\n", fs->opts.res);
 	fprintf(out, "cache %s\nentry_timeout %g\nattr_timeout %g\n",
-		ofs_cache_name(fs->opts.cache), fs->entry_timeout, fs->attr_timeout);
+		ofs_cache_name(fs->opts.cache), fs->opts.entry_timeout, fs->opts.attr_timeout);
 	fprintf(out, "threads %s\npoll_us %u\n",
 		fs->opts.singlethread ? "single" : fs->opts.poll_us ? "poll" : "pool",
 		fs->opts.singlethread ? 0 : fs->opts.poll_us);
@@ -434,8 +436,9 @@ static void c_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->fh = (uintptr_t)b;
 	fi->direct_io = 1; /* size 0 in getattr: reads must reach us */
 	b->refs = 1;
+	ctl_buf_link(ofs_of(req)->ctl, b);
 	if (fuse_reply_open(req, fi) == -ENOENT)
-		ctl_buf_put(b);
+		ctl_buf_close(ofs_of(req)->ctl, b);
 }
 
 static void c_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -484,7 +487,7 @@ static void c_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 	(void)ino;
 	if (b)
-		ctl_buf_put(b);
+		ctl_buf_close(ofs_of(req)->ctl, b);
 	fuse_reply_err(req, 0);
 }
 
@@ -605,6 +608,8 @@ int ofs_ctl_new(struct ofs *fs)
 	if (!fs->ctl)
 		return -ENOMEM;
 	pthread_mutex_init(&fs->ctl->mu, NULL);
+	pthread_mutex_init(&fs->ctl->open_mu, NULL);
+	fs->ctl->open.next = fs->ctl->open.prev = &fs->ctl->open;
 	return 0;
 }
 
@@ -612,6 +617,14 @@ void ofs_ctl_free(struct ofs *fs)
 {
 	if (!fs->ctl)
 		return;
+	/* Serving is over: no read is in flight, only unreleased opens. */
+	while (fs->ctl->open.next != &fs->ctl->open) {
+		struct ctl_buf *b = fs->ctl->open.next;
+
+		fs->ctl->open.next = b->next;
+		ctl_buf_put(b);
+	}
+	pthread_mutex_destroy(&fs->ctl->open_mu);
 	pthread_mutex_destroy(&fs->ctl->mu);
 	free(fs->ctl);
 	fs->ctl = NULL;

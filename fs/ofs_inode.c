@@ -55,6 +55,7 @@ struct ofs_inode_table {
 	size_t nfds;         /* cached descriptors of unpinned inodes */
 	size_t fd_cache;     /* limit for nfds */
 	struct ofs_inode lru; /* sentinel: lru.lru_next is most recent */
+	struct ofs_open opens; /* sentinel of every open handle */
 };
 
 _Static_assert(sizeof(fuse_ino_t) >= sizeof(uintptr_t),
@@ -163,6 +164,7 @@ struct ofs_inode_table *ofs_itab_new(int root_fd, int mount_fd,
 	}
 	pthread_mutex_init(&t->mu, NULL);
 	t->lru.lru_next = t->lru.lru_prev = &t->lru;
+	t->opens.next = t->opens.prev = &t->opens;
 	t->root.dev = st.st_dev;
 	t->root.ino = st.st_ino;
 	t->root.fd = root_fd;
@@ -190,6 +192,12 @@ void ofs_itab_free(struct ofs_inode_table *t)
 {
 	if (!t)
 		return;
+	while (t->opens.next != &t->opens) {
+		struct ofs_open *o = t->opens.next;
+
+		t->opens.next = o->next;
+		o->drop(o);
+	}
 	for (size_t i = 0; i < t->nbuckets; i++) {
 		struct ofs_inode *in = t->hash[i], *next;
 
@@ -213,11 +221,6 @@ struct ofs_inode *ofs_inode_of(struct ofs *fs, fuse_ino_t ino)
 	if (ino == FUSE_ROOT_ID)
 		return &fs->itab->root;
 	return (struct ofs_inode *)(uintptr_t)ino;
-}
-
-fuse_ino_t ofs_inode_ino(struct ofs_inode *in)
-{
-	return (fuse_ino_t)(uintptr_t)in;
 }
 
 static fuse_ino_t ino_for(struct ofs_inode_table *t, struct ofs_inode *in)
@@ -271,44 +274,59 @@ int ofs_inode_fd(struct ofs *fs, struct ofs_inode *in)
 	return fd;
 }
 
+/*
+ * Drop a use of @in's descriptor (@open: an open file, else a request):
+ * when nothing uses it any more it joins the cache, most recent first,
+ * and the cache is trimmed to its limit.
+ */
+static void unuse(struct ofs *fs, struct ofs_inode *in, bool open)
+{
+	struct ofs_inode_table *t = fs->itab;
+	int victims[8];
+	size_t nv = 0;
+
+	pthread_mutex_lock(&t->mu);
+	if (open)
+		in->nopen--;
+	else
+		in->fd_users--;
+	if (fd_idle(in)) {
+		lru_push(t, in);
+		nv = evict_locked(t, victims, 8);
+	}
+	pthread_mutex_unlock(&t->mu);
+	close_all(victims, nv);
+}
+
 void ofs_inode_fd_put(struct ofs *fs, struct ofs_inode *in)
 {
-	struct ofs_inode_table *t = fs->itab;
-	int victims[8];
-	size_t nv = 0;
-
-	pthread_mutex_lock(&t->mu);
-	in->fd_users--;
-	if (fd_idle(in)) {
-		lru_push(t, in);
-		nv = evict_locked(t, victims, 8);
-	}
-	pthread_mutex_unlock(&t->mu);
-	close_all(victims, nv);
+	unuse(fs, in, false);
 }
 
-void ofs_inode_open_get(struct ofs *fs, struct ofs_inode *in)
+void ofs_inode_open_get(struct ofs *fs, struct ofs_inode *in,
+			struct ofs_open *o, void (*drop)(struct ofs_open *o))
 {
-	pthread_mutex_lock(&fs->itab->mu);
+	struct ofs_inode_table *t = fs->itab;
+
+	o->in = in;
+	o->drop = drop;
+	pthread_mutex_lock(&t->mu);
 	in->nopen++;
 	lru_unlink(in);
-	pthread_mutex_unlock(&fs->itab->mu);
+	o->next = t->opens.next;
+	o->prev = &t->opens;
+	o->next->prev = o;
+	t->opens.next = o;
+	pthread_mutex_unlock(&t->mu);
 }
 
-void ofs_inode_open_put(struct ofs *fs, struct ofs_inode *in)
+void ofs_inode_open_put(struct ofs *fs, struct ofs_open *o)
 {
-	struct ofs_inode_table *t = fs->itab;
-	int victims[8];
-	size_t nv = 0;
-
-	pthread_mutex_lock(&t->mu);
-	in->nopen--;
-	if (fd_idle(in)) {
-		lru_push(t, in);
-		nv = evict_locked(t, victims, 8);
-	}
-	pthread_mutex_unlock(&t->mu);
-	close_all(victims, nv);
+	pthread_mutex_lock(&fs->itab->mu);
+	o->prev->next = o->next;
+	o->next->prev = o->prev;
+	pthread_mutex_unlock(&fs->itab->mu);
+	unuse(fs, o->in, true);
 }
 
 static bool same_handle(const struct file_handle *a, const struct file_handle *b)
@@ -450,8 +468,8 @@ int ofs_inode_lookup(struct ofs *fs, struct ofs_inode *dir, const char *name,
 	int dfd, fd = -1, err = 0;
 
 	memset(e, 0, sizeof(*e));
-	e->attr_timeout = fs->attr_timeout;
-	e->entry_timeout = fs->entry_timeout;
+	e->attr_timeout = fs->opts.attr_timeout;
+	e->entry_timeout = fs->opts.entry_timeout;
 	dfd = ofs_inode_fd(fs, dir);
 	if (dfd < 0)
 		return dfd;
@@ -504,7 +522,7 @@ int ofs_inode_open(struct ofs *fs, struct ofs_inode *in, int flags)
 	fd = ofs_inode_fd(fs, in);
 	if (fd < 0)
 		return fd;
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	ofs_proc_path(proc, fd);
 	nfd = open(proc, flags);
 	if (nfd < 0)
 		nfd = -errno;

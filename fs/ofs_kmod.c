@@ -246,7 +246,7 @@ bool ofs_kmod_vt_start(struct ofs *fs)
 	if (ioctl(k->vt_fd, OKM_VT_IOC_START, (unsigned long)vt_id) == 0)
 		return true;
 	if (errno == EBUSY) {
-		/* Left running by a request that never replied: restart it. */
+		/* Left running when a stop failed: stop it and start again. */
 		struct okm_vt_value v = { .id = vt_id };
 
 		if (ioctl(k->vt_fd, OKM_VT_IOC_STOP, &v) == 0 &&

@@ -40,14 +40,6 @@ struct ofs_loop {
 	pthread_mutex_t mu;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void set_policy(int policy)
 {
 	struct sched_param sp = { 0 };
@@ -105,11 +97,11 @@ static void *worker(void *arg)
 				polling = false;
 			}
 			fuse_session_process_buf(l->se, &buf);
-			until = mono_ns() + l->poll_ns;
+			until = osp_clock_mono_ns() + l->poll_ns;
 			continue;
 		}
 		if (res == -EAGAIN) {
-			if (mono_ns() < until) {
+			if (osp_clock_mono_ns() < until) {
 				if (!polling) {
 					set_policy(SCHED_IDLE);
 					polling = true;
@@ -122,7 +114,7 @@ static void *worker(void *arg)
 			}
 			if (!wait_readable(l))
 				break;
-			until = mono_ns() + l->poll_ns;
+			until = osp_clock_mono_ns() + l->poll_ns;
 			continue;
 		}
 		if (res == -EINTR)

@@ -20,14 +20,6 @@
 #include "osprof/format.h"
 #include "ofs.h"
 
-static uint64_t now_unix_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Undo mountinfo's octal escapes (\040 for a space) in place. */
 static void unescape(char *s)
 {
@@ -147,8 +139,6 @@ static int setup_profile(struct ofs *fs)
 
 static void setup_caching(struct ofs *fs)
 {
-	fs->entry_timeout = fs->opts.entry_timeout;
-	fs->attr_timeout = fs->opts.attr_timeout;
 	fs->direct_io = fs->opts.cache == OFS_CACHE_NEVER;
 	/*
 	 * auto keeps file pages across opens too: the kernel drops them
@@ -261,7 +251,7 @@ int main(int argc, char **argv)
 	fs.owner_uid = getuid();
 	fs.owner_gid = getgid();
 	fs.switch_creds = geteuid() == 0 && fs.opts.allow_other;
-	fs.start_unix_ns = now_unix_ns();
+	fs.start_unix_ns = osp_clock_unix_ns();
 	gethostname(fs.host, sizeof(fs.host) - 1);
 	setup_caching(&fs);
 	if (open_lower(&fs) || check_mountpoint(&fs.opts) || setup_profile(&fs) ||

@@ -382,8 +382,8 @@ int ofs_opts_describe(const struct ofs *fs, struct osp_profile *p)
 	int err = 0;
 
 	err |= osp_kv_set_str(l, "cache", ofs_cache_name(o->cache));
-	err |= osp_kv_set_num(l, "entry_timeout_s", fs->entry_timeout);
-	err |= osp_kv_set_num(l, "attr_timeout_s", fs->attr_timeout);
+	err |= osp_kv_set_num(l, "entry_timeout_s", fs->opts.entry_timeout);
+	err |= osp_kv_set_num(l, "attr_timeout_s", fs->opts.attr_timeout);
 	err |= osp_kv_set_bool(l, "direct_io", fs->direct_io);
 	err |= osp_kv_set_bool(l, "writeback", o->writeback);
 	err |= osp_kv_set_bool(l, "cpu_time", o->cpu_time);

@@ -85,18 +85,14 @@ static inline void timing_start(struct ofs *fs, enum ofs_op op)
 		return;
 	t->op = op;
 	t->fs = fs;
-	if (fs->opts.vtimers) {
-		/*
-		 * Inside the latency interval, so that cpu <= latency holds
-		 * per request (latency = cpu + wait); the latency then
-		 * includes the two ioctls.
-		 */
-		t->c0 = osp_clock_read(&fs->clk);
-		t->vt_on = ofs_kmod_vt_start(fs);
-		return;
-	}
-	t->cpu0_ns = fs->opts.cpu_time ? thread_cpu_ns() : 0;
+	t->cpu0_ns = fs->opts.cpu_time && !fs->opts.vtimers ? thread_cpu_ns() : 0;
 	t->c0 = osp_clock_read(&fs->clk);
+	/*
+	 * The virtual timer runs inside the latency interval, so that cpu <=
+	 * latency holds per request (latency = cpu + wait); the latency then
+	 * includes the two ioctls.
+	 */
+	t->vt_on = fs->opts.vtimers && ofs_kmod_vt_start(fs);
 }
 
 void ofs_prof_replying(void)
@@ -107,8 +103,7 @@ void ofs_prof_replying(void)
 	if (!t->on)
 		return;
 	t->on = false;
-	/* The virtual timer stops before the latency ends (timing_start). */
-	if (t->fs->opts.vtimers && t->vt_on)
+	if (t->vt_on)
 		cpu_ns = ofs_kmod_vt_stop(t->fs);
 	lat_ns = osp_clock_to_ns(&t->fs->clk, osp_clock_read(&t->fs->clk) - t->c0);
 	if (t->fs->opts.cpu_time && !t->fs->opts.vtimers)
@@ -148,19 +143,24 @@ void ofs_prof_replying(void)
 		}                                                         \
 	} while (0)
 
-/* The control directory's own name in the root cannot be changed. */
+/* True for a name in the control directory, or the control directory's own. */
+static bool ctl_entry(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	return ofs_ctl_ino(parent) || ofs_ctl_is_root_entry(ofs_of(req), parent, name);
+}
+
+/* The control directory and its names cannot be created, removed, renamed. */
 static bool ctl_name_guard(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	if (ofs_ctl_ino(parent) || ofs_ctl_is_root_entry(ofs_of(req), parent, name)) {
-		fuse_reply_err(req, EPERM);
-		return true;
-	}
-	return false;
+	if (!ctl_entry(req, parent, name))
+		return false;
+	fuse_reply_err(req, EPERM);
+	return true;
 }
 
 static void w_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	if (ofs_ctl_ino(parent) || ofs_ctl_is_root_entry(ofs_of(req), parent, name)) {
+	if (ctl_entry(req, parent, name)) {
 		ofs_ctl_ops.lookup(req, parent, name);
 		return;
 	}
@@ -248,13 +248,8 @@ static void w_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
 static void w_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		     fuse_ino_t newparent, const char *newname, unsigned int flags)
 {
-	struct ofs *fs = ofs_of(req);
-
-	if (ofs_ctl_ino(parent) || ofs_ctl_is_root_entry(fs, parent, name) ||
-	    ofs_ctl_ino(newparent) || ofs_ctl_is_root_entry(fs, newparent, newname)) {
-		fuse_reply_err(req, EPERM);
+	if (ctl_name_guard(req, parent, name) || ctl_name_guard(req, newparent, newname))
 		return;
-	}
 	TIMED(OFS_OP_RENAME, true, pt_rename(req, parent, name, newparent, newname, flags));
 }
 

@@ -14,16 +14,16 @@
 #include "ofs.h"
 
 struct ofs_file {
+	struct ofs_open o;     /* first: the table's list links it */
 	int fd;                /* the lower file, opened with the caller's flags */
 	bool direct;           /* opened O_DIRECT: buffers must be aligned */
-	struct ofs_inode *in;
 };
 
 struct ofs_dir {
+	struct ofs_open o;     /* first: the table's list links it */
 	DIR *dp;
 	off_t offset;          /* the position the kernel will ask for next */
 	struct dirent *entry;  /* read but not yet returned (buffer was full) */
-	struct ofs_inode *in;
 };
 
 static inline struct ofs_file *pt_file(const struct fuse_file_info *fi)
@@ -67,11 +67,6 @@ static inline void pt_reply_none(fuse_req_t req)
 	fuse_reply_none(req);
 }
 
-/* "/proc/self/fd/N": how path-only calls reach an O_PATH descriptor. */
-static inline void pt_proc_path(char buf[32], int fd)
-{
-	snprintf(buf, 32, "/proc/self/fd/%d", fd);
-}
 
 /* Reply with the entry of @name in @dir (after it was created there). */
 void pt_reply_new_entry(fuse_req_t req, struct ofs_inode *dir, const char *name);

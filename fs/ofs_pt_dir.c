@@ -15,6 +15,15 @@
 
 #include "ofs_pt.h"
 
+/* Close and free; also, at teardown, a directory never released. */
+static void dir_drop(struct ofs_open *o)
+{
+	struct ofs_dir *d = (struct ofs_dir *)o;
+
+	closedir(d->dp);
+	free(d);
+}
+
 void pt_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct ofs *fs = ofs_of(req);
@@ -48,15 +57,13 @@ void pt_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		pt_reply_err(req, err);
 		return;
 	}
-	d->in = in;
-	ofs_inode_open_get(fs, in);
+	ofs_inode_open_get(fs, in, &d->o, dir_drop);
 	fi->fh = (uintptr_t)d;
 	fi->cache_readdir = fs->cache_readdir;
 	fi->keep_cache = fs->cache_readdir;
 	if (pt_reply_open(req, fi) == -ENOENT) {
-		closedir(d->dp);
-		ofs_inode_open_put(fs, in);
-		free(d);
+		ofs_inode_open_put(fs, &d->o);
+		dir_drop(&d->o);
 	}
 }
 
@@ -91,7 +98,7 @@ static ssize_t add_entry(fuse_req_t req, struct ofs_dir *d, char *p, size_t rem,
 		e.attr.st_ino = de->d_ino;
 		e.attr.st_mode = (mode_t)de->d_type << 12;
 	} else {
-		err = ofs_inode_lookup(fs, d->in, de->d_name, &e);
+		err = ofs_inode_lookup(fs, d->o.in, de->d_name, &e);
 		if (err == -ENOENT)
 			return 0; /* removed since it was listed */
 		if (err)
@@ -167,9 +174,8 @@ void pt_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct ofs_dir *d = pt_dir(fi);
 
 	(void)ino;
-	closedir(d->dp);
-	ofs_inode_open_put(ofs_of(req), d->in);
-	free(d);
+	ofs_inode_open_put(ofs_of(req), &d->o);
+	dir_drop(&d->o);
 	pt_reply_err(req, 0);
 }
 

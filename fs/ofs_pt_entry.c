@@ -32,7 +32,7 @@ void pt_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct fuse_entry_param e;
 	int err = ofs_inode_lookup(fs, ofs_inode_of(fs, parent), name, &e);
 
-	if (err == -ENOENT && fs->entry_timeout > 0) {
+	if (err == -ENOENT && fs->opts.entry_timeout > 0) {
 		/* A negative entry the kernel may cache as long as a positive one. */
 		e.ino = 0;
 		err = 0;
@@ -86,7 +86,7 @@ void pt_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (err)
 		pt_reply_err(req, -err);
 	else
-		pt_reply_attr(req, &st, fs->attr_timeout);
+		pt_reply_attr(req, &st, fs->opts.attr_timeout);
 }
 
 static int set_times(int fd, const char *proc, const struct stat *attr,
@@ -114,12 +114,9 @@ static int set_times(int fd, const char *proc, const struct stat *attr,
 static int do_setattr(int fd, const struct stat *attr, int valid, int ofd)
 {
 	char proc[32];
-	struct stat cur;
 	int res = 0;
 
-	pt_proc_path(proc, fd);
-	if (fstatat(fd, "", &cur, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0)
-		return -errno;
+	ofs_proc_path(proc, fd);
 	if (valid & FUSE_SET_ATTR_MODE)
 		res = ofd >= 0 ? fchmod(ofd, attr->st_mode) : fchmodat(AT_FDCWD, proc, attr->st_mode, 0);
 	if (res == 0 && (valid & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID))) {
@@ -131,8 +128,14 @@ static int do_setattr(int fd, const struct stat *attr, int valid, int ofd)
 	if (res == 0 && (valid & FUSE_SET_ATTR_SIZE))
 		res = ofd >= 0 ? ftruncate(ofd, attr->st_size) : truncate(proc, attr->st_size);
 	if (res == 0 && (valid & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME |
-				  FUSE_SET_ATTR_ATIME_NOW | FUSE_SET_ATTR_MTIME_NOW)))
-		res = set_times(fd, proc, attr, valid, ofd, S_ISLNK(cur.st_mode));
+				  FUSE_SET_ATTR_ATIME_NOW | FUSE_SET_ATTR_MTIME_NOW))) {
+		struct stat cur;
+
+		/* Only times need the type: a symlink's are set on itself. */
+		res = fstatat(fd, "", &cur, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
+		if (res == 0)
+			res = set_times(fd, proc, attr, valid, ofd, S_ISLNK(cur.st_mode));
+	}
 	return res == 0 ? 0 : -errno;
 }
 
@@ -155,7 +158,7 @@ void pt_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
 	if (err)
 		pt_reply_err(req, -err);
 	else
-		pt_reply_attr(req, &st, fs->attr_timeout);
+		pt_reply_attr(req, &st, fs->opts.attr_timeout);
 }
 
 void pt_readlink(fuse_req_t req, fuse_ino_t ino)
@@ -250,7 +253,7 @@ void pt_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 		return;
 	}
 	/* Following the magic link names the inode itself, without privilege. */
-	pt_proc_path(proc, fd);
+	ofs_proc_path(proc, fd);
 	if (linkat(AT_FDCWD, proc, dfd, newname, AT_SYMLINK_FOLLOW) != 0)
 		err = errno;
 	ofs_inode_fd_put(fs, dir);

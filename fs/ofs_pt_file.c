@@ -71,6 +71,15 @@ static int lower_flags(const struct ofs *fs, int flags)
 	return flags;
 }
 
+/* A file the kernel never released, at teardown. */
+static void file_drop(struct ofs_open *o)
+{
+	struct ofs_file *f = (struct ofs_file *)o;
+
+	close(f->fd);
+	free(f);
+}
+
 /* Wrap lower descriptor @fd as the open file of @in and reply. */
 static int file_new(struct ofs *fs, struct ofs_inode *in, int fd, int flags,
 		    struct fuse_file_info *fi)
@@ -81,8 +90,7 @@ static int file_new(struct ofs *fs, struct ofs_inode *in, int fd, int flags,
 		return -ENOMEM;
 	f->fd = fd;
 	f->direct = flags & O_DIRECT;
-	f->in = in;
-	ofs_inode_open_get(fs, in);
+	ofs_inode_open_get(fs, in, &f->o, file_drop);
 	fi->fh = (uintptr_t)f;
 	fi->direct_io = fs->direct_io;
 	fi->keep_cache = fs->keep_cache;
@@ -96,9 +104,8 @@ static int file_new(struct ofs *fs, struct ofs_inode *in, int fd, int flags,
 
 static void file_free(struct ofs *fs, struct ofs_file *f)
 {
-	close(f->fd);
-	ofs_inode_open_put(fs, f->in);
-	free(f);
+	ofs_inode_open_put(fs, &f->o);
+	file_drop(&f->o);
 }
 
 void pt_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)

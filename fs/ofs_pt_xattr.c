@@ -23,7 +23,7 @@ static int xattr_begin(fuse_req_t req, fuse_ino_t ino, struct ofs_inode **in,
 		pt_reply_err(req, -fd);
 		return -1;
 	}
-	pt_proc_path(proc, fd);
+	ofs_proc_path(proc, fd);
 	return fd;
 }
 

@@ -16,14 +16,6 @@
 #define LD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define ST(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 
-static uint64_t unix_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t *shard_op(const struct osp_set *set, struct osp_shard *sh,
 			  unsigned op)
 {
@@ -266,7 +258,7 @@ struct osp_set *osp_set_new(const char *const *names, unsigned nops,
 	set->op_words = 1 + set->hist_words * (cpu ? 2 : 1);
 	set->enabled = true;
 	set->start_mono_ns = osp_clock_mono_ns();
-	set->start_unix_ns = unix_ns();
+	set->start_unix_ns = osp_clock_unix_ns();
 	pthread_mutex_init(&set->mu, NULL);
 	pthread_mutex_init(&set->tl_mu, NULL);
 	return set;
@@ -329,7 +321,7 @@ void osp_set_reset(struct osp_set *set)
 {
 	pthread_mutex_lock(&set->tl_mu);
 	ST(&set->start_mono_ns, osp_clock_mono_ns());
-	ST(&set->start_unix_ns, unix_ns());
+	ST(&set->start_unix_ns, osp_clock_unix_ns());
 	__atomic_fetch_add(&set->epoch, 1, __ATOMIC_RELEASE);
 	ST(&set->lost, 0);
 	if (set->tl)

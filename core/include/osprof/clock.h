@@ -52,6 +52,15 @@ static inline uint64_t osp_clock_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Wall-clock time in ns since the epoch (profiles' start_unix_ns). */
+static inline uint64_t osp_clock_unix_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* Read the clock's counter: cycles, or ns for OSP_CLOCK_MONOTONIC. */
 static inline uint64_t osp_clock_read(const struct osp_clock *clk)
 {
