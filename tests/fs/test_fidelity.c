@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * Fidelity: reads of a lower file that take a known 2 ms (sleepfs, a FUSE
- * file system that sleeps 2 ms in read, mounted as the lower directory)
- * produce a read profile whose peak bucket contains 2 ms, and no read is
- * measured shorter than the sleep.
+ * Fidelity: reads of a lower file that take a known 1.5 ms (sleepfs, a FUSE
+ * file system that sleeps 1.5 ms in read, mounted as the lower directory)
+ * produce a read profile whose peak bucket contains 1.5 ms, and no read is
+ * measured shorter than the sleep. 1.5 ms sits in the middle of its bucket
+ * (1.05 ms, 2.10 ms] on a log scale: the ~60 us a FUSE round trip adds
+ * here, even several times over on a loaded machine or under the
+ * sanitizers, cannot move the peak into the next bucket (2 ms, which the
+ * test used first, left under 100 us of headroom and did).
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -42,7 +46,7 @@ static void start_sleepfs(void)
 	cr_assert_eq(mkdir(slow, 0755), 0);
 	sleepfs = fork();
 	if (sleepfs == 0) {
-		execl(bin, bin, slow, "2000", "-f", "-s", (char *)NULL);
+		execl(bin, bin, slow, "1500", "-f", "-s", (char *)NULL);
 		_exit(127);
 	}
 	for (int i = 0; i < 500; i++) {
@@ -56,7 +60,7 @@ static void start_sleepfs(void)
 	cr_assert_fail("sleepfs did not mount");
 }
 
-Test(fidelity, two_ms_reads_peak_in_the_bucket_holding_two_ms)
+Test(fidelity, reads_of_1_5_ms_peak_in_the_bucket_holding_1_5_ms)
 {
 	struct osp_profile *p;
 	const struct osp_op *rd;
@@ -81,9 +85,9 @@ Test(fidelity, two_ms_reads_peak_in_the_bucket_holding_two_ms)
 		if (rd->lat.buckets[i] > rd->lat.buckets[peak])
 			peak = i;
 	/* Bucket 21 is (2^20, 2^21] ns = (1.05 ms, 2.10 ms]. */
-	cr_expect(osp_bucket_lower_ns(peak, 1) < 2e6 && osp_bucket_upper_ns(peak, 1) >= 2e6,
-		  "peak bucket %u does not hold 2 ms", peak);
-	cr_expect_geq(rd->lat.min, 2000000, "never shorter than the sleep");
+	cr_expect(osp_bucket_lower_ns(peak, 1) < 1.5e6 && osp_bucket_upper_ns(peak, 1) >= 1.5e6,
+		  "peak bucket %u does not hold 1.5 ms", peak);
+	cr_expect_geq(rd->lat.min, 1500000, "never shorter than the sleep");
 	cr_expect_gt(rd->lat.buckets[peak], 50, "most reads in the peak");
 	osp_profile_free(p);
 }
