@@ -101,11 +101,14 @@ reads_done() {
 workload() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
-	# A read in flight at the reset would complete into the new profile
-	# and into r0 alike: start from an idle disk.
+	# The mount's reset looks names up on the lower file system, which
+	# reads the disk now that its caches are dropped. Any read between the
+	# module's reset and r0 would count in the profile and in r0 alike, so
+	# the module's reset comes last, on an idle disk, and only procfs and
+	# sysfs are touched between it and r0.
+	echo "reset" >"$MNT/.osprof/ctl"
 	reads_done >/dev/null
 	echo "reset" >/proc/osprof/ctl
-	echo "reset" >"$MNT/.osprof/ctl"
 	r0=$(reads_done)
 	find "$MNT" -type f | xargs cat >/dev/null
 	ls -lR "$MNT" >/dev/null
