@@ -222,21 +222,35 @@ static bool opts_valid(const struct osp_cmp_opts *o)
 	       o->noise_factor >= 0.0 && !isnan(o->threshold);
 }
 
-static void item_init(struct osp_cmp_item *it, const char *layer,
-		      const char *name)
-{
-	memset(it, 0, sizeof(*it));
-	it->layer = layer;
-	it->name = name;
-	it->score = it->noise = it->p_value = NAN;
-	it->count_change = it->latency_change = NAN;
-}
-
 /* The op named @name in @p, which may be NULL (a layer absent there). */
 static const struct osp_op *find_op(const struct osp_profile *p,
 				    const char *name)
 {
 	return p ? osp_profile_find_op(p, name) : NULL;
+}
+
+/* Rate op @a of A against op @b of B (one may be NULL) as the next item. */
+static int add_item(struct osp_cmp *c, const char *layer,
+		    const struct osp_op *a, const struct osp_op *b,
+		    struct totals ta, struct totals tb,
+		    const struct osp_cmp_opts *o)
+{
+	struct osp_cmp_item *it = &c->items[c->n];
+	int err;
+
+	memset(it, 0, sizeof(*it));
+	it->layer = layer;
+	it->name = a ? a->name : b->name;
+	it->a = a;
+	it->b = b;
+	it->score = it->noise = it->p_value = NAN;
+	it->count_change = it->latency_change = NAN;
+	it->share_a = op_share(a, ta);
+	it->share_b = op_share(b, tb);
+	err = rate_item(it, o, c->threshold);
+	if (!err)
+		c->n++;
+	return err;
 }
 
 /* Add the items of layer @pa (may be NULL) against @pb (may be NULL):
@@ -245,32 +259,17 @@ static int add_layer(struct osp_cmp *c, const struct osp_profile *pa,
 		     const struct osp_profile *pb, const struct osp_cmp_opts *o)
 {
 	struct totals ta = profile_totals(pa), tb = profile_totals(pb);
-	const struct osp_profile *sides[2] = { pa, pb };
+	int err = 0;
 
 	if (pa && pb && pa->res != pb->res)
 		return -EINVAL;
-	for (int s = 0; s < 2; s++) {
-		const struct osp_profile *p = sides[s];
-
-		for (size_t i = 0; p && i < p->nops; i++) {
-			const char *name = p->ops[i].name;
-			struct osp_cmp_item *it = &c->items[c->n];
-			int err;
-
-			if (s == 1 && find_op(pa, name))
-				continue; /* already added from A */
-			item_init(it, p->layer, name);
-			it->a = find_op(pa, name);
-			it->b = find_op(pb, name);
-			it->share_a = op_share(it->a, ta);
-			it->share_b = op_share(it->b, tb);
-			err = rate_item(it, o, c->threshold);
-			if (err)
-				return err;
-			c->n++;
-		}
-	}
-	return 0;
+	for (size_t i = 0; !err && pa && i < pa->nops; i++)
+		err = add_item(c, pa->layer, &pa->ops[i],
+			       find_op(pb, pa->ops[i].name), ta, tb, o);
+	for (size_t i = 0; !err && pb && i < pb->nops; i++)
+		if (!find_op(pa, pb->ops[i].name))
+			err = add_item(c, pb->layer, NULL, &pb->ops[i], ta, tb, o);
+	return err;
 }
 
 static int rank_group(enum osp_cmp_verdict v)

@@ -7,10 +7,9 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "osprof/analysis.h"
+#include "osprof/parse.h"
 
 static const char *const method_names[] = {
 	[OSP_DIST_EMD] = "emd",
@@ -53,13 +52,12 @@ const char *osp_dist_method_name(enum osp_dist_method m)
 
 int osp_dist_method_parse(const char *name, enum osp_dist_method *out)
 {
-	for (unsigned m = 0; m < OSP_DIST__COUNT; m++) {
-		if (strcmp(name, method_names[m]) == 0) {
-			*out = (enum osp_dist_method)m;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	unsigned m;
+	int err = osp_parse_name(name, method_names, OSP_DIST__COUNT, &m);
+
+	if (!err)
+		*out = (enum osp_dist_method)m;
+	return err;
 }
 
 double osp_dist_default_threshold(enum osp_dist_method m)
@@ -177,8 +175,7 @@ static double shape_distance(const double *p, const double *q, size_t n,
 int osp_hist_distance(const struct osp_hist *a, const struct osp_hist *b,
 		      enum osp_dist_method m, double *out)
 {
-	double *p, *q;
-	int err;
+	double p[OSP_HIST_NBUCKETS_MAX], q[OSP_HIST_NBUCKETS_MAX];
 
 	if (a->res != b->res || (unsigned)m >= OSP_DIST__COUNT)
 		return -EINVAL;
@@ -190,15 +187,8 @@ int osp_hist_distance(const struct osp_hist *a, const struct osp_hist *b,
 		*out = rel_diff((double)a->sum, (double)b->sum);
 		return 0;
 	}
-	p = malloc(2 * a->nbuckets * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	q = p + a->nbuckets;
-	err = osp_hist_normalise(a, p);
-	if (!err)
-		err = osp_hist_normalise(b, q);
-	if (!err)
-		*out = shape_distance(p, q, a->nbuckets, a->res, m);
-	free(p);
-	return err;
+	if (osp_hist_normalise(a, p) || osp_hist_normalise(b, q))
+		return -EINVAL;
+	*out = shape_distance(p, q, a->nbuckets, a->res, m);
+	return 0;
 }

@@ -5,11 +5,13 @@
  * range. strtoull alone accepts "-1" (as a huge value), leading blanks and
  * trailing garbage, and strtod accepts "nan" and "inf": these reject them
  * all, so every value is either exactly what the user wrote or refused.
+ * Also the lookup of a name in an enum's name table.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "osprof/parse.h"
 
@@ -93,4 +95,16 @@ int osp_parse_double(const char *s, double min, double max, double *out)
 		return -ERANGE;
 	*out = v;
 	return 0;
+}
+
+int osp_parse_name(const char *s, const char *const *names, unsigned n,
+		   unsigned *out)
+{
+	for (unsigned i = 0; s && i < n; i++) {
+		if (names[i] && strcmp(s, names[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }

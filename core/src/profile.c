@@ -64,10 +64,19 @@ void osp_profile_free(struct osp_profile *p)
 	osp_kv_free(&p->source);
 	osp_kv_free(&p->options);
 	ops_free(p->ops, p->nops);
+	osp_profile_drop_timeline(p);
+	free(p);
+}
+
+void osp_profile_drop_timeline(struct osp_profile *p)
+{
 	for (size_t i = 0; i < p->nsnaps; i++)
 		ops_free(p->snaps[i].ops, p->snaps[i].nops);
 	free(p->snaps);
-	free(p);
+	p->snaps = NULL;
+	p->nsnaps = 0;
+	p->tl_interval_ns = 0;
+	p->tl_dropped = 0;
 }
 
 int osp_op_init(struct osp_op *op, const char *name, unsigned res,

@@ -106,7 +106,8 @@ static int km_find(const struct km_line *l, const char *key)
 	return -1;
 }
 
-static const char *km_str(const struct km_line *l, const char *key)
+/* The value of required key @key, or NULL with "missing key" said. */
+static const char *km_need(const struct km_line *l, const char *key)
 {
 	int i = km_find(l, key);
 
@@ -114,11 +115,21 @@ static const char *km_str(const struct km_line *l, const char *key)
 		KM_LERR(l, "missing key '%s'", key);
 		return NULL;
 	}
-	if (!l->tok[i].val[0]) {
+	return l->tok[i].val;
+}
+
+/* A required key with a non-empty value. */
+static const char *km_str(const struct km_line *l, const char *key)
+{
+	const char *val = km_need(l, key);
+
+	if (!val)
+		return NULL;
+	if (!val[0]) {
 		KM_LERR(l, "key '%s': empty value", key);
 		return NULL;
 	}
-	return l->tok[i].val;
+	return val;
 }
 
 static int km_u64_val(const struct km_line *l, const char *key,
@@ -133,13 +144,9 @@ static int km_u64_val(const struct km_line *l, const char *key,
 
 static int km_u64(const struct km_line *l, const char *key, uint64_t *out)
 {
-	int i = km_find(l, key);
+	const char *val = km_need(l, key);
 
-	if (i < 0) {
-		KM_LERR(l, "missing key '%s'", key);
-		return -EINVAL;
-	}
-	return km_u64_val(l, key, l->tok[i].val, out);
+	return val ? km_u64_val(l, key, val, out) : -EINVAL;
 }
 
 /* "b:c,b:c,..." into @h's buckets (ascending b, within range). */
@@ -204,28 +211,19 @@ static int km_hist_buckets(const struct km_line *l, const char *key,
  */
 static int km_hist(const struct km_line *l, const char *p, struct osp_hist *h)
 {
+	static const char *const names[] = { "count", "sum_ns", "min_ns", "max_ns" };
+	uint64_t *fields[] = { &h->count, &h->sum, &h->min, &h->max };
+	const char *val;
 	char key[16];
-	int i;
 
-	snprintf(key, sizeof(key), "%scount", p);
-	if (km_u64(l, key, &h->count))
-		return -EINVAL;
-	snprintf(key, sizeof(key), "%ssum_ns", p);
-	if (km_u64(l, key, &h->sum))
-		return -EINVAL;
-	snprintf(key, sizeof(key), "%smin_ns", p);
-	if (km_u64(l, key, &h->min))
-		return -EINVAL;
-	snprintf(key, sizeof(key), "%smax_ns", p);
-	if (km_u64(l, key, &h->max))
-		return -EINVAL;
-	snprintf(key, sizeof(key), "%shist", p);
-	i = km_find(l, key);
-	if (i < 0) {
-		KM_LERR(l, "missing key '%s'", key);
-		return -EINVAL;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(key, sizeof(key), "%s%s", p, names[i]);
+		if (km_u64(l, key, fields[i]))
+			return -EINVAL;
 	}
-	return km_hist_buckets(l, key, l->tok[i].val, h);
+	snprintf(key, sizeof(key), "%shist", p);
+	val = km_need(l, key);
+	return val ? km_hist_buckets(l, key, val, h) : -EINVAL;
 }
 
 static int km_header(const struct km_line *l, struct osp_profile *p)
@@ -363,23 +361,17 @@ struct osp_profile *osp_read_kmod(const char *layer, const char *text,
 					     [KM_IRQ] = "irq" };
 	struct osp_profile *p = NULL;
 	struct km_line *l = NULL;
-	enum km_layer kind;
 	char *buf = NULL, *line, *next;
 	bool seen_record = false;
-	size_t i;
+	unsigned kind;
 
 	if (err && errlen)
 		err[0] = '\0';
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (layer && !strcmp(layer, names[i]))
-			break;
-	}
-	if (i == sizeof(names) / sizeof(names[0])) {
+	if (osp_parse_name(layer, names, sizeof(names) / sizeof(names[0]), &kind)) {
 		km_err(err, errlen, "unknown kernel layer '%.32s' (lower, block or irq)",
 		       layer ? layer : "(null)");
 		return NULL;
 	}
-	kind = (enum km_layer)i;
 	if (!text && len) {
 		km_err(err, errlen, "%s: no text", layer);
 		return NULL;
@@ -392,7 +384,7 @@ struct osp_profile *osp_read_kmod(const char *layer, const char *text,
 	l = calloc(1, sizeof(*l));
 	p = osp_profile_new(layer, 1);
 	if (!buf || !l || !p || osp_str_set(&p->clock_source, "ktime"))
-		goto nomem;
+		goto fail;
 	if (len)
 		memcpy(buf, text, len);
 	buf[len] = '\0';
@@ -420,16 +412,15 @@ struct osp_profile *osp_read_kmod(const char *layer, const char *text,
 			continue;
 		}
 		seen_record = true;
-		if (km_record(l, kind, p))
+		if (km_record(l, (enum km_layer)kind, p))
 			goto fail;
 	}
 	free(buf);
 	free(l);
 	return p;
 
-nomem:
-	km_err(err, errlen, "%s: out of memory", layer);
 fail:
+	/* Only running out of memory fails without a message. */
 	if (err && errlen && !err[0])
 		km_err(err, errlen, "%s: out of memory", layer);
 	osp_profile_free(p);

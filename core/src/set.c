@@ -110,7 +110,15 @@ void osp_set_record(struct osp_set *set, unsigned op, uint64_t lat_ns,
 		    uint64_t cpu_ns)
 {
 	struct osp_shard *sh = pthread_getspecific(set->key);
-	uint64_t epoch = LD(&set->epoch), seq, *o;
+	/*
+	 * The bucket indices are worked out before the sequence counter goes
+	 * odd, so a reader retries only while shard words change; and the
+	 * set's fields are read once, not again after the fence (a compiler
+	 * barrier).
+	 */
+	unsigned lat_idx = osp_bucket_index(lat_ns, set->res);
+	unsigned cpu_idx = set->cpu ? osp_bucket_index(cpu_ns, set->res) : 0;
+	uint64_t epoch, seq, *o, *cpu_h;
 
 	if (__builtin_expect(!sh, 0)) {
 		sh = shard_attach(set);
@@ -119,16 +127,17 @@ void osp_set_record(struct osp_set *set, unsigned op, uint64_t lat_ns,
 			return;
 		}
 	}
+	epoch = LD(&set->epoch);
 	if (__builtin_expect(LD(&sh->epoch) != epoch, 0))
 		shard_rezero(set, sh, epoch);
 	o = shard_op(set, sh, op);
+	cpu_h = set->cpu ? o + 1 + set->hist_words : NULL;
 	seq = LD(&o[0]);
 	ST(&o[0], seq + 1);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	hist_add(o + 1, osp_bucket_index(lat_ns, set->res), lat_ns);
-	if (set->cpu)
-		hist_add(o + 1 + set->hist_words, osp_bucket_index(cpu_ns, set->res),
-			 cpu_ns);
+	hist_add(o + 1, lat_idx, lat_ns);
+	if (cpu_h)
+		hist_add(cpu_h, cpu_idx, cpu_ns);
 	__atomic_store_n(&o[0], seq + 2, __ATOMIC_RELEASE);
 }
 

@@ -68,3 +68,21 @@ Test(parse, doubles_are_whole_finite_and_in_range)
 	cr_expect_eq(osp_parse_double("11", 0, 10, &v), -ERANGE);
 	cr_expect_eq(osp_parse_double("1e999", 0, 10, &v), -ERANGE);
 }
+
+Test(parse, names_match_whole_entries_of_a_table)
+{
+	static const char *const names[] = { "lower", NULL, "irq" };
+	unsigned i = 77;
+
+	cr_expect_eq(osp_parse_name("irq", names, 3, &i), 0);
+	cr_expect_eq(i, 2);
+	cr_expect_eq(osp_parse_name("lower", names, 3, &i), 0);
+	cr_expect_eq(i, 0);
+	i = 77;
+	cr_expect_eq(osp_parse_name("ir", names, 3, &i), -EINVAL);
+	cr_expect_eq(osp_parse_name("irq ", names, 3, &i), -EINVAL);
+	cr_expect_eq(osp_parse_name("", names, 3, &i), -EINVAL);
+	cr_expect_eq(osp_parse_name(NULL, names, 3, &i), -EINVAL);
+	cr_expect_eq(osp_parse_name("irq", names, 2, &i), -EINVAL);
+	cr_expect_eq(i, 77, "written on failure");
+}

@@ -45,6 +45,21 @@ Test(profile, check_names_every_bad_histogram)
 	osp_profile_free(p);
 }
 
+Test(profile, drop_timeline_leaves_the_ops_and_no_timeline)
+{
+	struct osp_profile *p = fixture_profile(1);
+
+	osp_profile_drop_timeline(p);
+	cr_expect_eq(p->nsnaps, 0);
+	cr_expect_null(p->snaps);
+	cr_expect_eq(p->tl_interval_ns, 0);
+	cr_expect_eq(p->tl_dropped, 0);
+	cr_expect_eq(p->nops, 3);
+	cr_expect_eq(p->ops[0].lat.count, 1010);
+	osp_profile_drop_timeline(p); /* twice is harmless */
+	osp_profile_free(p);
+}
+
 Test(profile, merge_with_itself_doubles_every_bucket)
 {
 	struct osp_profile *a = fixture_profile(1), *b = fixture_profile(1);

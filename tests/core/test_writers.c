@@ -104,15 +104,7 @@ Test(writers, timeline_lists_each_snapshot)
 	cr_expect_not_null(strstr(s, "getattr                   5"), "%s", s);
 	cr_expect_not_null(strstr(s, "2s  (idle)"), "%s", s);
 	free(s);
-	p->tl_interval_ns = 0;
-	for (size_t i = 0; i < p->nsnaps; i++) {
-		for (size_t j = 0; j < p->snaps[i].nops; j++)
-			osp_op_fini(&p->snaps[i].ops[j]);
-		free(p->snaps[i].ops);
-	}
-	free(p->snaps);
-	p->snaps = NULL;
-	p->nsnaps = 0;
+	osp_profile_drop_timeline(p);
 	s = render(osp_write_timeline, p);
 	cr_expect_not_null(strstr(s, "timeline off"));
 	free(s);

@@ -92,8 +92,8 @@ int osp_hist_normalise(const struct osp_hist *h, double *p);
  * osp_hist_distance - the distance between @a and @b by method @m (see
  * enum osp_dist_method for each range; EMD divided by the resolution so it
  * is in octaves). Returns 0 with *@out set; -EINVAL when the resolutions
- * differ, @m is unknown, or a shape method is given an empty histogram;
- * -ENOMEM.
+ * differ, @m is unknown, or a shape method is given an empty histogram.
+ * Allocates nothing.
  */
 int osp_hist_distance(const struct osp_hist *a, const struct osp_hist *b,
 		      enum osp_dist_method m, double *out);

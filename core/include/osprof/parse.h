@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Strict parsing of numbers from external input (argv, ctl commands,
- * /proc text): the whole string must be the number, in range, no sign,
- * no blanks, no trailing garbage. Every function writes *out only on
- * success and returns 0, -EINVAL (not such a number) or -ERANGE (outside
- * [min, max], or overflow).
+ * Strict parsing of numbers and names from external input (argv, ctl
+ * commands, /proc text): the whole string must be the number, in range, no
+ * sign, no blanks, no trailing garbage; or exactly one of the names. Every
+ * function writes *out only on success and returns 0, -EINVAL (not such a
+ * number or name) or -ERANGE (outside [min, max], or overflow).
  */
 #ifndef OSPROF_PARSE_H
 #define OSPROF_PARSE_H
@@ -19,5 +19,12 @@ int osp_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
 /* A finite non-negative decimal ("0.05", "5", "1e-3") in [@min, @max]. */
 int osp_parse_double(const char *s, double min, double max, double *out);
+
+/*
+ * The index of @s among the @n strings of @names (an enum's name table;
+ * NULL entries never match). -EINVAL when @s is NULL or none matches.
+ */
+int osp_parse_name(const char *s, const char *const *names, unsigned n,
+		   unsigned *out);
 
 #endif /* OSPROF_PARSE_H */

@@ -82,6 +82,8 @@ struct osp_profile {
 struct osp_profile *osp_profile_new(const char *layer, unsigned res);
 /* Free everything; NULL is accepted. */
 void osp_profile_free(struct osp_profile *p);
+/* Free @p's snapshots and zero its timeline fields: @p has no timeline. */
+void osp_profile_drop_timeline(struct osp_profile *p);
 
 /*
  * osp_profile_add_op - append an empty operation @name (copied).
