@@ -14,9 +14,11 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "osprof/clock.h"
 #include "osprof/set.h"
@@ -121,6 +123,42 @@ static inline struct ofs *ofs_of(fuse_req_t req)
 	return fuse_req_userdata(req);
 }
 
+/*
+ * A circular doubly linked list: a list is its sentinel node, empty when
+ * it points at itself. The caller provides the locking.
+ */
+struct ofs_list {
+	struct ofs_list *prev, *next;
+};
+
+#define ofs_container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+static inline void ofs_list_init(struct ofs_list *head)
+{
+	head->prev = head->next = head;
+}
+
+static inline bool ofs_list_empty(const struct ofs_list *head)
+{
+	return head->next == head;
+}
+
+/* Insert @n at the front of @head. */
+static inline void ofs_list_add(struct ofs_list *head, struct ofs_list *n)
+{
+	n->next = head->next;
+	n->prev = head;
+	head->next->prev = n;
+	head->next = n;
+}
+
+static inline void ofs_list_del(struct ofs_list *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+}
+
 /* "/proc/self/fd/N": how path-only calls reach an O_PATH descriptor. */
 static inline void ofs_proc_path(char buf[32], int fd)
 {
@@ -181,13 +219,14 @@ void ofs_inode_forget(struct ofs *fs, struct ofs_inode *in, uint64_t n);
  * table is freed.
  */
 struct ofs_open {
-	struct ofs_open *prev, *next;
+	struct ofs_list link;               /* on the table's open list */
 	struct ofs_inode *in;
-	void (*drop)(struct ofs_open *o);   /* close and free, at teardown */
+	void (*drop)(struct ofs_open *o);   /* close and free */
 };
 /* Count @o as an open handle of @in: its descriptor stays cached. */
 void ofs_inode_open_get(struct ofs *fs, struct ofs_inode *in,
 			struct ofs_open *o, void (*drop)(struct ofs_open *o));
+/* The handle is closed: stop counting @o, then drop it (o->drop). */
 void ofs_inode_open_put(struct ofs *fs, struct ofs_open *o);
 /* Number of inodes and of cached descriptors (for ctl and tests). */
 void ofs_itab_stats(struct ofs *fs, uint64_t *inodes, uint64_t *fds,
@@ -212,7 +251,6 @@ void ofs_creds_resume(void);
 int ofs_creds_init(void);
 
 /* ---- the passthrough (ofs_pt_*.c): one handler per FUSE operation ---- */
-extern const struct fuse_lowlevel_ops ofs_pt_ops;
 void ofs_pt_init(void *userdata, struct fuse_conn_info *conn);
 /* Thread-local I/O buffer aligned for O_DIRECT; NULL on -ENOMEM. */
 void *ofs_pt_iobuf(size_t len);
@@ -234,6 +272,21 @@ extern const struct fuse_lowlevel_ops ofs_ctl_ops;
  * metadata (host, source, clock, options). NULL on -ENOMEM.
  */
 struct osp_profile *ofs_profile_build(struct ofs *fs);
+
+/*
+ * ofs_profile_set_source - name this mount in @p: its host, and as its
+ * source the mount, the lower directory and the daemon's pid; every
+ * profile the daemon serves (its own layer, the module's) carries the
+ * same. 0 or -ENOMEM.
+ */
+static inline int ofs_profile_set_source(const struct ofs *fs, struct osp_profile *p)
+{
+	int err = osp_str_set(&p->host, fs->host);
+
+	err = err ? err : osp_kv_set_str(&p->source, "mount", fs->opts.mount_abs);
+	err = err ? err : osp_kv_set_str(&p->source, "lower", fs->opts.lower_abs);
+	return err ? err : osp_kv_set_u64(&p->source, "pid", (uint64_t)getpid());
+}
 
 /* ---- the kernel module osprof.ko (ofs_kmod.c) ---- */
 /*

@@ -49,7 +49,7 @@ struct ctl_buf {
 	char *data;
 	size_t len;
 	unsigned refs; /* atomic */
-	struct ctl_buf *prev, *next; /* on ofs_ctl.open while open */
+	struct ofs_list link; /* on ofs_ctl.open while open */
 };
 
 static void ctl_buf_put(struct ctl_buf *b)
@@ -61,32 +61,27 @@ static void ctl_buf_put(struct ctl_buf *b)
 }
 
 struct ofs_ctl {
-	pthread_mutex_t mu; /* serialises ctl commands */
+	pthread_mutex_t mu; /* serialises ctl commands; guards open */
 	/*
-	 * The open files, freed at teardown if the kernel never released them
-	 * (the daemon was stopped while they were open).
+	 * The open files (struct ctl_buf), freed at teardown if the kernel
+	 * never released them (the daemon was stopped while they were open).
 	 */
-	pthread_mutex_t open_mu;
-	struct ctl_buf open;
+	struct ofs_list open;
 };
 
 static void ctl_buf_link(struct ofs_ctl *c, struct ctl_buf *b)
 {
-	pthread_mutex_lock(&c->open_mu);
-	b->next = c->open.next;
-	b->prev = &c->open;
-	b->next->prev = b;
-	c->open.next = b;
-	pthread_mutex_unlock(&c->open_mu);
+	pthread_mutex_lock(&c->mu);
+	ofs_list_add(&c->open, &b->link);
+	pthread_mutex_unlock(&c->mu);
 }
 
 /* The file is closed: drop the open file's reference. */
 static void ctl_buf_close(struct ofs_ctl *c, struct ctl_buf *b)
 {
-	pthread_mutex_lock(&c->open_mu);
-	b->prev->next = b->next;
-	b->next->prev = b->prev;
-	pthread_mutex_unlock(&c->open_mu);
+	pthread_mutex_lock(&c->mu);
+	ofs_list_del(&b->link);
+	pthread_mutex_unlock(&c->mu);
 	ctl_buf_put(b);
 }
 
@@ -149,12 +144,9 @@ struct osp_profile *ofs_profile_build(struct ofs *fs)
 	if (!p)
 		return NULL;
 	err = osp_set_snapshot(fs->set, p);
-	err = err ? err : osp_str_set(&p->host, fs->host);
+	err = err ? err : ofs_profile_set_source(fs, p);
 	err = err ? err : osp_str_set(&p->clock_source, osp_clock_source_name(fs->clk.source));
 	p->cycles_per_ns = fs->clk.cycles_per_ns;
-	err = err ? err : osp_kv_set_str(&p->source, "mount", fs->opts.mount_abs);
-	err = err ? err : osp_kv_set_str(&p->source, "lower", fs->opts.lower_abs);
-	err = err ? err : osp_kv_set_u64(&p->source, "pid", (uint64_t)getpid());
 	err = err ? err : ofs_opts_describe(fs, p);
 	if (err) {
 		osp_profile_free(p);
@@ -608,8 +600,7 @@ int ofs_ctl_new(struct ofs *fs)
 	if (!fs->ctl)
 		return -ENOMEM;
 	pthread_mutex_init(&fs->ctl->mu, NULL);
-	pthread_mutex_init(&fs->ctl->open_mu, NULL);
-	fs->ctl->open.next = fs->ctl->open.prev = &fs->ctl->open;
+	ofs_list_init(&fs->ctl->open);
 	return 0;
 }
 
@@ -618,13 +609,12 @@ void ofs_ctl_free(struct ofs *fs)
 	if (!fs->ctl)
 		return;
 	/* Serving is over: no read is in flight, only unreleased opens. */
-	while (fs->ctl->open.next != &fs->ctl->open) {
-		struct ctl_buf *b = fs->ctl->open.next;
+	while (!ofs_list_empty(&fs->ctl->open)) {
+		struct ctl_buf *b = ofs_container_of(fs->ctl->open.next, struct ctl_buf, link);
 
-		fs->ctl->open.next = b->next;
+		ofs_list_del(&b->link);
 		ctl_buf_put(b);
 	}
-	pthread_mutex_destroy(&fs->ctl->open_mu);
 	pthread_mutex_destroy(&fs->ctl->mu);
 	free(fs->ctl);
 	fs->ctl = NULL;

@@ -15,8 +15,8 @@
  * forget, freed at zero; the root is never freed.
  *
  * Locking: one mutex (t->mu) protects the hash chains, every count and
- * descriptor field of every inode, and the LRU list. Nothing blocking runs
- * under it (reopens and closes happen outside).
+ * descriptor field of every inode, the LRU list and the open list. Nothing
+ * blocking runs under it (reopens and closes happen outside).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,7 +39,7 @@ struct ofs_inode {
 	unsigned fd_users;      /* requests using fd right now */
 	unsigned nopen;         /* open files and directories */
 	struct ofs_inode *hnext;
-	struct ofs_inode *lru_prev, *lru_next; /* idle cached descriptors */
+	struct ofs_list lru;    /* on the table's list of idle descriptors */
 	bool in_lru;
 };
 
@@ -54,8 +54,8 @@ struct ofs_inode_table {
 	size_t ninodes;
 	size_t nfds;         /* cached descriptors of unpinned inodes */
 	size_t fd_cache;     /* limit for nfds */
-	struct ofs_inode lru; /* sentinel: lru.lru_next is most recent */
-	struct ofs_open opens; /* sentinel of every open handle */
+	struct ofs_list lru;  /* idle cached descriptors, most recent first */
+	struct ofs_list opens; /* every open handle (struct ofs_open) */
 };
 
 _Static_assert(sizeof(fuse_ino_t) >= sizeof(uintptr_t),
@@ -72,17 +72,13 @@ static void lru_unlink(struct ofs_inode *in)
 {
 	if (!in->in_lru)
 		return;
-	in->lru_prev->lru_next = in->lru_next;
-	in->lru_next->lru_prev = in->lru_prev;
+	ofs_list_del(&in->lru);
 	in->in_lru = false;
 }
 
 static void lru_push(struct ofs_inode_table *t, struct ofs_inode *in)
 {
-	in->lru_next = t->lru.lru_next;
-	in->lru_prev = &t->lru;
-	t->lru.lru_next->lru_prev = in;
-	t->lru.lru_next = in;
+	ofs_list_add(&t->lru, &in->lru);
 	in->in_lru = true;
 }
 
@@ -101,8 +97,8 @@ static size_t evict_locked(struct ofs_inode_table *t, int *victims, size_t max)
 {
 	size_t n = 0;
 
-	while (t->nfds > t->fd_cache && n < max && t->lru.lru_prev != &t->lru) {
-		struct ofs_inode *in = t->lru.lru_prev;
+	while (t->nfds > t->fd_cache && n < max && !ofs_list_empty(&t->lru)) {
+		struct ofs_inode *in = ofs_container_of(t->lru.prev, struct ofs_inode, lru);
 
 		lru_unlink(in);
 		victims[n++] = in->fd;
@@ -163,8 +159,8 @@ struct ofs_inode_table *ofs_itab_new(int root_fd, int mount_fd,
 		return NULL;
 	}
 	pthread_mutex_init(&t->mu, NULL);
-	t->lru.lru_next = t->lru.lru_prev = &t->lru;
-	t->opens.next = t->opens.prev = &t->opens;
+	ofs_list_init(&t->lru);
+	ofs_list_init(&t->opens);
 	t->root.dev = st.st_dev;
 	t->root.ino = st.st_ino;
 	t->root.fd = root_fd;
@@ -192,10 +188,11 @@ void ofs_itab_free(struct ofs_inode_table *t)
 {
 	if (!t)
 		return;
-	while (t->opens.next != &t->opens) {
-		struct ofs_open *o = t->opens.next;
+	/* Serving is over (every worker joined): only unreleased opens remain. */
+	while (!ofs_list_empty(&t->opens)) {
+		struct ofs_open *o = ofs_container_of(t->opens.next, struct ofs_open, link);
 
-		t->opens.next = o->next;
+		ofs_list_del(&o->link);
 		o->drop(o);
 	}
 	for (size_t i = 0; i < t->nbuckets; i++) {
@@ -275,21 +272,23 @@ int ofs_inode_fd(struct ofs *fs, struct ofs_inode *in)
 }
 
 /*
- * Drop a use of @in's descriptor (@open: an open file, else a request):
- * when nothing uses it any more it joins the cache, most recent first,
- * and the cache is trimmed to its limit.
+ * Drop a use of @in's descriptor (@o: an open handle, taken off the open
+ * list; NULL: a request): when nothing uses it any more it joins the
+ * cache, most recent first, and the cache is trimmed to its limit.
  */
-static void unuse(struct ofs *fs, struct ofs_inode *in, bool open)
+static void unuse(struct ofs *fs, struct ofs_inode *in, struct ofs_open *o)
 {
 	struct ofs_inode_table *t = fs->itab;
 	int victims[8];
 	size_t nv = 0;
 
 	pthread_mutex_lock(&t->mu);
-	if (open)
+	if (o) {
+		ofs_list_del(&o->link);
 		in->nopen--;
-	else
+	} else {
 		in->fd_users--;
+	}
 	if (fd_idle(in)) {
 		lru_push(t, in);
 		nv = evict_locked(t, victims, 8);
@@ -300,7 +299,7 @@ static void unuse(struct ofs *fs, struct ofs_inode *in, bool open)
 
 void ofs_inode_fd_put(struct ofs *fs, struct ofs_inode *in)
 {
-	unuse(fs, in, false);
+	unuse(fs, in, NULL);
 }
 
 void ofs_inode_open_get(struct ofs *fs, struct ofs_inode *in,
@@ -313,20 +312,14 @@ void ofs_inode_open_get(struct ofs *fs, struct ofs_inode *in,
 	pthread_mutex_lock(&t->mu);
 	in->nopen++;
 	lru_unlink(in);
-	o->next = t->opens.next;
-	o->prev = &t->opens;
-	o->next->prev = o;
-	t->opens.next = o;
+	ofs_list_add(&t->opens, &o->link);
 	pthread_mutex_unlock(&t->mu);
 }
 
 void ofs_inode_open_put(struct ofs *fs, struct ofs_open *o)
 {
-	pthread_mutex_lock(&fs->itab->mu);
-	o->prev->next = o->next;
-	o->next->prev = o->prev;
-	pthread_mutex_unlock(&fs->itab->mu);
-	unuse(fs, o->in, true);
+	unuse(fs, o->in, o);
+	o->drop(o);
 }
 
 static bool same_handle(const struct file_handle *a, const struct file_handle *b)

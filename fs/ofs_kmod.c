@@ -153,15 +153,10 @@ struct osp_profile *ofs_kmod_profile(struct ofs *fs, const char *layer,
 				     size_t errlen)
 {
 	struct osp_profile *p = osp_read_kmod(layer, text, len, err, errlen);
-	int e;
 
 	if (!p)
 		return NULL;
-	e = osp_str_set(&p->host, fs->host);
-	e = e ? e : osp_kv_set_str(&p->source, "mount", fs->opts.mount_abs);
-	e = e ? e : osp_kv_set_str(&p->source, "lower", fs->opts.lower_abs);
-	e = e ? e : osp_kv_set_u64(&p->source, "pid", (uint64_t)getpid());
-	if (e) {
+	if (ofs_profile_set_source(fs, p) != 0) {
 		snprintf(err, errlen, "out of memory");
 		osp_profile_free(p);
 		return NULL;

@@ -2,7 +2,7 @@
 /*
  * Private to the passthrough (ofs_pt_*.c): the open-file and open-dir
  * records kept in fuse_file_info.fh, and the handlers each file provides
- * to the ops table in ofs_pt.c.
+ * to the timing wrapper's ops table (ofs_prof.c).
  */
 #ifndef OSPROF_FS_OFS_PT_H
 #define OSPROF_FS_OFS_PT_H
@@ -14,13 +14,13 @@
 #include "ofs.h"
 
 struct ofs_file {
-	struct ofs_open o;     /* first: the table's list links it */
+	struct ofs_open o;     /* counted by the inode table */
 	int fd;                /* the lower file, opened with the caller's flags */
 	bool direct;           /* opened O_DIRECT: buffers must be aligned */
 };
 
 struct ofs_dir {
-	struct ofs_open o;     /* first: the table's list links it */
+	struct ofs_open o;     /* counted by the inode table */
 	DIR *dp;
 	off_t offset;          /* the position the kernel will ask for next */
 	struct dirent *entry;  /* read but not yet returned (buffer was full) */

@@ -18,7 +18,7 @@
 /* Close and free; also, at teardown, a directory never released. */
 static void dir_drop(struct ofs_open *o)
 {
-	struct ofs_dir *d = (struct ofs_dir *)o;
+	struct ofs_dir *d = ofs_container_of(o, struct ofs_dir, o);
 
 	closedir(d->dp);
 	free(d);
@@ -61,10 +61,8 @@ void pt_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->fh = (uintptr_t)d;
 	fi->cache_readdir = fs->cache_readdir;
 	fi->keep_cache = fs->cache_readdir;
-	if (pt_reply_open(req, fi) == -ENOENT) {
+	if (pt_reply_open(req, fi) == -ENOENT)
 		ofs_inode_open_put(fs, &d->o);
-		dir_drop(&d->o);
-	}
 }
 
 static bool is_dot(const char *name)
@@ -171,11 +169,8 @@ void pt_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 void pt_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct ofs_dir *d = pt_dir(fi);
-
 	(void)ino;
-	ofs_inode_open_put(ofs_of(req), &d->o);
-	dir_drop(&d->o);
+	ofs_inode_open_put(ofs_of(req), &pt_dir(fi)->o);
 	pt_reply_err(req, 0);
 }
 

@@ -233,6 +233,29 @@ void pt_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
 	make_entry(req, parent, name, MK_SYMLINK, 0, 0, link);
 }
 
+/*
+ * Descriptors of @a and @b (ofs_inode_fd each) in @afd and @bfd, 0; or,
+ * holding neither, reply the error and return -1.
+ */
+static int fd_pair(fuse_req_t req, struct ofs_inode *a, struct ofs_inode *b,
+		   int *afd, int *bfd)
+{
+	struct ofs *fs = ofs_of(req);
+
+	*afd = ofs_inode_fd(fs, a);
+	if (*afd < 0) {
+		pt_reply_err(req, -*afd);
+		return -1;
+	}
+	*bfd = ofs_inode_fd(fs, b);
+	if (*bfd < 0) {
+		ofs_inode_fd_put(fs, a);
+		pt_reply_err(req, -*bfd);
+		return -1;
+	}
+	return 0;
+}
+
 void pt_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 	     const char *newname)
 {
@@ -241,17 +264,8 @@ void pt_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 	char proc[32];
 	int fd, dfd, err = 0;
 
-	fd = ofs_inode_fd(fs, in);
-	if (fd < 0) {
-		pt_reply_err(req, -fd);
+	if (fd_pair(req, in, dir, &fd, &dfd) != 0)
 		return;
-	}
-	dfd = ofs_inode_fd(fs, dir);
-	if (dfd < 0) {
-		ofs_inode_fd_put(fs, in);
-		pt_reply_err(req, -dfd);
-		return;
-	}
 	/* Following the magic link names the inode itself, without privilege. */
 	ofs_proc_path(proc, fd);
 	if (linkat(AT_FDCWD, proc, dfd, newname, AT_SYMLINK_FOLLOW) != 0)
@@ -298,17 +312,8 @@ void pt_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct ofs_inode *a = ofs_inode_of(fs, parent), *b = ofs_inode_of(fs, newparent);
 	int afd, bfd, err = 0;
 
-	afd = ofs_inode_fd(fs, a);
-	if (afd < 0) {
-		pt_reply_err(req, -afd);
+	if (fd_pair(req, a, b, &afd, &bfd) != 0)
 		return;
-	}
-	bfd = ofs_inode_fd(fs, b);
-	if (bfd < 0) {
-		ofs_inode_fd_put(fs, a);
-		pt_reply_err(req, -bfd);
-		return;
-	}
 	/* RENAME_NOREPLACE, RENAME_EXCHANGE and RENAME_WHITEOUT pass through. */
 	if (renameat2(afd, name, bfd, newname, flags) != 0)
 		err = errno;

@@ -71,16 +71,16 @@ static int lower_flags(const struct ofs *fs, int flags)
 	return flags;
 }
 
-/* A file the kernel never released, at teardown. */
+/* Close and free; also, at teardown, a file the kernel never released. */
 static void file_drop(struct ofs_open *o)
 {
-	struct ofs_file *f = (struct ofs_file *)o;
+	struct ofs_file *f = ofs_container_of(o, struct ofs_file, o);
 
 	close(f->fd);
 	free(f);
 }
 
-/* Wrap lower descriptor @fd as the open file of @in and reply. */
+/* Wrap lower descriptor @fd as the open file of @in, in @fi. */
 static int file_new(struct ofs *fs, struct ofs_inode *in, int fd, int flags,
 		    struct fuse_file_info *fi)
 {
@@ -102,12 +102,6 @@ static int file_new(struct ofs *fs, struct ofs_inode *in, int fd, int flags,
 	return 0;
 }
 
-static void file_free(struct ofs *fs, struct ofs_file *f)
-{
-	ofs_inode_open_put(fs, &f->o);
-	file_drop(&f->o);
-}
-
 void pt_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct ofs *fs = ofs_of(req);
@@ -127,7 +121,7 @@ void pt_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	/* Interrupted: the kernel will not send release for it. */
 	if (pt_reply_open(req, fi) == -ENOENT)
-		file_free(fs, pt_file(fi));
+		ofs_inode_open_put(fs, &pt_file(fi)->o);
 }
 
 void pt_create(fuse_req_t req, fuse_ino_t parent, const char *name,
@@ -163,7 +157,7 @@ void pt_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		return;
 	}
 	if (pt_reply_create(req, &e, fi) == -ENOENT) {
-		file_free(fs, pt_file(fi));
+		ofs_inode_open_put(fs, &pt_file(fi)->o);
 		ofs_inode_forget(fs, ofs_inode_of(fs, e.ino), 1);
 	}
 }
@@ -225,7 +219,7 @@ void pt_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 void pt_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
-	file_free(ofs_of(req), pt_file(fi));
+	ofs_inode_open_put(ofs_of(req), &pt_file(fi)->o);
 	pt_reply_err(req, 0);
 }
 

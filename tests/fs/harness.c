@@ -31,6 +31,14 @@ char *h_path(char *buf, const char *a, const char *b)
 	return buf;
 }
 
+char *h_at(const char *a, const char *b)
+{
+	static char buf[8][PATH_MAX];
+	static unsigned i;
+
+	return h_path(buf[i++ % 8], a, b);
+}
+
 void h_tree(struct mnt *m)
 {
 	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -281,4 +289,36 @@ int h_run_fail(const char *const *args, char **err)
 	close(pipefd[0]);
 	waitpid(pid, &status, 0);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+void h_sleepfs_start(struct sleepfs *s, const char *top, const char *sleep_us)
+{
+	const char *bin = getenv("SLEEPFS");
+
+	cr_assert_not_null(bin, "SLEEPFS must name the sleepfs binary");
+	h_path(s->dir, top, "slow");
+	cr_assert_eq(mkdir(s->dir, 0755), 0);
+	s->pid = fork();
+	if (s->pid == 0) {
+		execl(bin, bin, s->dir, sleep_us, "-f", "-s", (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 500; i++) {
+		char p[PATH_MAX];
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		if (access(h_path(p, s->dir, "slow"), R_OK) == 0)
+			return;
+		nanosleep(&ts, NULL);
+	}
+	cr_assert_fail("sleepfs did not mount");
+}
+
+void h_sleepfs_stop(struct sleepfs *s)
+{
+	if (s->pid <= 0)
+		return;
+	h_sh("fusermount3 -u '%s'", s->dir);
+	waitpid(s->pid, NULL, 0);
+	s->pid = 0;
 }

@@ -66,5 +66,25 @@ int h_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int h_run_fail(const char *const *args, char **err);
 /* Join two path parts into a static-free buffer of PATH_MAX. */
 char *h_path(char *buf, const char *a, const char *b);
+/*
+ * @a/@b in one of 8 static buffers used in turn: valid for the next 7
+ * calls, enough for the paths of one call (the tests' M() and L()).
+ */
+char *h_at(const char *a, const char *b);
+
+/* sleepfs (tests/fs/sleepfs.c): a FUSE file system with slow reads. */
+struct sleepfs {
+	char dir[PATH_MAX];  /* its mountpoint, top/slow */
+	pid_t pid;           /* 0 when not started */
+};
+/*
+ * Mount sleepfs at @top/slow with reads of "slow" taking @sleep_us
+ * (SLEEPFS from meson names the binary); wait until it serves. Fails the
+ * test (cr_assert) when it does not mount within 5 s; s->pid is set as
+ * soon as it runs, so h_sleepfs_stop can always reap it.
+ */
+void h_sleepfs_start(struct sleepfs *s, const char *top, const char *sleep_us);
+/* Unmount and reap sleepfs if it was started. */
+void h_sleepfs_stop(struct sleepfs *s);
 
 #endif

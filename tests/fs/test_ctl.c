@@ -37,13 +37,8 @@ static void down(void)
 
 TestSuite(ctl, .init = up, .fini = down, .timeout = 120);
 
-static char *M(const char *name)
-{
-	static char buf[4][PATH_MAX];
-	static int i;
-
-	return h_path(buf[i++ % 4], m.dir, name);
-}
+/* A name in the mount. */
+#define M(name) h_at(m.dir, name)
 
 static int ctl_write(const char *cmd)
 {

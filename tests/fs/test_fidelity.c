@@ -11,54 +11,22 @@
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
 
 static struct mnt m;
-static pid_t sleepfs;
-static char slow[PATH_MAX];
+static struct sleepfs slow;
 
 static void down(void)
 {
 	if (m.pid > 0)
 		h_stop(&m);
-	if (sleepfs > 0) {
-		h_sh("fusermount3 -u '%s'", slow);
-		waitpid(sleepfs, NULL, 0);
-	}
+	h_sleepfs_stop(&slow);
 	h_cleanup(&m);
 }
 
 TestSuite(fidelity, .fini = down, .timeout = 60);
-
-static void start_sleepfs(void)
-{
-	const char *bin = getenv("SLEEPFS");
-
-	cr_assert_not_null(bin);
-	h_path(slow, m.top, "slow");
-	cr_assert_eq(mkdir(slow, 0755), 0);
-	sleepfs = fork();
-	if (sleepfs == 0) {
-		execl(bin, bin, slow, "1500", "-f", "-s", (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 500; i++) {
-		char p[PATH_MAX];
-		struct timespec ts = { 0, 10 * 1000 * 1000 };
-
-		if (access(h_path(p, slow, "slow"), R_OK) == 0)
-			return;
-		nanosleep(&ts, NULL);
-	}
-	cr_assert_fail("sleepfs did not mount");
-}
 
 Test(fidelity, reads_of_1_5_ms_peak_in_the_bucket_holding_1_5_ms)
 {
@@ -69,8 +37,8 @@ Test(fidelity, reads_of_1_5_ms_peak_in_the_bucket_holding_1_5_ms)
 	int fd;
 
 	h_tree(&m);
-	start_sleepfs();
-	h_start_at(&m, slow, NULL, NULL);
+	h_sleepfs_start(&slow, m.top, "1500");
+	h_start_at(&m, slow.dir, NULL, NULL);
 	fd = open(h_path(path, m.dir, "slow"), O_RDONLY);
 	cr_assert_geq(fd, 0);
 	for (int i = 0; i < 100; i++)

@@ -36,21 +36,9 @@ static void down(void)
 
 TestSuite(ops, .init = up, .fini = down, .timeout = 60);
 
-static char *M(const char *name)
-{
-	static char buf[4][PATH_MAX];
-	static int i;
-
-	return h_path(buf[i++ % 4], m.dir, name);
-}
-
-static char *L(const char *name)
-{
-	static char buf[4][PATH_MAX];
-	static int i;
-
-	return h_path(buf[i++ % 4], m.lower, name);
-}
+/* A name in the mount, and in the lower directory. */
+#define M(name) h_at(m.dir, name)
+#define L(name) h_at(m.lower, name)
 
 Test(ops, write_through_mount_lands_in_lower_and_reads_back)
 {
