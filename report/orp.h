@@ -37,6 +37,11 @@ void orp_error(const char *fmt, ...);
 /* Report a usage error of @cmd and return ORP_EXIT_ERROR. */
 __attribute__((format(printf, 2, 3)))
 int orp_usage_error(const char *cmd, const char *fmt, ...);
+/*
+ * The default case of a subcommand's option switch: -h prints @help and
+ * returns 1; anything else is getopt's "bad option": -EINVAL, said.
+ */
+int orp_opt_other(const char *cmd, int c, void (*help)(void));
 
 /*
  * Parse option @opt's value @s into @out with core's osp_parse_u64 or
@@ -58,10 +63,11 @@ struct orp_out {
 	char *tmp;  /* temporary path */
 };
 int orp_out_open(struct orp_out *o, const char *path, char *err, size_t errlen);
-/* Close and rename into place; on any stream error remove it: 0 or -EIO. */
-int orp_out_commit(struct orp_out *o, char *err, size_t errlen);
-/* Give up: close and remove the temporary file. */
-void orp_out_abort(struct orp_out *o);
+/*
+ * Close @o once its writer has returned @write_rc: when that is 0, rename
+ * it into place; else, or on any stream error, remove it. 0 or -EIO.
+ */
+int orp_out_close(struct orp_out *o, int write_rc, char *err, size_t errlen);
 
 /* Read a whole file (also /proc files whose size is 0): 0 or -errno. */
 int orp_read_file(const char *path, char **buf, size_t *len);
@@ -100,6 +106,7 @@ void orp_input_free(struct orp_input *in);
  */
 int orp_inputs_load(char *const *specs, size_t n, const char *layer,
 		    struct orp_input **out, char *err, size_t errlen);
+/* Free @n inputs; @in may be NULL (a load that failed). */
 void orp_inputs_free(struct orp_input *in, size_t n);
 /* Require exactly one profile (after selection): 0, or -EINVAL with @err. */
 int orp_input_single(const struct orp_input *in, char *err, size_t errlen);

@@ -218,12 +218,8 @@ static int parse_opt(int c, struct compare_args *a)
 			return 0;
 		orp_usage_error(CMD, "unknown format '%s'", optarg);
 		return -EINVAL;
-	case 'h':
-		help();
-		return 1;
 	default:
-		orp_usage_error(CMD, "bad option");
-		return -EINVAL;
+		return orp_opt_other(CMD, c, help);
 	}
 }
 
@@ -351,6 +347,6 @@ fail:
 	orp_error("%s", err);
 out:
 	osp_cmp_free(&c);
-	orp_inputs_free(in, in ? 2 : 0);
+	orp_inputs_free(in, 2);
 	return status;
 }

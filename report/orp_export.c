@@ -13,6 +13,7 @@
 
 #include "orp.h"
 #include "osprof/format.h"
+#include "osprof/parse.h"
 
 #define CMD "export"
 
@@ -27,8 +28,7 @@ _Static_assert(sizeof(export_names) / sizeof(export_names[0]) == EXP__COUNT,
 	       "a name for every export format");
 
 struct export_args {
-	enum export_fmt fmt;
-	bool fmt_given;
+	enum export_fmt fmt; /* EXP__COUNT until --format names one */
 	const char *out;
 	const char *layer;
 };
@@ -142,22 +142,20 @@ static int parse_args(int argc, char **argv, struct export_args *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	unsigned fmt;
 	int c;
 
+	a->fmt = EXP__COUNT;
 	a->out = "-";
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "F:o:l:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
-			for (unsigned i = 0; i < EXP__COUNT; i++)
-				if (strcmp(optarg, export_names[i]) == 0) {
-					a->fmt = (enum export_fmt)i;
-					a->fmt_given = true;
-				}
-			if (!a->fmt_given) {
+			if (osp_parse_name(optarg, export_names, EXP__COUNT, &fmt)) {
 				orp_usage_error(CMD, "unknown format '%s'", optarg);
 				return -EINVAL;
 			}
+			a->fmt = (enum export_fmt)fmt;
 			break;
 		case 'o':
 			a->out = optarg;
@@ -165,17 +163,13 @@ static int parse_args(int argc, char **argv, struct export_args *a)
 		case 'l':
 			a->layer = optarg;
 			break;
-		case 'h':
-			help();
-			return 1;
 		default:
-			orp_usage_error(CMD, "bad option");
-			return -EINVAL;
+			return orp_opt_other(CMD, c, help);
 		}
 	}
-	if (!a->fmt_given || argc - optind != 1) {
-		orp_usage_error(CMD, "%s", !a->fmt_given ? "--format is required"
-							  : "one PROFILE needed");
+	if (a->fmt == EXP__COUNT || argc - optind != 1) {
+		orp_usage_error(CMD, "%s", a->fmt == EXP__COUNT ? "--format is required"
+								: "one PROFILE needed");
 		return -EINVAL;
 	}
 	return 0;
@@ -201,25 +195,16 @@ int orp_cmd_export(int argc, char **argv)
 	struct orp_out out;
 	char err[ORP_ERRLEN];
 	int rc = parse_args(argc, argv, &a);
+	bool failed;
 
 	if (rc)
 		return rc == 1 ? ORP_EXIT_OK : ORP_EXIT_ERROR;
-	if (orp_inputs_load(argv + optind, 1, a.layer, &in, err, sizeof(err)) ||
-	    (a.fmt == EXP_JSON && orp_input_single(in, err, sizeof(err))) ||
-	    orp_out_open(&out, a.out, err, sizeof(err)))
-		goto fail;
-	if (write_export(out.f, &a, in)) {
-		snprintf(err, sizeof(err), "%s: write error",
-			 strcmp(a.out, "-") ? a.out : "stdout");
-		orp_out_abort(&out);
-		goto fail;
-	}
-	if (orp_out_commit(&out, err, sizeof(err)))
-		goto fail;
+	failed = orp_inputs_load(argv + optind, 1, a.layer, &in, err, sizeof(err)) ||
+		 (a.fmt == EXP_JSON && orp_input_single(in, err, sizeof(err))) ||
+		 orp_out_open(&out, a.out, err, sizeof(err)) ||
+		 orp_out_close(&out, write_export(out.f, &a, in), err, sizeof(err));
+	if (failed)
+		orp_error("%s", err);
 	orp_inputs_free(in, 1);
-	return ORP_EXIT_OK;
-fail:
-	orp_error("%s", err);
-	orp_inputs_free(in, in ? 1 : 0);
-	return ORP_EXIT_ERROR;
+	return failed ? ORP_EXIT_ERROR : ORP_EXIT_OK;
 }

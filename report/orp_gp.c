@@ -20,6 +20,7 @@
 
 #include "orp_gp.h"
 #include "osprof/format.h"
+#include "osprof/parse.h"
 
 #define MAX_WORKERS 4
 
@@ -42,13 +43,12 @@ const char *orp_fmt_name(enum orp_fmt f)
 
 int orp_fmt_parse(const char *s, enum orp_fmt *out)
 {
-	for (unsigned i = 0; i < ORP_FMT__COUNT; i++) {
-		if (strcmp(s, fmt_names[i]) == 0) {
-			*out = (enum orp_fmt)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	unsigned i;
+	int rc = osp_parse_name(s, fmt_names, ORP_FMT__COUNT, &i);
+
+	if (!rc)
+		*out = (enum orp_fmt)i;
+	return rc;
 }
 
 void orp_render_init(struct orp_render *r, const char *dir, enum orp_fmt fmt)

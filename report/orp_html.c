@@ -23,9 +23,8 @@
 
 struct html_args {
 	const char *out;
-	const char *layer;
 	uint64_t top;
-	struct orp_cmp_args cmp;
+	struct orp_cmp_args cmp; /* its layer is --layer */
 };
 
 /* Chart index ranges of each part of the page. */
@@ -334,7 +333,7 @@ static int parse_args(int argc, char **argv, struct html_args *a)
 			a->out = optarg;
 			break;
 		case 'l':
-			a->layer = a->cmp.layer = optarg;
+			a->cmp.layer = optarg;
 			break;
 		case 'n':
 			if (orp_opt_u64(CMD, "--top", optarg, 1, 16, &a->top))
@@ -346,12 +345,8 @@ static int parse_args(int argc, char **argv, struct html_args *a)
 				return -EINVAL;
 			}
 			break;
-		case 'h':
-			help();
-			return 1;
 		default:
-			orp_usage_error(CMD, "bad option");
-			return -EINVAL;
+			return orp_opt_other(CMD, c, help);
 		}
 	}
 	if (!a->out || argc - optind < 1 || argc - optind > 2) {
@@ -392,13 +387,9 @@ static int report(const struct html_args *a, const struct orp_input *in,
 		rc = draw(&r, in, nin, &c, a->top, &parts, err, errlen);
 	if (!rc)
 		rc = orp_out_open(&out, a->out, err, errlen);
-	if (!rc && write_page(out.f, in, nin, &c, &r, &parts)) {
-		snprintf(err, errlen, "%s: write error", a->out);
-		orp_out_abort(&out);
-		rc = -EIO;
-	} else if (!rc) {
-		rc = orp_out_commit(&out, err, errlen);
-	}
+	if (!rc)
+		rc = orp_out_close(&out, write_page(out.f, in, nin, &c, &r, &parts),
+				   err, errlen);
 	osp_cmp_free(&c);
 	orp_render_fini(&r);
 	remove_tmpdir(dir);
@@ -416,7 +407,7 @@ int orp_cmd_html(int argc, char **argv)
 	if (rc)
 		return rc == 1 ? ORP_EXIT_OK : ORP_EXIT_ERROR;
 	nin = (size_t)(argc - optind);
-	if (orp_inputs_load(argv + optind, nin, a.layer, &in, err, sizeof(err))) {
+	if (orp_inputs_load(argv + optind, nin, a.cmp.layer, &in, err, sizeof(err))) {
 		orp_error("%s", err);
 		return ORP_EXIT_ERROR;
 	}

@@ -92,11 +92,9 @@ static void data_name(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* Which metrics some line has; the number of lines with interrupts. */
-static size_t irq_scan(const struct osp_profile *p, bool *have, bool *derived)
+/* Which metrics some line with interrupts has (none: no such line). */
+static void irq_scan(const struct osp_profile *p, bool *have, bool *derived)
 {
-	size_t lines = 0;
-
 	for (size_t i = 0; i < p->nops; i++) {
 		double m[M__COUNT];
 
@@ -105,9 +103,7 @@ static size_t irq_scan(const struct osp_profile *p, bool *have, bool *derived)
 		irq_metrics(p, &p->ops[i], m, derived);
 		for (int k = 0; k < M__COUNT; k++)
 			have[k] |= !isnan(m[k]);
-		lines++;
 	}
-	return lines;
 }
 
 static void irq_data(FILE *f, const struct osp_profile *p)
@@ -165,23 +161,20 @@ int orp_chart_irq(struct orp_render *r, const struct osp_profile *p,
 		  char *err, size_t errlen)
 {
 	bool have[M__COUNT] = { false }, derived = false;
-	char hint[64], title[128];
 	struct orp_gp g;
-	size_t lines;
 	int npanels = 0, rc;
 
 	if (strcmp(p->layer, "irq") != 0)
 		return 0;
-	snprintf(hint, sizeof(hint), "irq");
-	snprintf(title, sizeof(title), "interrupt lines: cycles, IPC, branch and cache misses");
-	lines = irq_scan(p, have, &derived);
+	irq_scan(p, have, &derived);
 	for (int k = 0; k < M__COUNT; k++)
 		npanels += have[k];
-	rc = orp_gp_begin(r, &g, hint, title, 1000, 80 + 300 * (npanels ? npanels : 1),
-			  err, errlen);
+	rc = orp_gp_begin(r, &g, "irq",
+			  "interrupt lines: cycles, IPC, branch and cache misses", 1000,
+			  80 + 300 * (npanels ? npanels : 1), err, errlen);
 	if (rc)
 		return rc;
-	if (lines == 0 || npanels == 0) {
+	if (npanels == 0) {
 		fputs("set label 1 'no interrupts recorded' at graph 0.5,0.5 center\n"
 		      "unset border\nunset tics\nplot NaN notitle\n", g.f);
 	} else {

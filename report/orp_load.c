@@ -246,8 +246,8 @@ int orp_input_load(struct orp_input *in, const char *spec, char *err,
 
 		rc = p ? add_profile(in, p, "stdin", err, errlen) : -EINVAL;
 	} else if (stat(spec, &st) != 0) {
-		snprintf(err, errlen, "%s: %s", spec, strerror(errno));
 		rc = -errno;
+		snprintf(err, errlen, "%s: %s", spec, strerror(-rc));
 	} else if (S_ISDIR(st.st_mode)) {
 		rc = load_dir(in, spec, err, errlen);
 	} else {

@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "orp.h"
@@ -56,12 +55,8 @@ static int parse_args(int argc, char **argv, struct merge_args *a)
 		case 'l':
 			a->layer = optarg;
 			break;
-		case 'h':
-			help();
-			return 1;
 		default:
-			orp_usage_error(CMD, "bad option");
-			return -EINVAL;
+			return orp_opt_other(CMD, c, help);
 		}
 	}
 	if (!a->out || optind >= argc) {
@@ -69,20 +64,6 @@ static int parse_args(int argc, char **argv, struct merge_args *a)
 		return -EINVAL;
 	}
 	return 0;
-}
-
-static void drop_timeline(struct osp_profile *p)
-{
-	for (size_t s = 0; s < p->nsnaps; s++) {
-		for (size_t i = 0; i < p->snaps[s].nops; i++)
-			osp_op_fini(&p->snaps[s].ops[i]);
-		free(p->snaps[s].ops);
-	}
-	free(p->snaps);
-	p->snaps = NULL;
-	p->nsnaps = 0;
-	p->tl_interval_ns = 0;
-	p->tl_dropped = 0;
 }
 
 /* Merge every input into the first one's profile: 0 or -EINVAL with @err. */
@@ -110,7 +91,7 @@ static int merge_all(struct orp_input *in, size_t n, char *err, size_t errlen)
 		timeline |= src->nsnaps > 0;
 	}
 	if (timeline) {
-		drop_timeline(dst);
+		osp_profile_drop_timeline(dst);
 		fprintf(stderr, ORP_PROG ": note: timelines are not merged; the output has none\n");
 	}
 	return 0;
@@ -128,27 +109,18 @@ int orp_cmd_merge(int argc, char **argv)
 	if (rc)
 		return rc == 1 ? ORP_EXIT_OK : ORP_EXIT_ERROR;
 	n = (size_t)(argc - optind);
-	if (orp_inputs_load(argv + optind, n, a.layer, &in, err, sizeof(err))) {
-		n = 0;
-		goto fail;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (orp_input_single(&in[i], err, sizeof(err)))
-			goto fail;
-	if (merge_all(in, n, err, sizeof(err)) ||
-	    orp_out_open(&out, a.out, err, sizeof(err)))
-		goto fail;
-	if (osp_write_json(out.f, in[0].prof[0])) {
-		snprintf(err, sizeof(err), "%s: write error", a.out);
-		orp_out_abort(&out);
-		goto fail;
-	}
-	if (orp_out_commit(&out, err, sizeof(err)))
-		goto fail;
+	rc = orp_inputs_load(argv + optind, n, a.layer, &in, err, sizeof(err));
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = orp_input_single(&in[i], err, sizeof(err));
+	if (!rc)
+		rc = merge_all(in, n, err, sizeof(err));
+	if (!rc)
+		rc = orp_out_open(&out, a.out, err, sizeof(err));
+	if (!rc)
+		rc = orp_out_close(&out, osp_write_json(out.f, in[0].prof[0]), err,
+				   sizeof(err));
+	if (rc)
+		orp_error("%s", err);
 	orp_inputs_free(in, n);
-	return ORP_EXIT_OK;
-fail:
-	orp_error("%s", err);
-	orp_inputs_free(in, n);
-	return ORP_EXIT_ERROR;
+	return rc ? ORP_EXIT_ERROR : ORP_EXIT_OK;
 }

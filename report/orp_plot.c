@@ -86,12 +86,8 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
 		case 'c':
 			a->against = optarg;
 			break;
-		case 'h':
-			help();
-			return 1;
 		default:
-			orp_usage_error(CMD, "bad option");
-			return -EINVAL;
+			return orp_opt_other(CMD, c, help);
 		}
 	}
 	if (!a->dir || argc - optind != 1) {
@@ -139,11 +135,8 @@ int orp_cmd_plot(int argc, char **argv)
 	specs[1] = (char *)a.against;
 	nin = a.against ? 2 : 1;
 	orp_render_init(&r, a.dir, a.fmt);
-	if (orp_inputs_load(specs, nin, a.layer, &in, err, sizeof(err))) {
-		nin = 0;
-		goto fail;
-	}
-	if (orp_mkdir(a.dir, err, sizeof(err)) ||
+	if (orp_inputs_load(specs, nin, a.layer, &in, err, sizeof(err)) ||
+	    orp_mkdir(a.dir, err, sizeof(err)) ||
 	    orp_chart_all(&r, &in[0], a.top, err, sizeof(err)) ||
 	    (a.against && plot_against(&r, in, err, sizeof(err))) ||
 	    orp_render_run(&r, err, sizeof(err)))

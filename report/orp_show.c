@@ -178,12 +178,8 @@ static int parse_args(int argc, char **argv, struct show_args *a)
 		case 'l':
 			a->layer = optarg;
 			break;
-		case 'h':
-			help();
-			return 1;
 		default:
-			orp_usage_error(CMD, "bad option");
-			return -EINVAL;
+			return orp_opt_other(CMD, c, help);
 		}
 	}
 	if (optind >= argc) {

@@ -37,6 +37,16 @@ int orp_usage_error(const char *cmd, const char *fmt, ...)
 	return ORP_EXIT_ERROR;
 }
 
+int orp_opt_other(const char *cmd, int c, void (*help)(void))
+{
+	if (c == 'h') {
+		help();
+		return 1;
+	}
+	orp_usage_error(cmd, "bad option");
+	return -EINVAL;
+}
+
 int orp_opt_u64(const char *cmd, const char *opt, const char *s, uint64_t min,
 		uint64_t max, uint64_t *out)
 {
@@ -62,6 +72,18 @@ int orp_opt_double(const char *cmd, const char *opt, const char *s,
 	return err ? -EINVAL : 0;
 }
 
+/* Give up: close and remove the temporary file. */
+static void out_abort(struct orp_out *o)
+{
+	if (o->f && o->f != stdout)
+		fclose(o->f);
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	memset(o, 0, sizeof(*o));
+}
+
 int orp_out_open(struct orp_out *o, const char *path, char *err, size_t errlen)
 {
 	int fd;
@@ -74,7 +96,7 @@ int orp_out_open(struct orp_out *o, const char *path, char *err, size_t errlen)
 	o->path = strdup(path);
 	if (!o->path || asprintf(&o->tmp, "%s.tmp.XXXXXX", path) < 0) {
 		o->tmp = NULL;
-		orp_out_abort(o);
+		out_abort(o);
 		snprintf(err, errlen, "%s: out of memory", path);
 		return -ENOMEM;
 	}
@@ -89,7 +111,7 @@ int orp_out_open(struct orp_out *o, const char *path, char *err, size_t errlen)
 		}
 		free(o->tmp);
 		o->tmp = NULL;
-		orp_out_abort(o);
+		out_abort(o);
 		return -e;
 	}
 	/* mkstemp makes 0600; give the file the mode any new file gets. */
@@ -103,11 +125,17 @@ int orp_out_open(struct orp_out *o, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-int orp_out_commit(struct orp_out *o, char *err, size_t errlen)
+int orp_out_close(struct orp_out *o, int write_rc, char *err, size_t errlen)
 {
 	const char *name = o->path ? o->path : "stdout";
-	int bad = fflush(o->f) != 0 || ferror(o->f);
+	int bad;
 
+	if (write_rc) {
+		snprintf(err, errlen, "%s: write error", name);
+		out_abort(o);
+		return -EIO;
+	}
+	bad = fflush(o->f) != 0 || ferror(o->f);
 	if (!o->path) {
 		o->f = NULL;
 		if (bad)
@@ -126,17 +154,6 @@ int orp_out_commit(struct orp_out *o, char *err, size_t errlen)
 	free(o->path);
 	memset(o, 0, sizeof(*o));
 	return bad ? -EIO : 0;
-}
-
-void orp_out_abort(struct orp_out *o)
-{
-	if (o->f && o->f != stdout)
-		fclose(o->f);
-	if (o->tmp)
-		unlink(o->tmp);
-	free(o->tmp);
-	free(o->path);
-	memset(o, 0, sizeof(*o));
 }
 
 int orp_read_file(const char *path, char **buf, size_t *len)
@@ -183,16 +200,18 @@ int orp_read_file(const char *path, char **buf, size_t *len)
 int orp_mkdir(const char *path, char *err, size_t errlen)
 {
 	struct stat st;
+	int e;
 
 	if (mkdir(path, 0755) == 0)
 		return 0;
-	if (errno == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+	e = errno;
+	if (e == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return 0;
-	if (errno == EEXIST)
-		errno = ENOTDIR;
+	if (e == EEXIST)
+		e = ENOTDIR;
 	snprintf(err, errlen, "%s: cannot create directory: %s", path,
-		 strerror(errno));
-	return -errno;
+		 strerror(e));
+	return -e;
 }
 
 int orp_cmp_op_total(const void *a, const void *b)

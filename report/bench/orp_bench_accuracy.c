@@ -21,6 +21,7 @@
 
 #include "orp_bench_gen.h"
 #include "osprof/analysis.h"
+#include "osprof/parse.h"
 
 #define NSIZES 4
 #define NRES 3
@@ -37,12 +38,9 @@ static unsigned emd_err[ORP_GEN__COUNT][NSIZES], emd_tot[ORP_GEN__COUNT][NSIZES]
 
 static unsigned long arg(const char *s, unsigned long max)
 {
-	char *end;
-	unsigned long long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (!*s || *end || errno || v == 0 || v > max) {
+	if (osp_parse_u64(s, 1, max, &v)) {
 		fprintf(stderr, "orp-bench-accuracy: '%s': expected a number 1..%lu\n", s, max);
 		exit(2);
 	}
@@ -63,16 +61,24 @@ static void pair_params(unsigned long i, unsigned long npairs,
 	*res = resolutions[(i / (4 * NSIZES)) % NRES];
 }
 
+/* osp_compare of the pair with @m's defaults: 0 or -errno. */
+static int compare_pair(const struct orp_pair *p, enum osp_dist_method m,
+			struct osp_cmp *c)
+{
+	const struct osp_profile *a = p->a, *b = p->b;
+	struct osp_cmp_opts o;
+
+	osp_cmp_opts_default(&o, m);
+	return osp_compare(&a, 1, &b, 1, &o, c);
+}
+
 /* Does @m call the pair different? -1 on error. */
 static int verdict(const struct orp_pair *p, enum osp_dist_method m)
 {
-	struct osp_cmp_opts o;
 	struct osp_cmp c;
 	int diff;
 
-	osp_cmp_opts_default(&o, m);
-	if (osp_compare((const struct osp_profile *const *)&p->a, 1,
-			(const struct osp_profile *const *)&p->b, 1, &o, &c))
+	if (compare_pair(p, m, &c))
 		return -1;
 	diff = c.ninteresting > 0;
 	osp_cmp_free(&c);
@@ -81,12 +87,9 @@ static int verdict(const struct orp_pair *p, enum osp_dist_method m)
 
 static void print_mistake(const struct orp_pair *p, int said)
 {
-	struct osp_cmp_opts o;
 	struct osp_cmp c;
 
-	osp_cmp_opts_default(&o, OSP_DIST_EMD);
-	if (osp_compare((const struct osp_profile *const *)&p->a, 1,
-			(const struct osp_profile *const *)&p->b, 1, &o, &c))
+	if (compare_pair(p, OSP_DIST_EMD, &c))
 		return;
 	printf("  emd wrong: %-8s size %-6lu res %u: said %s (%s, score %.3f, noise %.3f, p %.2g)\n",
 	       orp_gen_kind_name(p->kind), p->size, p->res, said ? "different" : "same",

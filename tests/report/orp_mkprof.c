@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "osprof/format.h"
+#include "osprof/parse.h"
 #include "osprof/set.h"
 
 static uint64_t rng_state;
@@ -177,12 +178,9 @@ static int write_profile(struct osp_set *s, const char *layer, unsigned res,
 /* A whole decimal argument, or exit: the tests pass only small numbers. */
 static uint64_t arg_u64(const char *s)
 {
-	char *end;
-	unsigned long long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (!*s || *end || errno || v > UINT32_MAX) {
+	if (osp_parse_u64(s, 0, UINT32_MAX, &v)) {
 		fprintf(stderr, "orp-test-mkprof: '%s' is not a small number\n", s);
 		exit(2);
 	}

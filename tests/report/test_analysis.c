@@ -461,6 +461,13 @@ static const struct osp_cmp_item *item(const struct osp_cmp *c, const char *name
 	return NULL;
 }
 
+/* osp_compare of one profile against another. */
+static int compare1(const struct osp_profile *a, const struct osp_profile *b,
+		    const struct osp_cmp_opts *o, struct osp_cmp *c)
+{
+	return osp_compare(&a, 1, &b, 1, o, c);
+}
+
 Test(compare, shifted_op_ranks_first_and_the_rest_is_set_aside)
 {
 	/*
@@ -481,8 +488,7 @@ Test(compare, shifted_op_ranks_first_and_the_rest_is_set_aside)
 	op_with(b, "mkdir", 10, 1, 1000);
 	op_with(b, "rename", 14, 300, 10000);
 	osp_cmp_opts_default(&o, OSP_DIST_EMD);
-	cr_assert_eq(osp_compare((const struct osp_profile *const *)&a, 1,
-				 (const struct osp_profile *const *)&b, 1, &o, &c), 0);
+	cr_assert_eq(compare1(a, b, &o, &c), 0);
 	cr_assert_eq(c.n, 4);
 	cr_expect_str_eq(c.items[0].name, "read");
 	cr_expect_eq(c.items[0].verdict, OSP_CMP_DIFFERENT);
@@ -518,8 +524,7 @@ Test(compare, a_small_sample_over_threshold_is_noise)
 	op_with(b, "read", 10, 3, 800);
 	op_with(b, "read", 11, 7, 1500);
 	osp_cmp_opts_default(&o, OSP_DIST_EMD);
-	cr_assert_eq(osp_compare((const struct osp_profile *const *)&a, 1,
-				 (const struct osp_profile *const *)&b, 1, &o, &c), 0);
+	cr_assert_eq(compare1(a, b, &o, &c), 0);
 	cr_assert_eq(c.n, 1);
 	cr_expect_float_eq(c.items[0].score, 0.3, EPS);
 	cr_expect_float_eq(c.items[0].noise, 0.2224860, EPS);
@@ -529,8 +534,7 @@ Test(compare, a_small_sample_over_threshold_is_noise)
 	osp_cmp_free(&c);
 	/* With the guard off it is a difference. */
 	o.noise_factor = 0;
-	cr_assert_eq(osp_compare((const struct osp_profile *const *)&a, 1,
-				 (const struct osp_profile *const *)&b, 1, &o, &c), 0);
+	cr_assert_eq(compare1(a, b, &o, &c), 0);
 	cr_expect_eq(c.items[0].verdict, OSP_CMP_DIFFERENT);
 	osp_cmp_free(&c);
 	osp_profile_free(a);
@@ -548,8 +552,7 @@ Test(compare, identical_sets_have_no_difference_with_any_method)
 	for (unsigned m = 0; m < OSP_DIST__COUNT; m++) {
 		osp_cmp_opts_default(&o, (enum osp_dist_method)m);
 		o.equal_frac = 0; /* make every method rate them */
-		cr_assert_eq(osp_compare((const struct osp_profile *const *)&a, 1,
-					 (const struct osp_profile *const *)&a, 1, &o, &c), 0);
+		cr_assert_eq(compare1(a, a, &o, &c), 0);
 		cr_expect_eq(c.ninteresting, 0, "method %s", osp_dist_method_name(m));
 		cr_expect_float_eq(c.items[0].score, 0.0, EPS);
 		osp_cmp_free(&c);

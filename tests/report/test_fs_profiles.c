@@ -14,9 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../fs/harness.h"
@@ -24,8 +21,8 @@
 
 /* Three mounts of one sleepfs: A and A2 read "slow", B reads "slow4". */
 static struct mnt m, m2, m3;
-static pid_t sleepfs;
-static char slow[PATH_MAX], a[PATH_MAX], a2[PATH_MAX], b[PATH_MAX];
+static struct sleepfs slow;
+static char a[PATH_MAX], a2[PATH_MAX], b[PATH_MAX];
 
 static int open_in(const struct mnt *mt, const char *name)
 {
@@ -70,30 +67,13 @@ static void reset(const struct mnt *mt)
 
 static void up(void)
 {
-	const char *bin = getenv("SLEEPFS");
-
-	cr_assert_not_null(bin);
 	h_tree(&m);
 	h_tree(&m2);
 	h_tree(&m3);
-	h_path(slow, m.top, "slow");
-	cr_assert_eq(mkdir(slow, 0755), 0);
-	sleepfs = fork();
-	if (sleepfs == 0) {
-		execl(bin, bin, slow, "1400", "-f", "-s", (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 500; i++) {
-		char p[PATH_MAX];
-		struct timespec ts = { 0, 10 * 1000 * 1000 };
-
-		if (access(h_path(p, slow, "slow"), R_OK) == 0)
-			break;
-		nanosleep(&ts, NULL);
-	}
-	h_start_at(&m, slow, NULL, NULL);
-	h_start_at(&m2, slow, NULL, NULL);
-	h_start_at(&m3, slow, NULL, NULL);
+	h_sleepfs_start(&slow, m.top, "1400");
+	h_start_at(&m, slow.dir, NULL, NULL);
+	h_start_at(&m2, slow.dir, NULL, NULL);
+	h_start_at(&m3, slow.dir, NULL, NULL);
 	workload(10); /* warm up: dentries, descriptors, threads */
 	reset(&m);
 	reset(&m2);
@@ -109,10 +89,7 @@ static void down(void)
 	h_stop(&m3);
 	h_stop(&m2);
 	h_stop(&m);
-	if (sleepfs > 0) {
-		h_sh("fusermount3 -u '%s'", slow);
-		waitpid(sleepfs, NULL, 0);
-	}
+	h_sleepfs_stop(&slow);
 	{
 		/* Remove every tree before a daemon's stderr fails the test. */
 		bool bad = m.bad_stderr || m2.bad_stderr || m3.bad_stderr;
