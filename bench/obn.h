@@ -111,13 +111,24 @@ int obn_stats_mann_whitney(const double *b, size_t nb, const double *x,
 int obn_proc_run(char *const argv[], int *wstatus);
 int obn_proc_shell(const char *cmd, int *wstatus);
 
+/*
+ * Start argv detached (its own session, stdin and stdout on /dev/null, not
+ * our child) and return without waiting for it: 0, or -errno when it could
+ * not be started or exec'd.
+ */
+int obn_proc_detach(char *const argv[]);
+
 /* "exited with status 1", "killed by signal 9 (Killed)" into buf. */
 void obn_proc_describe(int wstatus, char *buf, size_t len);
 
-/* Monotonic clock in nanoseconds. */
-int64_t obn_now_ns(void);
-
 /* ---- the machine (obn_sys.c) ---- */
+
+/* A mount from /proc/self/mountinfo. */
+struct obn_mount {
+	char point[4096];
+	char fstype[64];
+	char source[4096];
+};
 
 struct obn_machine {
 	char host[256];
@@ -126,9 +137,7 @@ struct obn_machine {
 	long cpus_online;
 	uint64_t mem_total_bytes;
 	char cwd[4096];		/* the working directory of the runs */
-	char cwd_fstype[64];	/* its file system type, from mountinfo */
-	char cwd_source[4096];	/* its mount source (device) */
-	char cwd_mount[4096];	/* its mount point */
+	struct obn_mount cwd_mnt;	/* the mount holding it */
 };
 
 /* Fill *m; fields that cannot be read hold "unknown" or 0. Never fails. */
@@ -142,13 +151,6 @@ int obn_sys_check_drop_caches(void);
 
 /* sync(), then write 3 to /proc/sys/vm/drop_caches. Returns 0 or -errno. */
 int obn_sys_drop_caches(void);
-
-/* A mount from /proc/self/mountinfo. */
-struct obn_mount {
-	char point[4096];
-	char fstype[64];
-	char source[4096];
-};
 
 /*
  * Find the mount that holds path (the longest mount point containing it on

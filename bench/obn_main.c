@@ -143,11 +143,8 @@ static unsigned opt_uint(const char *opt, const char *arg, unsigned min,
 	uint64_t v;
 	int rc = osp_parse_u64(arg, min, max, &v);
 
-	if (rc == -ERANGE) {
-		fprintf(stderr, "osprof-bench: %s: '%s' is out of range [%u, %u]\n",
-			opt, arg, min, max);
-		usage_hint();
-	}
+	if (rc == -ERANGE)
+		die_usage("%s: '%s' is out of range [%u, %u]", opt, arg, min, max);
 	if (rc < 0)
 		die_usage("%s: '%s' is not a whole number", opt, arg);
 	return (unsigned)v;
@@ -159,11 +156,8 @@ static double opt_double(const char *opt, const char *arg, double min,
 	double v;
 	int rc = osp_parse_double(arg, min, max, &v);
 
-	if (rc == -ERANGE) {
-		fprintf(stderr, "osprof-bench: %s: '%s' is out of range [%g, %g]\n",
-			opt, arg, min, max);
-		usage_hint();
-	}
+	if (rc == -ERANGE)
+		die_usage("%s: '%s' is out of range [%g, %g]", opt, arg, min, max);
 	if (rc < 0)
 		die_usage("%s: '%s' is not a number", opt, arg);
 	return v;
@@ -306,11 +300,9 @@ static void parse_args(int argc, char **argv, struct obn_opts *o)
 			  "NAME=COMMAND");
 	if (!o->min_runs)
 		o->min_runs = o->max_runs < 5 ? o->max_runs : 5;
-	if (o->min_runs > o->max_runs) {
-		fprintf(stderr, "osprof-bench: --min-runs %u is above --max-runs %u\n",
-			o->min_runs, o->max_runs);
-		usage_hint();
-	}
+	if (o->min_runs > o->max_runs)
+		die_usage("--min-runs %u is above --max-runs %u", o->min_runs,
+			  o->max_runs);
 	if (o->remount_cmd && !o->remount_mnt)
 		die_usage("--remount-cmd needs --remount MOUNTPOINT");
 }
@@ -445,13 +437,14 @@ static bool all_converged(const struct obn_session *s, double *worst,
  * too) is not a measurement. */
 static int keep_run(struct obn_config *cfg, struct obn_run *r, int rc)
 {
-	if (rc == 0 && !(obn_interrupted && !r->ok))
-		rc = append_run(cfg, r);
-	else if (rc == 0)
-		rc = 1; /* dropped */
-	if (rc != 0)
+	if (rc < 0 || (obn_interrupted && !r->ok)) {
 		obn_run_free(r);
-	return rc < 0 ? rc : 0;
+		return rc;
+	}
+	rc = append_run(cfg, r);
+	if (rc < 0)
+		obn_run_free(r);
+	return rc;
 }
 
 /* One round: every configuration once. False when the series must stop. */

@@ -113,9 +113,9 @@ static json_object *j_machine(const struct obn_machine *m)
 	add(o, "cpus_online", json_object_new_int64(m->cpus_online));
 	add(o, "mem_total_bytes", json_object_new_uint64(m->mem_total_bytes));
 	add(o, "cwd", jstr(m->cwd));
-	add(o, "cwd_fstype", jstr(m->cwd_fstype));
-	add(o, "cwd_source", jstr(m->cwd_source));
-	add(o, "cwd_mount", jstr(m->cwd_mount));
+	add(o, "cwd_fstype", jstr(m->cwd_mnt.fstype));
+	add(o, "cwd_source", jstr(m->cwd_mnt.source));
+	add(o, "cwd_mount", jstr(m->cwd_mnt.point));
 	return o;
 }
 

@@ -3,7 +3,9 @@
  * Child processes for osprof-bench's helper commands (setup, cleanup,
  * fusermount3, remount commands): start, wait, and say how they ended. An
  * exec failure is sent back through a close-on-exec pipe, so "no such
- * program" is told apart from a program that exits with status 127.
+ * program" is told apart from a program that exits with status 127. A
+ * detached command (a FUSE daemon started again) runs as a grandchild in
+ * its own session, so it is nobody's child here.
  */
 #include "obn.h"
 
@@ -12,16 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-int64_t obn_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 void obn_proc_describe(int wstatus, char *buf, size_t len)
 {
@@ -55,7 +48,22 @@ static int wait_child(pid_t pid, int *wstatus)
 	return 0;
 }
 
-int obn_proc_run(char *const argv[], int *wstatus)
+/* In the child: leave as a grandchild in a session of its own, stdin and
+ * stdout on /dev/null. */
+static void detach(void)
+{
+	if (fork() != 0)
+		_exit(0);
+	setsid();
+	int null = open("/dev/null", O_RDWR);
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+	}
+}
+
+/* Start argv (detached or not), wait for the child, report exec's errno. */
+static int start(char *const argv[], bool detached, int *wstatus)
 {
 	int fds[2];
 
@@ -71,6 +79,8 @@ int obn_proc_run(char *const argv[], int *wstatus)
 	}
 	if (pid == 0) {
 		close(fds[0]);
+		if (detached)
+			detach();
 		execvp(argv[0], argv);
 		int err = errno;
 		/* Nothing to do if this fails: the parent then sees status 127. */
@@ -83,6 +93,18 @@ int obn_proc_run(char *const argv[], int *wstatus)
 	close(fds[0]);
 	int rc = wait_child(pid, wstatus);
 	return err ? -err : rc;
+}
+
+int obn_proc_run(char *const argv[], int *wstatus)
+{
+	return start(argv, false, wstatus);
+}
+
+int obn_proc_detach(char *const argv[])
+{
+	int st;
+
+	return start(argv, true, &st);
 }
 
 int obn_proc_shell(const char *cmd, int *wstatus)

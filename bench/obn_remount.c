@@ -15,17 +15,16 @@
  */
 #include "obn.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "osprof/clock.h"
 
 #define WAIT_LIMIT_NS (10LL * 1000000000)
 #define POLL_NS (10 * 1000000L)
@@ -147,9 +146,10 @@ static int find_daemon(const char *mnt, bool quiet, pid_t *pid,
 	if (!d)
 		return 0;
 	while ((de = readdir(d))) {
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		pid_t p = (pid_t)atoi(de->d_name);
+		uint64_t num;
+		if (osp_parse_u64(de->d_name, 1, INT_MAX, &num) < 0)
+			continue; /* not a process */
+		pid_t p = (pid_t)num;
 		if (p == getpid() || !holds_dev_fuse(p))
 			continue;
 		size_t len;
@@ -295,9 +295,9 @@ static int unmount(struct obn_remount *r)
 			r->mnt, how);
 		return -EIO;
 	}
-	int64_t deadline = obn_now_ns() + WAIT_LIMIT_NS;
+	uint64_t deadline = osp_clock_mono_ns() + WAIT_LIMIT_NS;
 	while (r->daemon > 0 && alive(r->daemon)) {
-		if (obn_now_ns() > deadline) {
+		if (osp_clock_mono_ns() > deadline) {
 			fprintf(stderr, "osprof-bench: --remount: daemon %d still "
 				"running 10 s after unmounting %s\n",
 				(int)r->daemon, r->mnt);
@@ -306,49 +306,6 @@ static int unmount(struct obn_remount *r)
 		nap();
 	}
 	return 0;
-}
-
-/* Start the daemon's command line detached; 0 or -errno of its exec. */
-static int spawn_detached(char *const argv[])
-{
-	int fds[2], err = 0, st;
-
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return -errno;
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		err = -errno;
-		close(fds[0]);
-		close(fds[1]);
-		return err;
-	}
-	if (pid == 0) {
-		/* A grandchild, so the daemon is nobody's child here. */
-		close(fds[0]);
-		if (fork() != 0)
-			_exit(0);
-		setsid();
-		int null = open("/dev/null", O_RDWR);
-		if (null >= 0) {
-			dup2(null, STDIN_FILENO);
-			dup2(null, STDOUT_FILENO);
-		}
-		execvp(argv[0], argv);
-		err = errno;
-		if (write(fds[1], &err, sizeof(err)) != sizeof(err))
-			_exit(127);
-		_exit(127);
-	}
-	close(fds[1]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	ssize_t n;
-	do
-		n = read(fds[0], &err, sizeof(err));
-	while (n < 0 && errno == EINTR);
-	close(fds[0]);
-	return n == (ssize_t)sizeof(err) ? -err : 0;
 }
 
 static int mount_again(struct obn_remount *r)
@@ -365,16 +322,16 @@ static int mount_again(struct obn_remount *r)
 			return -EIO;
 		}
 	} else {
-		rc = spawn_detached(r->argv);
+		rc = obn_proc_detach(r->argv);
 	}
 	if (rc < 0) {
 		fprintf(stderr, "osprof-bench: --remount: cannot run '%s': %s\n",
 			r->desc, strerror(-rc));
 		return rc;
 	}
-	int64_t deadline = obn_now_ns() + WAIT_LIMIT_NS;
+	uint64_t deadline = osp_clock_mono_ns() + WAIT_LIMIT_NS;
 	while (!fuse_mounted(r->mnt)) {
-		if (obn_now_ns() > deadline) {
+		if (osp_clock_mono_ns() > deadline) {
 			fprintf(stderr, "osprof-bench: --remount: %s not mounted 10 s "
 				"after running '%s'\n", r->mnt, r->desc);
 			return -ETIMEDOUT;

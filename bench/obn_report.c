@@ -64,8 +64,8 @@ static void print_header(const struct obn_session *s)
 	       o->threads, o->threads == 1 ? "y" : "ies");
 	printf("machine: %s, %s, %ld x %s, %.1f GiB, cwd on %s (%s)\n", m->host,
 	       m->kernel, m->cpus_online, m->cpu_model,
-	       (double)m->mem_total_bytes / (1024.0 * 1024 * 1024), m->cwd_fstype,
-	       m->cwd_mount);
+	       (double)m->mem_total_bytes / (1024.0 * 1024 * 1024), m->cwd_mnt.fstype,
+	       m->cwd_mnt.point);
 	if (s->remount_desc)
 		printf("remount before every run: %s\n", s->remount_desc);
 	printf("%s\n\n", s->stop_msg);

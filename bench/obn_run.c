@@ -25,6 +25,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "osprof/clock.h"
+
 const char *const obn_qty_names[OBN_Q_COUNT] = {
 	[OBN_Q_ELAPSED] = "elapsed",
 	[OBN_Q_USER] = "user",
@@ -115,7 +117,7 @@ static void copy_main(const struct obn_config *cfg, struct barrier *b,
 	close(b->ready[1]);
 	while (read(b->go[0], &c, 1) < 0 && errno == EINTR)
 		;
-	b->start_ns[index] = obn_now_ns();
+	b->start_ns[index] = osp_clock_mono_ns();
 	if (cfg->shell_cmd)
 		execl("/bin/sh", "sh", "-c", cfg->shell_cmd, (char *)NULL);
 	else
@@ -189,7 +191,7 @@ static int reap(pid_t *pids, unsigned n, struct obn_copy *copies)
 				continue; /* the copies got the signal too */
 			return -errno;
 		}
-		int64_t now = obn_now_ns();
+		int64_t now = osp_clock_mono_ns();
 		for (unsigned i = 0; i < n; i++) {
 			if (pids[i] != pid)
 				continue;
@@ -232,10 +234,10 @@ static int run_copies(const struct obn_opts *o, const struct obn_config *cfg,
 		free(pids);
 		return rc;
 	}
-	int64_t go_ns = obn_now_ns();
+	int64_t go_ns = osp_clock_mono_ns();
 	rc = release(&b, n);
 	if (rc == 0)
-		go_ns = obn_now_ns();
+		go_ns = osp_clock_mono_ns();
 	int rc2 = reap(pids, n, out->copies);
 	collect_exec_errors(&b, out->copies, n);
 	for (unsigned i = 0; i < n; i++)

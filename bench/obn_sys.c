@@ -85,7 +85,6 @@ static void cpu_model(char *buf, size_t len)
 void obn_sys_machine(struct obn_machine *m)
 {
 	struct utsname u;
-	struct obn_mount mnt;
 
 	memset(m, 0, sizeof(*m));
 	if (gethostname(m->host, sizeof(m->host) - 1) < 0)
@@ -101,14 +100,10 @@ void obn_sys_machine(struct obn_machine *m)
 		m->mem_total_bytes = 0;
 	if (!getcwd(m->cwd, sizeof(m->cwd)))
 		snprintf(m->cwd, sizeof(m->cwd), "unknown");
-	if (obn_sys_mount_of(".", &mnt) == 0) {
-		snprintf(m->cwd_fstype, sizeof(m->cwd_fstype), "%s", mnt.fstype);
-		snprintf(m->cwd_source, sizeof(m->cwd_source), "%s", mnt.source);
-		snprintf(m->cwd_mount, sizeof(m->cwd_mount), "%s", mnt.point);
-	} else {
-		snprintf(m->cwd_fstype, sizeof(m->cwd_fstype), "unknown");
-		snprintf(m->cwd_source, sizeof(m->cwd_source), "unknown");
-		snprintf(m->cwd_mount, sizeof(m->cwd_mount), "unknown");
+	if (obn_sys_mount_of(".", &m->cwd_mnt) < 0) {
+		snprintf(m->cwd_mnt.point, sizeof(m->cwd_mnt.point), "unknown");
+		snprintf(m->cwd_mnt.fstype, sizeof(m->cwd_mnt.fstype), "unknown");
+		snprintf(m->cwd_mnt.source, sizeof(m->cwd_mnt.source), "unknown");
 	}
 }
 

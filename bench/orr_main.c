@@ -10,7 +10,6 @@
  * file and fill their buffer before a barrier (a pipe the parent closes once
  * all are forked), so start-up is not measured.
  */
-#include "obn.h"
 #include "orr.h"
 
 #include <errno.h>
@@ -27,10 +26,11 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
+#include "osprof/clock.h"
+#include "osprof/parse.h"
 
 #define EXIT_USAGE 2
 #define DIRECT_ALIGN 4096	/* buffer alignment for O_DIRECT */
@@ -53,8 +53,8 @@ struct reader {
 	int open_err;		/* errno of the reader's open, or 0 */
 	int err;		/* errno of the failed read, or -1: short read */
 	uint64_t err_offset;
-	int64_t start_ns;
-	int64_t end_ns;
+	uint64_t start_ns;
+	uint64_t end_ns;
 	struct orr_lat lat;
 };
 
@@ -189,16 +189,8 @@ static void check_file(struct orr_opts *o)
 		    o->file_bytes, o->size_bytes);
 }
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static bool reader_done(const struct orr_opts *o, uint64_t done, int64_t now,
-			int64_t deadline)
+static bool reader_done(const struct orr_opts *o, uint64_t done, uint64_t now,
+			uint64_t deadline)
 {
 	return o->ops ? done >= o->ops : now >= deadline;
 }
@@ -222,19 +214,20 @@ static void reader_main(const struct orr_opts *o, unsigned index, int go_fd,
 	orr_lat_init(&me->lat);
 	while (read(go_fd, &c, 1) < 0 && errno == EINTR)
 		;
-	int64_t now = now_ns(), deadline = now + (int64_t)(o->seconds * 1e9);
+	uint64_t now = osp_clock_mono_ns();
+	uint64_t deadline = now + (uint64_t)(o->seconds * 1e9);
 	me->start_ns = now;
 	while (!reader_done(o, me->ops, now, deadline)) {
 		uint64_t off = orr_rng_below(&rng, blocks) * o->size_bytes;
-		int64_t t0 = now_ns();
+		uint64_t t0 = osp_clock_mono_ns();
 		ssize_t n = pread(fd, buf, o->size_bytes, (off_t)off);
-		now = now_ns();
+		now = osp_clock_mono_ns();
 		if (n != (ssize_t)o->size_bytes) {
 			me->err = n < 0 ? errno : -1;
 			me->err_offset = off;
 			break;
 		}
-		orr_lat_record(&me->lat, (uint64_t)(now - t0));
+		orr_lat_record(&me->lat, now - t0);
 		me->ops++;
 	}
 	me->end_ns = now;
@@ -313,7 +306,7 @@ static void report_errors(const struct orr_opts *o, const struct reader *rd)
 static void report(const struct orr_opts *o, const struct reader *rd)
 {
 	static struct orr_lat all; /* 15 KiB: not on the stack */
-	int64_t first = INT64_MAX, last = INT64_MIN;
+	uint64_t first = UINT64_MAX, last = 0;
 	char b[6][32];
 
 	orr_lat_init(&all);

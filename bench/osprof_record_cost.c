@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_statistics_double.h>
+
 #include "osprof/clock.h"
 #include "osprof/parse.h"
 #include "osprof/set.h"
@@ -32,19 +34,6 @@ struct job {
 	double *clock_cyc; /* per clock-read pair, one value per batch */
 	pthread_barrier_t *go;
 };
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
 
 static void *run(void *arg)
 {
@@ -169,8 +158,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)records, (unsigned long long)threads,
 	       threads == 1 ? "" : "s", (unsigned long long)res);
 	for (uint64_t t = 0; t < threads; t++) {
-		rec = median(jobs[t].rec_cyc, records / BATCH);
-		clk_pair = median(jobs[t].clock_cyc, records / BATCH);
+		rec = gsl_stats_median(jobs[t].rec_cyc, 1, records / BATCH);
+		clk_pair = gsl_stats_median(jobs[t].clock_cyc, 1, records / BATCH);
 		printf("thread %llu: one recording %.1f ns (%.0f cycles), median of %llu batches of %d;"
 		       " two clock reads %.1f ns (%.0f cycles)\n",
 		       (unsigned long long)t, rec / clk.cycles_per_ns, rec,

@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
     --max-runs) max_runs=$2; shift 2 ;;
     --hw) hw=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,19p' "$0"; exit 0 ;;
     *) echo "overhead.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -66,7 +66,8 @@ mount_fs() {
 
 # compare TITLE ARGS...: run osprof-bench on the configurations given as
 # --config options (the first is the baseline), print its table's elapsed
-# lines, its comparison lines, and the ratio of each median to the baseline's.
+# lines, its comparison lines, and the ratio of each configuration's median
+# elapsed time (osprof-bench's CSV summary row) to the baseline's.
 compare() {
   local title=$1
   shift
@@ -76,18 +77,11 @@ compare() {
     --csv "$work/last.csv" "$@" > "$work/last.txt" || true
   grep -E '^stopped|:elapsed ' "$work/last.txt" || true
   grep -A0 -E 'vs .*, elapsed:' "$work/last.txt" || true
-  awk -F, 'NR > 1 && $3 == "ok" { v[$1] = v[$1] " " $4; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
-    function median(s,   a, k, i, j, t) {
-      k = split(s, a, " ")
-      for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-      return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
-    }
+  # Summary rows: NAME,median,,ELAPSED,... (ELAPSED empty without a good run).
+  awk -F, '$2 == "median" && $3 == "" && $4 != "" { name[++n] = $1; m[n] = $4 }
     END {
-      base = median(v[order[1]])
-      for (i = 1; i <= n; i++) {
-        m = median(v[order[i]])
-        printf "median %-12s %10.4f s   ratio to %s: %.3f\n", order[i], m, order[1], m / base
-      }
+      for (i = 1; i <= n; i++)
+        printf "median %-12s %10.4f s   ratio to %s: %.3f\n", name[i], m[i], name[1], m[i] / m[1]
     }' "$work/last.csv"
 }
 
@@ -108,11 +102,13 @@ fi
 pattern=osprof_pattern_that_is_not_there
 mount_fs on "$tree"
 mount_fs off "$tree" -o noprofile
+# grep -r natively and through the two cache=never mounts, warm and cold.
+grep_never=(--config native="$(grepcmd "$tree")"
+            --config off="$(grepcmd "$work/off")"
+            --config on="$(grepcmd "$work/on")")
 if want grep; then
   compare "warm grep -r, cache=never (default): native, profiling off, on" \
-    --config native="$(grepcmd "$tree")" \
-    --config off="$(grepcmd "$work/off")" \
-    --config on="$(grepcmd "$work/on")"
+    "${grep_never[@]}"
   for mode in auto always; do
     mount_fs "kc_on_$mode" "$tree" -o "cache=$mode"
     mount_fs "kc_off_$mode" "$tree" -o "cache=$mode,noprofile"
@@ -126,10 +122,7 @@ if want grep; then
 fi
 if want cold; then
   compare "cold grep -r (caches dropped before each run), cache=never" \
-    --cold \
-    --config native="$(grepcmd "$tree")" \
-    --config off="$(grepcmd "$work/off")" \
-    --config on="$(grepcmd "$work/on")"
+    --cold "${grep_never[@]}"
 fi
 if want randread; then
   # A 256 MiB file in a lower directory of our own, read at random.

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of osprof-bench's statistics and number parsing. The expected
- * values were computed by hand from the textbook formulas (written out in
- * each test) with quantiles and p-values evaluated in 30-digit arithmetic
- * (mpmath's regularized incomplete beta for Student's t, its normal cdf),
- * independently of GSL, which the code under test uses.
+ * Unit tests of osprof-bench's statistics (its number parsing is core's,
+ * tested in tests/core/test_parse.c). The expected values were computed by
+ * hand from the textbook formulas (written out in each test) with quantiles
+ * and p-values evaluated in 30-digit arithmetic (mpmath's regularized
+ * incomplete beta for Student's t, its normal cdf), independently of GSL,
+ * which the code under test uses.
  */
 #include <criterion/criterion.h>
-#include <criterion/parameterized.h>
 #include <errno.h>
 #include <math.h>
 
@@ -200,6 +200,3 @@ Test(bench_stats, trend_needs_three_distinct_points)
 	cr_expect_eq(obn_stats_trend(x, y, 3, 0.95, &t), -EINVAL);
 	cr_expect(isnan(t.slope));
 }
-
-/* ---- the number parser ---- */
-
