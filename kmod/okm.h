@@ -141,6 +141,11 @@ bool okm_cell_read(const struct okm_cell *c, unsigned int epoch,
 		   const void *body, void *dst, size_t len);
 
 /*
+ * okm_seq_layer_header - the first line of /proc/osprof/<layer>:
+ * "layer=<layer> clock=<name> cycles_per_ns=<rate> enabled=<0|1>".
+ */
+void okm_seq_layer_header(struct seq_file *m, enum okm_layer l);
+/*
  * okm_seq_hist - print @h as "<p>count=N <p>sum_ns=N <p>min_ns=N
  * <p>max_ns=N <p>hist=b:c,..." (sparse, ascending, empty -> "hist=").
  */
@@ -281,13 +286,14 @@ struct okm_tp {
 	const char *name;
 	void *probe;
 	void *data;
-	struct tracepoint *tp; /* found by okm_tp_lookup */
+	struct tracepoint *tp; /* found by okm_tp_register */
 	bool registered;
 };
 
-/* Find @n tracepoints by name; those not in this kernel keep tp NULL. */
-void okm_tp_lookup(struct okm_tp *tps, unsigned int n);
-/* Register the found ones; returns how many, or -errno (none left). */
+/*
+ * Find @n tracepoints by name and register on those this kernel has;
+ * returns how many, or -errno when one failed and none succeeded.
+ */
 int okm_tp_register(struct okm_tp *tps, unsigned int n);
 void okm_tp_unregister(struct okm_tp *tps, unsigned int n);
 

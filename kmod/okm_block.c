@@ -77,8 +77,7 @@ static struct okm_blk_pcpu __percpu *okm_blk_data[OKM_BLK_MAXDEV];
 
 struct okm_blk_inflight {
 	unsigned long key;  /* the request, 0 free, OKM_BLK_BUSY being filled */
-	u64 t0;             /* clock at issue */
-	u64 t0_ns;          /* ktime at issue, for staleness */
+	u64 t0;             /* clock at issue, also for staleness */
 	u8 dev;
 	u8 dir;
 };
@@ -143,8 +142,8 @@ static void okm_blk_issue(void *data, struct request *rq)
 	struct gendisk *disk = rq->q ? rq->q->disk : NULL;
 	unsigned long key = (unsigned long)rq;
 	u32 h = hash_ptr(rq, OKM_BLK_BITS);
-	u64 now, now_ns;
 	unsigned int i;
+	u64 now;
 	int dev;
 
 	if (!okm_on(OKM_LAYER_BLOCK) || !disk)
@@ -153,14 +152,12 @@ static void okm_blk_issue(void *data, struct request *rq)
 	if (dev < 0)
 		goto drop;
 	now = okm_now();
-	now_ns = ktime_get_mono_fast_ns();
 	/* A requeued request issued again: restart its clock. */
 	for (i = 0; i < OKM_BLK_PROBES; i++) {
 		struct okm_blk_inflight *s = &okm_blk_tab[(h + i) & (OKM_BLK_SLOTS - 1)];
 
 		if (READ_ONCE(s->key) == key) {
 			WRITE_ONCE(s->t0, now);
-			WRITE_ONCE(s->t0_ns, now_ns);
 			return;
 		}
 	}
@@ -170,12 +167,12 @@ static void okm_blk_issue(void *data, struct request *rq)
 
 		if (old == OKM_BLK_BUSY)
 			continue;
-		if (old && okm_elapsed(READ_ONCE(s->t0_ns), now_ns) < OKM_BLK_STALE_NS)
+		if (old && okm_clock_ns(okm_elapsed(READ_ONCE(s->t0), now)) <
+			   OKM_BLK_STALE_NS)
 			continue;
 		if (cmpxchg(&s->key, old, OKM_BLK_BUSY) != old)
 			continue;
 		s->t0 = now;
-		s->t0_ns = now_ns;
 		s->dev = dev;
 		s->dir = okm_blk_dir_of(rq);
 		/* t0, dev, dir before the key; pairs with complete's acquire */
@@ -238,16 +235,13 @@ int okm_block_show(struct seq_file *m, void *v)
 	unsigned int n = smp_load_acquire(&okm_blk_ndev);
 	struct okm_hist *sum, *tmp;
 	unsigned int dev, dir;
-	char rate[32];
 	int cpu;
 
 	sum = kmalloc(2 * sizeof(*sum), GFP_KERNEL);
 	if (!sum)
 		return -ENOMEM;
 	tmp = sum + 1;
-	okm_clock_rate_str(rate, sizeof(rate));
-	seq_printf(m, "layer=block clock=%s cycles_per_ns=%s enabled=%d\n",
-		   okm_clock_name(), rate, okm_on(OKM_LAYER_BLOCK));
+	okm_seq_layer_header(m, OKM_LAYER_BLOCK);
 	for (dev = 0; dev < n; dev++) {
 		for (dir = 0; dir < OKM_BLK_DIR__COUNT; dir++) {
 			memset(sum, 0, sizeof(*sum));
@@ -302,7 +296,6 @@ int okm_block_init(void)
 				okm_cell_init(&per_cpu_ptr(okm_blk_data[i], cpu)->dir[dir].c);
 		}
 	}
-	okm_tp_lookup(okm_block_tps, ARRAY_SIZE(okm_block_tps));
 	ret = okm_tp_register(okm_block_tps, ARRAY_SIZE(okm_block_tps));
 	if (ret < 0)
 		goto err_free;

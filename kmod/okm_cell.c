@@ -33,6 +33,15 @@ bool okm_cell_read(const struct okm_cell *c, unsigned int epoch,
 	return true;
 }
 
+void okm_seq_layer_header(struct seq_file *m, enum okm_layer l)
+{
+	char rate[32];
+
+	okm_clock_rate_str(rate, sizeof(rate));
+	seq_printf(m, "layer=%s clock=%s cycles_per_ns=%s enabled=%d\n",
+		   okm_layer_names[l], okm_clock_name(), rate, okm_on(l));
+}
+
 void okm_seq_hist(struct seq_file *m, const char *p, const struct okm_hist *h)
 {
 	unsigned int i;

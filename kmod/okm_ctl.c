@@ -153,30 +153,25 @@ static int okm_ctl_parse_line(char *line, struct okm_ctl_cmd *c)
 	op = match_string(okm_ctl_names, OKM_CTL__COUNT, tok[0]);
 	if (op < 0)
 		return -EINVAL;
+	/* One argument each; reset's is optional. */
+	if (ntok != 2 && !(op == OKM_CTL_RESET && ntok == 1))
+		return -EINVAL;
 	memset(c, 0, sizeof(*c));
 	c->op = op;
 	switch (c->op) {
 	case OKM_CTL_PID:
 	case OKM_CTL_UNPID:
-		if (ntok != 2)
-			return -EINVAL;
 		ret = okm_ctl_parse_pid(tok[1], &c->num);
 		break;
 	case OKM_CTL_RESET:
-		if (ntok > 2)
-			return -EINVAL;
 		c->layers = OKM_CTL_ALL_LAYERS;
 		ret = ntok == 2 ? okm_ctl_parse_layers(tok[1], &c->layers) : 0;
 		break;
 	case OKM_CTL_ENABLE:
 	case OKM_CTL_DISABLE:
-		if (ntok != 2)
-			return -EINVAL;
 		ret = okm_ctl_parse_layers(tok[1], &c->layers);
 		break;
 	case OKM_CTL_IRQ_EVENTS:
-		if (ntok != 2)
-			return -EINVAL;
 		c->nids = okm_pmc_parse(tok[1], c->ids);
 		ret = c->nids < 0 ? -EINVAL : 0;
 		break;

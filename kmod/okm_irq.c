@@ -51,22 +51,21 @@ enum okm_irq_kind { OKM_IRQ_HARD, OKM_IRQ_VECTOR, OKM_IRQ_SOFT };
 struct okm_irq_desc {
 	enum okm_irq_kind kind;
 	const char *tag;   /* the record's irq= */
-	const char *name;  /* the record's name= */
-	const char *tp;    /* tracepoint stem (vectors) */
+	const char *name;  /* the record's name=; a vector's tracepoint stem */
 };
 
 static const struct okm_irq_desc okm_irq_vecs[] = {
-	{ OKM_IRQ_VECTOR, "LOC", "local_timer", "local_timer" },
-	{ OKM_IRQ_VECTOR, "RES", "reschedule", "reschedule" },
-	{ OKM_IRQ_VECTOR, "CAL", "call_function", "call_function" },
-	{ OKM_IRQ_VECTOR, "CAL", "call_function_single", "call_function_single" },
-	{ OKM_IRQ_VECTOR, "IWI", "irq_work", "irq_work" },
-	{ OKM_IRQ_VECTOR, "PLT", "x86_platform_ipi", "x86_platform_ipi" },
-	{ OKM_IRQ_VECTOR, "SPU", "spurious_apic", "spurious_apic" },
-	{ OKM_IRQ_VECTOR, "ERR", "error_apic", "error_apic" },
-	{ OKM_IRQ_VECTOR, "TRM", "thermal_apic", "thermal_apic" },
-	{ OKM_IRQ_VECTOR, "THR", "threshold_apic", "threshold_apic" },
-	{ OKM_IRQ_VECTOR, "DFR", "deferred_error_apic", "deferred_error_apic" },
+	{ OKM_IRQ_VECTOR, "LOC", "local_timer" },
+	{ OKM_IRQ_VECTOR, "RES", "reschedule" },
+	{ OKM_IRQ_VECTOR, "CAL", "call_function" },
+	{ OKM_IRQ_VECTOR, "CAL", "call_function_single" },
+	{ OKM_IRQ_VECTOR, "IWI", "irq_work" },
+	{ OKM_IRQ_VECTOR, "PLT", "x86_platform_ipi" },
+	{ OKM_IRQ_VECTOR, "SPU", "spurious_apic" },
+	{ OKM_IRQ_VECTOR, "ERR", "error_apic" },
+	{ OKM_IRQ_VECTOR, "TRM", "thermal_apic" },
+	{ OKM_IRQ_VECTOR, "THR", "threshold_apic" },
+	{ OKM_IRQ_VECTOR, "DFR", "deferred_error_apic" },
 };
 
 static const struct okm_irq_desc okm_irq_softs[] = {
@@ -272,36 +271,40 @@ static void okm_irq_soft_exit(void *data, unsigned int vec)
 /* Exits first: see the header comment. */
 #define OKM_IRQ_NTPS (2 * (2 + ARRAY_SIZE(okm_irq_vecs)))
 static struct okm_tp okm_irq_tps[OKM_IRQ_NTPS];
-static char okm_irq_tpnames[ARRAY_SIZE(okm_irq_vecs)][2][40];
+static char okm_irq_tpnames[OKM_IRQ_NTPS][40];
+
+/* Append the tracepoint "<stem>_<side>" with @probe and @data. */
+static void okm_irq_add_tp(unsigned int *n, const char *stem, const char *side,
+			   void *probe, const void *data)
+{
+	char *name = okm_irq_tpnames[*n];
+
+	snprintf(name, sizeof(okm_irq_tpnames[0]), "%s_%s", stem, side);
+	okm_irq_tps[(*n)++] = (struct okm_tp){ .name = name, .probe = probe,
+					       .data = (void *)data };
+}
+
+/* Append one side ("entry" or "exit") of every tracepoint we probe. */
+static void okm_irq_add_side(unsigned int *n, const char *side, void *hard,
+			     void *soft, void *vec)
+{
+	unsigned int i;
+
+	okm_irq_add_tp(n, "irq_handler", side, hard, NULL);
+	okm_irq_add_tp(n, "softirq", side, soft, NULL);
+	for (i = 0; i < ARRAY_SIZE(okm_irq_vecs); i++)
+		okm_irq_add_tp(n, okm_irq_vecs[i].name, side, vec,
+			       &okm_irq_vecs[i]);
+}
 
 static void okm_irq_build_tps(void)
 {
-	unsigned int i, n = 0, nv = ARRAY_SIZE(okm_irq_vecs);
+	unsigned int n = 0;
 
-	okm_irq_tps[n++] = (struct okm_tp){ .name = "irq_handler_exit",
-					    .probe = okm_irq_hard_exit };
-	okm_irq_tps[n++] = (struct okm_tp){ .name = "softirq_exit",
-					    .probe = okm_irq_soft_exit };
-	for (i = 0; i < nv; i++) {
-		snprintf(okm_irq_tpnames[i][1], sizeof(okm_irq_tpnames[i][1]),
-			 "%s_exit", okm_irq_vecs[i].tp);
-		okm_irq_tps[n++] = (struct okm_tp){
-			.name = okm_irq_tpnames[i][1],
-			.probe = okm_irq_vec_exit,
-			.data = (void *)&okm_irq_vecs[i] };
-	}
-	okm_irq_tps[n++] = (struct okm_tp){ .name = "irq_handler_entry",
-					    .probe = okm_irq_hard_entry };
-	okm_irq_tps[n++] = (struct okm_tp){ .name = "softirq_entry",
-					    .probe = okm_irq_soft_entry };
-	for (i = 0; i < nv; i++) {
-		snprintf(okm_irq_tpnames[i][0], sizeof(okm_irq_tpnames[i][0]),
-			 "%s_entry", okm_irq_vecs[i].tp);
-		okm_irq_tps[n++] = (struct okm_tp){
-			.name = okm_irq_tpnames[i][0],
-			.probe = okm_irq_vec_entry,
-			.data = (void *)&okm_irq_vecs[i] };
-	}
+	okm_irq_add_side(&n, "exit", okm_irq_hard_exit, okm_irq_soft_exit,
+			 okm_irq_vec_exit);
+	okm_irq_add_side(&n, "entry", okm_irq_hard_entry, okm_irq_soft_entry,
+			 okm_irq_vec_entry);
 	WARN_ON_ONCE(n != OKM_IRQ_NTPS);
 }
 
@@ -313,9 +316,8 @@ static int okm_irq_cmp(const void *a, const void *b)
 
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
-	if (x->kind == OKM_IRQ_HARD && x->irq != y->irq)
-		return x->irq < y->irq ? -1 : 1;
-	if (x->kind == OKM_IRQ_SOFT && x->irq != y->irq)
+	/* hard lines and softirqs by number, vectors by name */
+	if (x->kind != OKM_IRQ_VECTOR && x->irq != y->irq)
 		return x->irq < y->irq ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
@@ -326,7 +328,6 @@ int okm_irq_show(struct seq_file *m, void *v)
 	struct okm_irq_body *sum, *tmp;
 	const struct okm_pmc_set *pmc;
 	unsigned int i, k, n = 0;
-	char rate[32];
 	u16 *order;
 	int cpu;
 
@@ -345,9 +346,7 @@ int okm_irq_show(struct seq_file *m, void *v)
 	}
 	sort(order, n, sizeof(*order), okm_irq_cmp, NULL);
 
-	okm_clock_rate_str(rate, sizeof(rate));
-	seq_printf(m, "layer=irq clock=%s cycles_per_ns=%s enabled=%d\n",
-		   okm_clock_name(), rate, okm_on(OKM_LAYER_IRQ));
+	okm_seq_layer_header(m, OKM_LAYER_IRQ);
 	/* ctl holds the mutex while it swaps the set: names stay put. */
 	mutex_lock(&okm_ctl_mutex);
 	pmc = rcu_dereference_protected(okm_pmc_cur,
@@ -426,7 +425,6 @@ int okm_irq_init(void)
 			okm_cell_init(&per_cpu_ptr(okm_irq_data[i], cpu)->c);
 	}
 	okm_irq_build_tps();
-	okm_tp_lookup(okm_irq_tps, OKM_IRQ_NTPS);
 	ret = okm_tp_register(okm_irq_tps, OKM_IRQ_NTPS);
 	if (ret < 0)
 		goto err_free;

@@ -238,8 +238,7 @@ void okm_lower_task_exit(struct task_struct *p)
 	unsigned int i, n;
 
 	/* the process's last thread? (do_exit counted it out already) */
-	if (!READ_ONCE(okm_npids) || atomic_read(&p->signal->live) ||
-	    !okm_lower_pid_registered(p->tgid))
+	if (!okm_lower_pid_registered(p->tgid) || atomic_read(&p->signal->live))
 		return;
 	spin_lock(&okm_pids_lock);
 	n = okm_npids;
@@ -296,7 +295,6 @@ static int okm_lower_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct okm_lower_ri *d = (struct okm_lower_ri *)ri->data;
 	const struct okm_lower_probe *p;
-	u64 excl[OKM_EXCL__COUNT];
 	unsigned long flags;
 
 	/* The pid first: an unregistered process pays only this check. */
@@ -309,7 +307,7 @@ static int okm_lower_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	d->task = okm_task_current_get(GFP_ATOMIC);
 	local_irq_save(flags);
 	d->t0 = okm_now();
-	d->v0 = d->task ? okm_task_vnow(d->task, d->t0, excl) : 0;
+	d->v0 = d->task ? okm_vclock_read(&d->task->vc, d->t0) : 0;
 	local_irq_restore(flags);
 	return 0;
 }
@@ -321,7 +319,6 @@ static int okm_lower_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 		container_of(get_kretprobe(ri), struct okm_lower_probe, rp);
 	enum okm_lower_op op = p->op;
 	struct okm_lower_cell *cell;
-	u64 excl[OKM_EXCL__COUNT];
 	u64 t1, v1 = 0;
 	unsigned long flags;
 
@@ -334,7 +331,7 @@ static int okm_lower_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	local_irq_save(flags);
 	t1 = okm_now();
 	if (d->task)
-		v1 = okm_task_vnow(d->task, t1, excl);
+		v1 = okm_vclock_read(&d->task->vc, t1);
 	cell = &this_cpu_ptr(okm_lower_data)->ops[op];
 	okm_cell_write_begin(&cell->c, okm_epoch(OKM_LAYER_LOWER), &cell->b,
 			     sizeof(cell->b));
@@ -351,16 +348,13 @@ int okm_lower_show(struct seq_file *m, void *v)
 {
 	unsigned int epoch = okm_epoch(OKM_LAYER_LOWER);
 	struct okm_lower_body *sum, *tmp;
-	char rate[32];
 	int op, cpu;
 
 	sum = kmalloc(2 * sizeof(*sum), GFP_KERNEL);
 	if (!sum)
 		return -ENOMEM;
 	tmp = sum + 1;
-	okm_clock_rate_str(rate, sizeof(rate));
-	seq_printf(m, "layer=lower clock=%s cycles_per_ns=%s enabled=%d\n",
-		   okm_clock_name(), rate, okm_on(OKM_LAYER_LOWER));
+	okm_seq_layer_header(m, OKM_LAYER_LOWER);
 	for (op = 0; op < OKM_LOWER__COUNT; op++) {
 		if (!okm_lower_op_hooked[op])
 			continue;

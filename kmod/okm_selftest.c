@@ -67,6 +67,20 @@ static u32 okm_st_clamp(u64 d)
 	return d > U32_MAX ? U32_MAX : (u32)d;
 }
 
+/* One start and stop of timer @id: the cost of each into @start, @stop. */
+static void okm_st_timer(struct okm_vt_owner *o, int id, u32 *start, u32 *stop)
+{
+	u64 c0, c1, c2;
+
+	c0 = okm_st_cycles();
+	okm_vt_do_start(o, id);
+	c1 = okm_st_cycles();
+	okm_vt_do_stop(o, id, NULL);
+	c2 = okm_st_cycles();
+	*start = okm_st_clamp(c1 - c0);
+	*stop = okm_st_clamp(c2 - c1);
+}
+
 static void okm_st_run(u32 (*s)[OKM_ST_N], struct okm_vt_owner *o, int vid,
 		       int pid, struct okm_task *task)
 {
@@ -75,21 +89,8 @@ static void okm_st_run(u32 (*s)[OKM_ST_N], struct okm_vt_owner *o, int vid,
 	int i;
 
 	for (i = 0; i < OKM_ST_N; i++) {
-		c0 = okm_st_cycles();
-		okm_vt_do_start(o, vid);
-		c1 = okm_st_cycles();
-		okm_vt_do_stop(o, vid, NULL);
-		c2 = okm_st_cycles();
-		s[OKM_ST_START_V][i] = okm_st_clamp(c1 - c0);
-		s[OKM_ST_STOP_V][i] = okm_st_clamp(c2 - c1);
-
-		c0 = okm_st_cycles();
-		okm_vt_do_start(o, pid);
-		c1 = okm_st_cycles();
-		okm_vt_do_stop(o, pid, NULL);
-		c2 = okm_st_cycles();
-		s[OKM_ST_START_P][i] = okm_st_clamp(c1 - c0);
-		s[OKM_ST_STOP_P][i] = okm_st_clamp(c2 - c1);
+		okm_st_timer(o, vid, &s[OKM_ST_START_V][i], &s[OKM_ST_STOP_V][i]);
+		okm_st_timer(o, pid, &s[OKM_ST_START_P][i], &s[OKM_ST_STOP_P][i]);
 
 		/* as on a switch: interrupts off, clock read included */
 		local_irq_save(flags);

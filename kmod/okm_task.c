@@ -200,7 +200,6 @@ int okm_task_init(void)
 	int ret;
 
 	preempt_notifier_inc();
-	okm_tp_lookup(okm_task_tps, ARRAY_SIZE(okm_task_tps));
 	ret = okm_tp_register(okm_task_tps, ARRAY_SIZE(okm_task_tps));
 	if (ret < 1) {
 		/* Without it a task's timers would outlive the task. */

@@ -34,7 +34,8 @@ static void okm_tp_match(struct tracepoint *tp, void *priv)
 	}
 }
 
-void okm_tp_lookup(struct okm_tp *tps, unsigned int n)
+/* Find @n tracepoints by name; those not in this kernel keep tp NULL. */
+static void okm_tp_lookup(struct okm_tp *tps, unsigned int n)
 {
 	struct okm_tp_search s = { .tps = tps, .n = n };
 	unsigned int i;
@@ -51,6 +52,7 @@ int okm_tp_register(struct okm_tp *tps, unsigned int n)
 	unsigned int i, count = 0;
 	int ret, first_err = 0;
 
+	okm_tp_lookup(tps, n);
 	for (i = 0; i < n; i++) {
 		if (!tps[i].tp) {
 			pr_debug("tracepoint %s not in this kernel\n", tps[i].name);

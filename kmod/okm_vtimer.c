@@ -160,51 +160,13 @@ static void okm_vt_unlink(struct okm_vt *t)
 	t->owner->ntimers--;
 	list_del_init(&t->task_node);
 	okm_nvts--;
-}
-
-int okm_vt_do_dealloc(struct okm_vt_owner *o, u64 id)
-{
-	struct okm_vt *t;
-
-	if (id == 0 || id > INT_MAX)
-		return -ENOENT;
-	spin_lock(&okm_vt_lock);
-	t = xa_load(&okm_vts, id);
-	if (!t || t->owner != o) {
-		spin_unlock(&okm_vt_lock);
-		return -ENOENT;
-	}
-	okm_vt_unlink(t);
-	spin_unlock(&okm_vt_lock);
 	kfree_rcu(t, rcu);
-	return 0;
 }
 
-void okm_vt_owner_release(struct okm_vt_owner *o)
-{
-	struct okm_vt *t, *n;
-
-	spin_lock(&okm_vt_lock);
-	list_for_each_entry_safe(t, n, &o->timers, owner_node) {
-		okm_vt_unlink(t);
-		kfree_rcu(t, rcu);
-	}
-	spin_unlock(&okm_vt_lock);
-}
-
-void okm_vt_task_exit(struct okm_task *task)
-{
-	struct okm_vt *t, *n;
-
-	spin_lock(&okm_vt_lock);
-	list_for_each_entry_safe(t, n, &task->timers, task_node) {
-		okm_vt_unlink(t);
-		kfree_rcu(t, rcu);
-	}
-	spin_unlock(&okm_vt_lock);
-}
-
-/* Under rcu_read_lock(): the timer @id of @o, not yet known to be alive. */
+/*
+ * Under rcu_read_lock() or okm_vt_lock: the timer @id of @o, not yet
+ * known to be alive (under the lock: alive).
+ */
 static struct okm_vt *okm_vt_find(struct okm_vt_owner *o, u64 id)
 {
 	struct okm_vt *t;
@@ -215,6 +177,38 @@ static struct okm_vt *okm_vt_find(struct okm_vt_owner *o, u64 id)
 	if (!t || t->owner != o)
 		return NULL;
 	return t;
+}
+
+int okm_vt_do_dealloc(struct okm_vt_owner *o, u64 id)
+{
+	struct okm_vt *t;
+
+	spin_lock(&okm_vt_lock);
+	t = okm_vt_find(o, id);
+	if (t)
+		okm_vt_unlink(t);
+	spin_unlock(&okm_vt_lock);
+	return t ? 0 : -ENOENT;
+}
+
+void okm_vt_owner_release(struct okm_vt_owner *o)
+{
+	struct okm_vt *t, *n;
+
+	spin_lock(&okm_vt_lock);
+	list_for_each_entry_safe(t, n, &o->timers, owner_node)
+		okm_vt_unlink(t);
+	spin_unlock(&okm_vt_lock);
+}
+
+void okm_vt_task_exit(struct okm_task *task)
+{
+	struct okm_vt *t, *n;
+
+	spin_lock(&okm_vt_lock);
+	list_for_each_entry_safe(t, n, &task->timers, task_node)
+		okm_vt_unlink(t);
+	spin_unlock(&okm_vt_lock);
 }
 
 /*
@@ -260,9 +254,10 @@ static int okm_vt_op(struct okm_vt_owner *o, u64 id, enum okm_vt_op op,
 		     struct okm_vt_value *v)
 {
 	u64 excl[OKM_EXCL__COUNT], clk = 0;
+	struct okm_tacct keep;
 	unsigned long flags;
 	struct okm_vt *t;
-	bool mine, live, was_running;
+	bool mine, live;
 	int ret = 0;
 
 	rcu_read_lock();
@@ -302,21 +297,15 @@ static int okm_vt_op(struct okm_vt_owner *o, u64 id, enum okm_vt_op op,
 		okm_vt_fill(t, live, clk, excl, v);
 		break;
 	case OKM_VT_OP_CLEAR:
-		was_running = t->acct.running;
-		if (was_running && !live) {
-			/* Someone else's virtual clock: keep its interval. */
-			struct okm_tacct keep = t->acct;
-
-			okm_tacct_clear(&t->acct);
-			t->acct.running = true;
-			t->acct.start_cyc = keep.start_cyc;
-			memcpy(t->acct.excl_start, keep.excl_start,
-			       sizeof(keep.excl_start));
-			break;
-		}
+		keep = t->acct;
 		okm_tacct_clear(&t->acct);
-		if (was_running)
-			okm_tacct_start(&t->acct, clk, excl);
+		/*
+		 * A running interval restarts now; on someone else's
+		 * virtual clock, which we cannot read, it keeps its start.
+		 */
+		if (keep.running)
+			okm_tacct_start(&t->acct, live ? clk : keep.start_cyc,
+					live ? excl : keep.excl_start);
 		break;
 	}
 unlock:
@@ -391,15 +380,17 @@ void okm_vt_free(void)
 	struct okm_vt *t;
 
 	spin_lock(&okm_vt_lock);
-	xa_for_each(&okm_vts, idx, t) {
+	xa_for_each(&okm_vts, idx, t)
 		okm_vt_unlink(t);
-		kfree_rcu(t, rcu);
-	}
 	spin_unlock(&okm_vt_lock);
 	xa_destroy(&okm_vts);
 }
 
-/* ---- the exported API ---- */
+/*
+ * ---- the exported API ----
+ * A negative id converts to a u64 above INT_MAX, which okm_vt_find()
+ * refuses like id 0: -ENOENT.
+ */
 
 int okm_vt_alloc(const char *name, unsigned int kind, unsigned int scope)
 {
@@ -409,25 +400,25 @@ EXPORT_SYMBOL_GPL(okm_vt_alloc);
 
 int okm_vt_dealloc(int id)
 {
-	return id < 1 ? -ENOENT : okm_vt_do_dealloc(&okm_vt_kapi, id);
+	return okm_vt_do_dealloc(&okm_vt_kapi, id);
 }
 EXPORT_SYMBOL_GPL(okm_vt_dealloc);
 
 int okm_vt_start(int id)
 {
-	return id < 1 ? -ENOENT : okm_vt_do_start(&okm_vt_kapi, id);
+	return okm_vt_do_start(&okm_vt_kapi, id);
 }
 EXPORT_SYMBOL_GPL(okm_vt_start);
 
 int okm_vt_stop(int id)
 {
-	return id < 1 ? -ENOENT : okm_vt_do_stop(&okm_vt_kapi, id, NULL);
+	return okm_vt_do_stop(&okm_vt_kapi, id, NULL);
 }
 EXPORT_SYMBOL_GPL(okm_vt_stop);
 
 int okm_vt_clear(int id)
 {
-	return id < 1 ? -ENOENT : okm_vt_do_clear(&okm_vt_kapi, id);
+	return okm_vt_do_clear(&okm_vt_kapi, id);
 }
 EXPORT_SYMBOL_GPL(okm_vt_clear);
 
@@ -436,6 +427,6 @@ int okm_vt_read(int id, struct okm_vt_value *v)
 	if (!v)
 		return -EINVAL;
 	v->id = id;
-	return id < 1 ? -ENOENT : okm_vt_do_read(&okm_vt_kapi, id, v);
+	return okm_vt_do_read(&okm_vt_kapi, id, v);
 }
 EXPORT_SYMBOL_GPL(okm_vt_read);

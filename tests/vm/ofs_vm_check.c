@@ -58,15 +58,13 @@ static void fail(const char *name, const char *fmt, ...)
 	nfail++;
 }
 
-/* MNT/.osprof/@file with checksums checked; NULL after a FAIL line. */
-static struct osp_profile *load(const char *name, const char *mnt,
-				const char *file)
+/* @path read with checksums checked; NULL after a FAIL line for @name. */
+static struct osp_profile *load_path(const char *name, const char *path)
 {
-	char path[PATH_MAX], err[512];
+	char err[512];
 	struct osp_profile *p;
 	size_t bad;
 
-	snprintf(path, sizeof(path), "%s/.osprof/%s", mnt, file);
 	p = osp_read_json_file(path, err, sizeof(err));
 	if (!p) {
 		fail(name, "%s: %s", path, err);
@@ -79,6 +77,16 @@ static struct osp_profile *load(const char *name, const char *mnt,
 		return NULL;
 	}
 	return p;
+}
+
+/* MNT/.osprof/@file, as load_path(). */
+static struct osp_profile *load(const char *name, const char *mnt,
+				const char *file)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/.osprof/%s", mnt, file);
+	return load_path(name, path);
 }
 
 static uint64_t count_of(const struct osp_profile *p, const char *op)
@@ -104,21 +112,15 @@ static void layer_of(const char *path, char *out, size_t len)
 static int check_files(int argc, char **argv)
 {
 	for (int i = 0; i < argc; i++) {
-		char name[128], layer[32], err[512];
+		char name[128], layer[32];
 		struct osp_profile *p;
-		size_t bad;
 
 		layer_of(argv[i], layer, sizeof(layer));
 		snprintf(name, sizeof(name), "fs_json_parses_%s", layer);
-		p = osp_read_json_file(argv[i], err, sizeof(err));
-		if (!p) {
-			fail(name, "%s: %s", argv[i], err);
+		p = load_path(name, argv[i]);
+		if (!p)
 			continue;
-		}
-		bad = osp_profile_check(p, stdout);
-		if (bad)
-			fail(name, "%s: %zu bad checksums", argv[i], bad);
-		else if (!p->layer || strcmp(p->layer, layer) != 0)
+		if (!p->layer || strcmp(p->layer, layer) != 0)
 			fail(name, "%s: layer '%s', expected '%s'", argv[i],
 			     p->layer ? p->layer : "(none)", layer);
 		else if (p->nops == 0)

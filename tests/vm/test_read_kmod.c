@@ -40,6 +40,19 @@ static char *slurp(const char *name, size_t *len)
 	return buf;
 }
 
+/* The golden file @name parsed as @layer; the test stops if it fails. */
+static struct osp_profile *read_golden(const char *layer, const char *name)
+{
+	char err[256];
+	size_t len;
+	char *text = slurp(name, &len);
+	struct osp_profile *p = osp_read_kmod(layer, text, len, err, sizeof(err));
+
+	free(text);
+	cr_assert_not_null(p, "%s: %s", name, err);
+	return p;
+}
+
 static struct osp_profile *parse_str(const char *layer, const char *text,
 				     char *err, size_t errlen)
 {
@@ -48,13 +61,9 @@ static struct osp_profile *parse_str(const char *layer, const char *text,
 
 Test(read_kmod, golden_lower_maps_physical_to_lat_and_virtual_to_cpu)
 {
-	char err[256];
-	size_t len;
-	char *text = slurp("lower.txt", &len);
-	struct osp_profile *p = osp_read_kmod("lower", text, len, err, sizeof(err));
+	struct osp_profile *p = read_golden("lower", "lower.txt");
 	struct osp_op *rd;
 
-	cr_assert_not_null(p, "%s", err);
 	cr_expect_str_eq(p->layer, "lower");
 	cr_expect_str_eq(p->unit, "ns");
 	cr_expect_eq(p->res, 1u);
@@ -80,18 +89,13 @@ Test(read_kmod, golden_lower_maps_physical_to_lat_and_virtual_to_cpu)
 	cr_expect_eq(rd->lat.count, 0u);
 	cr_expect_eq(rd->cpu.count, 0u);
 	osp_profile_free(p);
-	free(text);
 }
 
 Test(read_kmod, golden_block_names_ops_dev_dot_dir)
 {
-	char err[256];
-	size_t len;
-	char *text = slurp("block.txt", &len);
-	struct osp_profile *p = osp_read_kmod("block", text, len, err, sizeof(err));
+	struct osp_profile *p = read_golden("block", "block.txt");
 	struct osp_op *op;
 
-	cr_assert_not_null(p, "%s", err);
 	cr_expect_eq(p->nops, 1u);
 	op = osp_profile_find_op(p, "vda.read");
 	cr_assert_not_null(op);
@@ -100,18 +104,13 @@ Test(read_kmod, golden_block_names_ops_dev_dot_dir)
 	cr_expect_eq(op->lat.buckets[18], 29u);
 	cr_expect_eq(osp_profile_check(p, stderr), 0u);
 	osp_profile_free(p);
-	free(text);
 }
 
 Test(read_kmod, golden_irq_names_ops_line_colon_handler)
 {
-	char err[256];
-	size_t len;
-	char *text = slurp("irq.txt", &len);
-	struct osp_profile *p = osp_read_kmod("irq", text, len, err, sizeof(err));
+	struct osp_profile *p = read_golden("irq", "irq.txt");
 	struct osp_op *op;
 
-	cr_assert_not_null(p, "%s", err);
 	cr_expect_eq(p->nops, 8u);
 	op = osp_profile_find_op(p, "25:virtio0-req.0");
 	cr_assert_not_null(op);
@@ -122,7 +121,6 @@ Test(read_kmod, golden_irq_names_ops_line_colon_handler)
 	cr_expect_not_null(osp_profile_find_op(p, "softirq:RCU"));
 	cr_expect_eq(osp_profile_check(p, stderr), 0u);
 	osp_profile_free(p);
-	free(text);
 }
 
 Test(read_kmod, irq_counters_follow_pmc_available_in_order)

@@ -66,6 +66,8 @@ struct g_irq_sum {
 };
 void g_irq_sum(const char *text, bool (*pred)(const char *line),
 	       struct g_irq_sum *out);
+/* A g_irq_sum predicate: the local timer's record (irq=LOC). */
+bool g_is_local_timer(const char *line);
 
 /* ---- tests (guest_*.c) ---- */
 int t_proc_readable(void);

@@ -17,10 +17,30 @@
 #include "guest.h"
 
 #define CTL G_PROC "ctl"
+/* The module's irq_events at load (DESIGN.md's default). */
+#define DEFAULT_EVENTS \
+	"instructions,branch_instructions,branch_misses,l1i_misses,l1d_misses"
 
 static int ctl_bytes(const void *buf, size_t len)
 {
 	return g_write_bytes(CTL, buf, len);
+}
+
+/*
+ * Write @cmd, then ctl must read with @want in it; else a FAIL line
+ * "@what did not take". 0, or 1 after the FAIL.
+ */
+static int ctl_takes(const char *cmd, const char *want, const char *what)
+{
+	char *after = NULL;
+	int bad = g_ctl(cmd) || !(after = g_read_file(CTL, NULL)) ||
+		  !strstr(after, want);
+
+	if (bad)
+		g_fail("ctl_errors", "%s did not take%s%s", what,
+		       after ? ":\n" : "", after ? after : "");
+	free(after);
+	return bad;
 }
 
 int t_ctl_errors(void)
@@ -91,56 +111,26 @@ int t_ctl_errors(void)
 	free(after);
 
 	/* well-formed commands take effect */
-	if (g_ctl("disable block\n") || !(after = g_read_file(CTL, NULL)) ||
-	    !strstr(after, "\nblock disabled\n")) {
-		g_fail("ctl_errors", "disable block did not take");
+	bad += ctl_takes("disable block\n", "\nblock disabled\n", "disable block");
+	bad += ctl_takes("enable all\nreset\n", "\nblock enabled\n", "enable all");
+	bad += ctl_takes("irq_events instructions,cycles\n",
+			 "\nirq_events instructions,cycles\n", "irq_events");
+	if (g_ctl("irq_events none\n")) {
+		g_fail("ctl_errors", "irq_events none did not take");
 		bad++;
 	}
-	free(after);
-	after = NULL;
-	if (g_ctl("enable all\nreset\n") || !(after = g_read_file(CTL, NULL)) ||
-	    !strstr(after, "\nblock enabled\n")) {
-		g_fail("ctl_errors", "enable all did not take");
-		bad++;
-	}
-	free(after);
-	after = NULL;
-	if (g_ctl("irq_events instructions,cycles\n") ||
-	    !(after = g_read_file(CTL, NULL)) ||
-	    !strstr(after, "\nirq_events instructions,cycles\n")) {
-		g_fail("ctl_errors", "irq_events did not take");
-		bad++;
-	}
-	free(after);
-	after = NULL;
-	if (g_ctl("irq_events none\n") ||
-	    g_ctl("irq_events instructions,branch_instructions,branch_misses,l1i_misses,l1d_misses\n") ||
-	    !(after = g_read_file(CTL, NULL)) ||
-	    !strstr(after, "\nirq_events instructions,branch_instructions,branch_misses,l1i_misses,l1d_misses\n")) {
-		g_fail("ctl_errors", "irq_events back to the default did not take");
-		bad++;
-	}
-	free(after);
+	bad += ctl_takes("irq_events " DEFAULT_EVENTS "\n",
+			 "\nirq_events " DEFAULT_EVENTS "\n",
+			 "irq_events back to the default");
 	{
-		char cmd[64];
+		char cmd[64], want[64];
 
+		/* nothing else is registered now: unpid below must leave none */
 		snprintf(cmd, sizeof(cmd), "pid %d\npid %d\n", getpid(), getppid());
-		after = NULL;
-		if (g_ctl(cmd) || !(after = g_read_file(CTL, NULL)) ||
-		    !strstr(after, "\npids ")) {
-			g_fail("ctl_errors", "pid did not take");
-			bad++;
-		}
-		g_info("ctl after pid:\n%s", after ? after : "");
-		free(after);
+		snprintf(want, sizeof(want), "\npids %d,%d\n", getpid(), getppid());
+		bad += ctl_takes(cmd, want, "pid");
 		snprintf(cmd, sizeof(cmd), "unpid %d\nunpid %d\n", getpid(), getppid());
-		after = NULL;
-		if (g_ctl(cmd) || !(after = g_read_file(CTL, NULL)) ||
-		    !strstr(after, "\npids none\n")) {
-			g_fail("ctl_errors", "unpid did not take");
-			bad++;
-		}
-		free(after);
+		bad += ctl_takes(cmd, "\npids none\n", "unpid");
 	}
 	free(before);
 	if (!bad)
@@ -188,7 +178,7 @@ int t_ctl_fuzz(void)
 	}
 	/* leave the module as we found it */
 	g_ctl("enable all\n");
-	g_ctl("irq_events instructions,branch_instructions,branch_misses,l1i_misses,l1d_misses\n");
+	g_ctl("irq_events " DEFAULT_EVENTS "\n");
 	g_info("ctl_fuzz: 1500 random writes, %d accepted", accepted);
 	g_pass("ctl_fuzz");
 	return 0;

@@ -164,25 +164,34 @@ bool g_rec_u64(const char *line, const char *key, uint64_t *v)
 	return !errno && !*end;
 }
 
-bool g_rec_find(const char *text, const char *key, const char *val,
-		char *line, size_t len)
+/*
+ * The next line of *@text into @line, NUL-terminated (lines of @len bytes
+ * or more are skipped), and *@text past it; false at the end of the text.
+ */
+static bool g_next_line(const char **text, char *line, size_t len)
 {
-	const char *p = text;
-	char v[128];
-
-	while (*p) {
-		const char *nl = strchr(p, '\n');
+	while (**text) {
+		const char *p = *text, *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 
+		*text = nl ? nl + 1 : p + n;
 		if (n < len) {
 			memcpy(line, p, n);
 			line[n] = '\0';
-			if (g_rec_get(line, key, v, sizeof(v)) && !strcmp(v, val))
-				return true;
+			return true;
 		}
-		if (!nl)
-			break;
-		p = nl + 1;
+	}
+	return false;
+}
+
+bool g_rec_find(const char *text, const char *key, const char *val,
+		char *line, size_t len)
+{
+	char v[128];
+
+	while (g_next_line(&text, line, len)) {
+		if (g_rec_get(line, key, v, sizeof(v)) && !strcmp(v, val))
+			return true;
 	}
 	return false;
 }
@@ -322,28 +331,21 @@ void g_spin_until(uint64_t until_ns)
 void g_irq_sum(const char *text, bool (*pred)(const char *line),
 	       struct g_irq_sum *out)
 {
-	const char *p = text;
 	char line[8192];
+	uint64_t c, s;
 
 	memset(out, 0, sizeof(*out));
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		uint64_t c, s;
-
-		if (n < sizeof(line)) {
-			memcpy(line, p, n);
-			line[n] = '\0';
-			if (!strncmp(line, "irq=", 4) && pred(line) &&
-			    g_rec_u64(line, "count", &c) &&
-			    g_rec_u64(line, "sum_ns", &s)) {
-				out->count += c;
-				out->sum_ns += s;
-				out->lines++;
-			}
+	while (g_next_line(&text, line, sizeof(line))) {
+		if (!strncmp(line, "irq=", 4) && pred(line) &&
+		    g_rec_u64(line, "count", &c) && g_rec_u64(line, "sum_ns", &s)) {
+			out->count += c;
+			out->sum_ns += s;
+			out->lines++;
 		}
-		if (!nl)
-			break;
-		p = nl + 1;
 	}
+}
+
+bool g_is_local_timer(const char *line)
+{
+	return !strncmp(line, "irq=LOC ", 8);
 }
