@@ -57,11 +57,23 @@ static int get_u64(struct rd *rd, const char *path, struct json_object *o,
 	return 0;
 }
 
+/*
+ * json-c keeps a \u0000 inside a string; our C strings would end there, so
+ * "a\u0000b" would silently read as "a" (and "\u0000" as an empty name).
+ */
+static bool has_nul(struct json_object *o)
+{
+	return strlen(json_object_get_string(o)) !=
+	       (size_t)json_object_get_string_len(o);
+}
+
 static int get_str(struct rd *rd, const char *path, struct json_object *o,
 		   char **out)
 {
 	if (!json_object_is_type(o, json_type_string))
 		return fail(rd, path, "must be a string");
+	if (has_nul(o))
+		return fail(rd, path, "must not contain \\u0000");
 	return osp_str_set(out, json_object_get_string(o)) ? fail(rd, path, "out of memory") : 0;
 }
 
@@ -198,6 +210,8 @@ static int read_op(struct rd *rd, const char *path, struct json_object *obj,
 	if (!json_object_is_type(name, json_type_string) ||
 	    json_object_get_string_len(name) == 0)
 		return fail(rd, p, "must be a non-empty string");
+	if (has_nul(name))
+		return fail(rd, p, "must not contain \\u0000");
 	has_cpu = json_object_object_get_ex(obj, "cpu", &cpu);
 	if (osp_op_init(op, json_object_get_string(name), rd->res, has_cpu))
 		return fail(rd, path, "out of memory");
