@@ -23,6 +23,7 @@
 #include "osprof/format.h"
 #include "osprof/parse.h"
 #include "ofs.h"
+#include "ofs_ctl_cmd.h"
 
 #define CTL_DIR_INO 2
 
@@ -67,6 +68,7 @@ struct ofs_ctl {
 	 * never released them (the daemon was stopped while they were open).
 	 */
 	struct ofs_list open;
+	char last_error[160]; /* why the last refused batch was refused */
 };
 
 static void ctl_buf_link(struct ofs_ctl *c, struct ctl_buf *b)
@@ -190,6 +192,9 @@ static int gen_ctl(struct ofs *fs, const char *arg, FILE *out)
 	else
 		fputs("timeline off\n", out);
 	fprintf(out, "timeline_dropped %" PRIu64 "\n", dropped);
+	pthread_mutex_lock(&fs->ctl->mu);
+	fprintf(out, "last_error %s\n", fs->ctl->last_error[0] ? fs->ctl->last_error : "none");
+	pthread_mutex_unlock(&fs->ctl->mu);
 	fprintf(out, "resolution %u\n", fs->opts.res);
 	fprintf(out, "cache %s\nentry_timeout %g\nattr_timeout %g\n",
 		ofs_cache_name(fs->opts.cache), fs->opts.entry_timeout, fs->opts.attr_timeout);
@@ -212,102 +217,66 @@ static int gen_ctl(struct ofs *fs, const char *arg, FILE *out)
 
 /* ---- commands ---- */
 
-enum cmd_kind { CMD_RESET, CMD_ENABLE, CMD_DISABLE, CMD_TIMELINE, CMD_TIMELINE_OFF };
-
-struct cmd {
-	enum cmd_kind kind;
-	uint64_t interval_ms;
-	uint64_t size;
-};
-
-/* Parse one line (NUL-terminated, no newline). 0 or -EINVAL; empty → 1. */
-static int cmd_parse(struct ofs *fs, char *line, struct cmd *c)
-{
-	char *save = NULL, *w[4];
-	int n = 0;
-
-	for (char *t = strtok_r(line, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
-		if (n == 4)
-			return -EINVAL;
-		w[n++] = t;
-	}
-	if (n == 0)
-		return 1;
-	if (n == 1 && strcmp(w[0], "reset") == 0)
-		c->kind = CMD_RESET;
-	else if (n == 1 && strcmp(w[0], "enable") == 0)
-		c->kind = CMD_ENABLE;
-	else if (n == 1 && strcmp(w[0], "disable") == 0)
-		c->kind = CMD_DISABLE;
-	else if (n == 2 && strcmp(w[0], "timeline") == 0 && strcmp(w[1], "off") == 0)
-		c->kind = CMD_TIMELINE_OFF;
-	else if ((n == 2 || n == 3) && strcmp(w[0], "timeline") == 0) {
-		c->kind = CMD_TIMELINE;
-		c->size = fs->opts.timeline_size;
-		if (osp_parse_u64(w[1], 1, 3600000, &c->interval_ms) != 0 ||
-		    (n == 3 && osp_parse_u64(w[2], 1, 10000000, &c->size) != 0))
-			return -EINVAL;
-	} else {
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int cmd_apply(struct ofs *fs, const struct cmd *c)
+static int cmd_apply(struct ofs *fs, const struct ofs_ctl_cmd *c)
 {
 	switch (c->kind) {
-	case CMD_RESET:
+	case OFS_CTL_RESET:
 		osp_set_reset(fs->set);
 		return 0;
-	case CMD_ENABLE:
+	case OFS_CTL_ENABLE:
 		osp_set_enable(fs->set, true);
 		return 0;
-	case CMD_DISABLE:
+	case OFS_CTL_DISABLE:
 		osp_set_enable(fs->set, false);
 		return 0;
-	case CMD_TIMELINE:
+	case OFS_CTL_TIMELINE:
 		return osp_set_timeline_start(fs->set, c->interval_ms * 1000000,
-					      (unsigned)c->size);
-	case CMD_TIMELINE_OFF:
+					      c->snapshots ? (unsigned)c->snapshots :
+							     fs->opts.timeline_size);
+	case OFS_CTL_TIMELINE_OFF:
 		osp_set_timeline_stop(fs->set);
 		return 0;
+	case OFS_CTL__COUNT:
+		break;
 	}
 	return -EINVAL;
 }
 
-/* Run the commands in @buf: all are checked before any is applied. */
-static int ctl_run(struct ofs *fs, const char *buf, size_t size)
+/*
+ * Run the batch written at offset @off: all of it is checked before any
+ * is applied. A refusal is kept, with its reason, for the `ctl` file's
+ * last_error line (a write can only return an errno).
+ */
+static int ctl_run(struct ofs *fs, const char *buf, size_t size, off_t off)
 {
-	char *text = strndup(buf, size), *line, *save = NULL;
-	struct cmd cmds[64];
-	size_t n = 0;
+	struct ofs_ctl *c = fs->ctl;
+	struct ofs_ctl_batch *b = malloc(sizeof(*b));
+	char why[sizeof(c->last_error)];
 	int err = 0;
 
-	if (!text)
+	if (!b)
 		return -ENOMEM;
-	if (strlen(text) != size)
-		err = -EINVAL; /* a NUL byte inside */
-	for (line = strtok_r(text, "\n", &save); !err && line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		int r;
-
-		if (n == 64) {
-			err = -EINVAL;
-			break;
-		}
-		r = cmd_parse(fs, line, &cmds[n]);
-		if (r < 0)
-			err = r;
-		else if (r == 0)
-			n++;
+	if (off != 0) {
+		/*
+		 * The rest of a write too large for one FUSE request, or a
+		 * second write on the same open file: a batch is one write.
+		 */
+		snprintf(why, sizeof(why), "a batch is one write at offset 0 (this one at %lld)",
+			 (long long)off);
+		err = -EINVAL;
+	} else {
+		err = ofs_ctl_cmd_parse(buf, size, b, why, sizeof(why));
 	}
-	free(text);
+	pthread_mutex_lock(&c->mu);
+	for (size_t i = 0; !err && i < b->n; i++) {
+		err = cmd_apply(fs, &b->cmds[i]);
+		if (err)
+			snprintf(why, sizeof(why), "command %zu: %s", i + 1, strerror(-err));
+	}
 	if (err)
-		return err;
-	pthread_mutex_lock(&fs->ctl->mu);
-	for (size_t i = 0; i < n && !err; i++)
-		err = cmd_apply(fs, &cmds[i]);
-	pthread_mutex_unlock(&fs->ctl->mu);
+		memcpy(c->last_error, why, sizeof(why));
+	pthread_mutex_unlock(&c->mu);
+	free(b);
 	return err;
 }
 
@@ -453,13 +422,12 @@ static void c_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 {
 	int err;
 
-	(void)off;
 	(void)fi;
 	if (ino != CTL_FILE_INO) {
 		fuse_reply_err(req, EACCES);
 		return;
 	}
-	err = ctl_run(ofs_of(req), buf, size);
+	err = ctl_run(ofs_of(req), buf, size, off);
 	if (err)
 		fuse_reply_err(req, -err);
 	else

@@ -65,6 +65,16 @@ static char *ctl_read(const char *file)
 	return h_slurp(path, NULL);
 }
 
+/* The ctl file but for its last_error line (which a refusal sets). */
+static char *ctl_settings(void)
+{
+	char *s = ctl_read("ctl"), *l = s ? strstr(s, "last_error ") : NULL;
+
+	if (l)
+		memmove(l, strchr(l, '\n') + 1, strlen(strchr(l, '\n') + 1) + 1);
+	return s;
+}
+
 #define N 5
 
 /* Issue every operation N times (or more); see the table of expectations. */
@@ -252,10 +262,10 @@ Test(ctl, malformed_commands_fail_with_einval_and_change_nothing)
 	char *before, *after;
 
 	cr_assert_eq(h_write_str(M("x"), "x"), 0);
-	before = ctl_read("ctl");
+	before = ctl_settings();
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		cr_expect_eq(ctl_write(bad[i]), -EINVAL, "'%s' was accepted", bad[i]);
-	after = ctl_read("ctl");
+	after = ctl_settings();
 	cr_expect_str_eq(before, after);
 	free(before);
 	free(after);
@@ -264,6 +274,91 @@ Test(ctl, malformed_commands_fail_with_einval_and_change_nothing)
 	osp_profile_free(p);
 	/* Blank lines and several good commands in one write are fine. */
 	cr_expect_eq(ctl_write("\n  \nreset\n\ndisable\nenable\n"), 0);
+}
+
+/* The ctl file's value for @key ("last_error" ...), or NULL. */
+static char *ctl_value(const char *key)
+{
+	char *s = ctl_read("ctl"), *v = NULL;
+	size_t klen = strlen(key);
+
+	for (char *l = s; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		if (strncmp(l, key, klen) == 0 && l[klen] == ' ') {
+			v = strndup(l + klen + 1, strcspn(l + klen + 1, "\n"));
+			break;
+		}
+	}
+	free(s);
+	return v;
+}
+
+/*
+ * Regression: a write larger than one FUSE request arrived in pieces and
+ * each was applied, so `disable`, a megabyte of blanks, then `bogus` left
+ * profiling disabled and the write reported short. Now a batch is one
+ * write of at most 64 KiB at offset 0; anything else changes nothing.
+ */
+Test(ctl, a_batch_is_one_bounded_write_at_offset_zero)
+{
+	size_t big = 1u << 20;
+	char *buf = malloc(big), path[PATH_MAX], *v;
+	int fd;
+
+	cr_assert_not_null(buf);
+	memset(buf, ' ', big);
+	memcpy(buf, "disable\n", 8);
+	memcpy(buf + big - 6, "bogus\n", 6);
+	snprintf(path, sizeof(path), "%s/ctl", m.ctl);
+	fd = open(path, O_WRONLY);
+	cr_assert_geq(fd, 0);
+	cr_expect_eq(write(fd, buf, big), -1);
+	cr_expect_eq(errno, EINVAL);
+	close(fd);
+	v = ctl_value("profiling");
+	cr_expect_str_eq(v, "on", "the disable in the first piece was applied");
+	free(v);
+	v = ctl_value("last_error");
+	cr_expect_str_eq(v, "a batch is at most 65536 bytes, in one write");
+	free(v);
+
+	/* Two writes on one open file: the second is not at offset 0. */
+	fd = open(path, O_WRONLY);
+	cr_assert_geq(fd, 0);
+	cr_expect_eq(write(fd, "reset\n", 6), 6);
+	cr_expect_eq(write(fd, "disable\n", 8), -1);
+	cr_expect_eq(errno, EINVAL);
+	close(fd);
+	v = ctl_value("profiling");
+	cr_expect_str_eq(v, "on");
+	free(v);
+	v = ctl_value("last_error");
+	cr_expect_str_eq(v, "a batch is one write at offset 0 (this one at 6)");
+	free(v);
+
+	/* Exactly the bound is one batch, applied. */
+	cr_expect_eq(ctl_write("reset\n"), 0);
+	memset(buf, '\n', 65536);
+	memcpy(buf + 100, "disable", 7);
+	fd = open(path, O_WRONLY);
+	cr_assert_geq(fd, 0);
+	cr_expect_eq(write(fd, buf, 65536), 65536);
+	close(fd);
+	v = ctl_value("profiling");
+	cr_expect_str_eq(v, "off");
+	free(v);
+	free(buf);
+}
+
+Test(ctl, a_refusal_names_its_line_in_last_error)
+{
+	char *v = ctl_value("last_error");
+
+	cr_expect_str_eq(v, "none");
+	free(v);
+	cr_expect_eq(ctl_write("reset\n\ntimeline 100 0\n"), -EINVAL);
+	v = ctl_value("last_error");
+	cr_expect_str_eq(v, "line 3: timeline's snapshot count must be 1 to 10000000");
+	free(v);
 }
 
 Test(ctl, text_views_and_metrics)
