@@ -85,18 +85,31 @@ int osp_hist_merge(struct osp_hist *dst, const struct osp_hist *src)
 	return 0;
 }
 
+/*
+ * Buckets read from a file may add up past 2^64 - 1; a wrapped total could
+ * then equal count and pass the checksum. False on overflow.
+ */
+static bool bucket_sum(const struct osp_hist *h, uint64_t *total)
+{
+	*total = 0;
+	for (unsigned i = 0; i < h->nbuckets; i++)
+		if (__builtin_add_overflow(*total, h->buckets[i], total))
+			return false;
+	return true;
+}
+
 uint64_t osp_hist_bucket_total(const struct osp_hist *h)
 {
-	uint64_t total = 0;
+	uint64_t total;
 
-	for (unsigned i = 0; i < h->nbuckets; i++)
-		total += h->buckets[i];
-	return total;
+	return bucket_sum(h, &total) ? total : UINT64_MAX;
 }
 
 bool osp_hist_checksum_ok(const struct osp_hist *h)
 {
-	return osp_hist_bucket_total(h) == h->count;
+	uint64_t total;
+
+	return bucket_sum(h, &total) && total == h->count;
 }
 
 bool osp_hist_range(const struct osp_hist *h, unsigned *lo, unsigned *hi)

@@ -125,9 +125,12 @@ static inline void osp_hist_record(struct osp_hist *h, uint64_t v_ns)
  */
 int osp_hist_merge(struct osp_hist *dst, const struct osp_hist *src);
 
-/* Sum of the buckets; equals count when the histogram is consistent. */
+/*
+ * Sum of the buckets; equals count when the histogram is consistent.
+ * UINT64_MAX when the sum does not fit (corrupt input), never a wrapped sum.
+ */
 uint64_t osp_hist_bucket_total(const struct osp_hist *h);
-/* True when the buckets add up to count (OSprof's checksum). */
+/* True when the buckets add up to count (OSprof's checksum), without overflow. */
 bool osp_hist_checksum_ok(const struct osp_hist *h);
 /* Lowest and highest non-empty bucket; false when the histogram is empty. */
 bool osp_hist_range(const struct osp_hist *h, unsigned *lo, unsigned *hi);
