@@ -8,6 +8,7 @@
  * its attrs so they round-trip.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -368,6 +369,10 @@ static int read_header(struct rd *rd, struct json_object *root,
 			    !json_object_is_type(c, json_type_int))
 				return fail(rd, "clock.cycles_per_ns", "must be a number");
 			p->cycles_per_ns = json_object_get_double(c);
+			/* json-c takes 1e999 and Infinity; the writer cannot write them. */
+			if (!isfinite(p->cycles_per_ns) || p->cycles_per_ns < 0)
+				return fail(rd, "clock.cycles_per_ns",
+					    "must be a finite number >= 0");
 		}
 	}
 	return err;

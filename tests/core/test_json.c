@@ -135,6 +135,10 @@ static const struct bad_doc docs[] = {
 		/* Found by fuzz/fuzz_json.c: read as an empty name, written, then refused. */
 		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [{\"name\": \"\\u0000r\", \"buckets\": []}]}", "ops[0].name: must not contain \\u0000" },
 		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"f\\u0000s\", \"ops\": []}", "layer: must not contain \\u0000" },
+		/* Found with fuzz/fuzz_json.c's round trip: the writer wrote inf, not JSON. */
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"clock\": {\"cycles_per_ns\": 1e999}}", "clock.cycles_per_ns: must be a finite number" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"clock\": {\"cycles_per_ns\": -Infinity}}", "clock.cycles_per_ns: must be a finite number" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"clock\": {\"cycles_per_ns\": -1}}", "clock.cycles_per_ns: must be a finite number >= 0" },
 		{ "{\"format\": \"osprof\", /* c */ \"version\": 1}", "invalid JSON" },
 		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"f\xff\", \"ops\": []}", "invalid JSON" },
 };
