@@ -58,43 +58,14 @@ static FILE *drop_stream(void)
 	return f;
 }
 
-/* Strict UTF-8 (RFC 3629): no overlongs, no surrogates, nothing past U+10FFFF. */
 static bool utf8_valid(const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
+	size_t len = strlen(str), n;
 
-	while (*s) {
-		unsigned char c = *s;
-		size_t n;
-		unsigned lo = 0x80, hi = 0xbf;
-
-		if (c < 0x80) {
-			s++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			n = 1;
-		else if (c >= 0xe0 && c <= 0xef)
-			n = 2;
-		else if (c >= 0xf0 && c <= 0xf4)
-			n = 3;
-		else
+	for (size_t i = 0; i < len; i += n)
+		if (!(n = ofz_utf8_seq(s + i, len - i)))
 			return false;
-		if (c == 0xe0)
-			lo = 0xa0;
-		else if (c == 0xed)
-			hi = 0x9f;
-		else if (c == 0xf0)
-			lo = 0x90;
-		else if (c == 0xf4)
-			hi = 0x8f;
-		if (s[1] < lo || s[1] > hi)
-			return false;
-		for (size_t i = 2; i <= n; i++)
-			if ((s[i] & 0xc0) != 0x80)
-				return false;
-		s += n + 1;
-	}
 	return true;
 }
 
@@ -216,14 +187,41 @@ static char *json_text(const struct osp_profile *p, size_t *len)
 	return buf;
 }
 
+/*
+ * Two ways the writer's output is not standard JSON are known, reported
+ * and owned elsewhere (fuzz/pending/README.md): bytes that are not strict
+ * UTF-8 passed through (fixed by core's JSON escaping on branch escape),
+ * and NaN, Infinity or "1." kept from a value the reader does not
+ * interpret (json-c takes them even in strict mode: for the reader). So
+ * that CI stays meaningful until they land, those two are excused unless
+ * OFZ_STRICT is set in the environment; remove each when it is fixed.
+ */
+static bool excused(enum ofz_json_err why)
+{
+	static int strict = -1;
+
+	if (strict < 0)
+		strict = getenv("OFZ_STRICT") != NULL;
+	return !strict && (why == OFZ_JSON_UTF8 || why == OFZ_JSON_NUMBER);
+}
+
 /* @p's JSON read back; @p's text in *@text, its length in *@len. */
 static struct osp_profile *reread(const struct osp_profile *p, char **text,
 				  size_t *len)
 {
 	char err[512];
 	struct osp_profile *q;
+	enum ofz_json_err why;
+	size_t at;
 
 	*text = json_text(p, len);
+	why = ofz_json_strict(*text, *len, &at);
+	if (why != OFZ_JSON_OK && !excused(why)) {
+		fprintf(stderr, "%.*s\n", (int)*len, *text);
+		ofz_fail("the JSON writer's output (above) is not RFC 8259 JSON in UTF-8 (%s), at byte %zu: '%.20s'",
+			 why == OFZ_JSON_UTF8 ? "UTF-8" : why == OFZ_JSON_NUMBER ? "number" : "syntax",
+			 at, *text + at);
+	}
 	q = osp_read_json(*text, *len, err, sizeof(err));
 	if (!q) {
 		fprintf(stderr, "%.*s\n", (int)*len, *text);
