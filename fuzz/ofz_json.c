@@ -89,9 +89,11 @@ static bool number_body(struct jp *j)
 {
 	if (peek(j) == '-')
 		j->at++;
-	if (peek(j) == '0')
+	if (peek(j) == '0') {
 		j->at++;
-	else if (!(peek(j) >= '1' && peek(j) <= '9') || !digits(j))
+		if (peek(j) >= '0' && peek(j) <= '9')
+			return false; /* a leading zero: json-c takes "01e-3" */
+	} else if (!(peek(j) >= '1' && peek(j) <= '9') || !digits(j))
 		return false;
 	if (peek(j) == '.') {
 		j->at++;
