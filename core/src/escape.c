@@ -90,10 +90,21 @@ static size_t text_unit(const unsigned char *s, size_t n, char esc[16])
 	return len;
 }
 
+/* Write ASCII @c, through @quote when it is one of @special. */
+static void put_ascii(FILE *out, char c, const char *special,
+		      void (*quote)(FILE *, char))
+{
+	if (c && special && strchr(special, c))
+		quote(out, c);
+	else
+		fputc(c, out);
+}
+
 /*
- * Write the text spelling of @n bytes at @s; an ASCII byte found in
- * @special goes to @quote instead, for the target's own quoting. Returns
- * the characters written (a code point or an escape's characters each).
+ * Write the text spelling of @n bytes at @s; an ASCII character of it
+ * (the string's or an escape's) found in @special goes to @quote instead,
+ * for the target's own quoting. Returns the characters of the spelling
+ * (a code point or an escape's characters each).
  */
 static size_t text_walk(FILE *out, const char *s, size_t n, const char *special,
 			void (*quote)(FILE *, char))
@@ -106,10 +117,11 @@ static size_t text_walk(FILE *out, const char *s, size_t n, const char *special,
 		size_t len = text_unit(u, n, esc);
 
 		if (esc[0]) {
-			fputs(esc, out);
+			for (const char *e = esc; *e; e++)
+				put_ascii(out, *e, special, quote);
 			cols += strlen(esc);
-		} else if (len == 1 && u[0] && special && strchr(special, u[0])) {
-			quote(out, (char)u[0]);
+		} else if (len == 1) {
+			put_ascii(out, (char)u[0], special, quote);
 			cols++;
 		} else {
 			fwrite(u, 1, len, out);
@@ -147,15 +159,16 @@ void osp_esc_gp(FILE *out, const char *s)
 	fputc('\'', out);
 }
 
+/* gnuplot's backslash escapes; octal, as no quote may stand in the data. */
 static void gp_data_quote(FILE *out, char c)
 {
-	fprintf(out, "\\x%02x", (unsigned char)c);
+	fputs(c == '"' ? "\\042" : "\\\\", out);
 }
 
 void osp_esc_gp_data(FILE *out, const char *s)
 {
 	fputc('"', out);
-	text_walk(out, s, strlen(s), "\"", gp_data_quote);
+	text_walk(out, s, strlen(s), "\"\\", gp_data_quote);
 	fputc('"', out);
 }
 

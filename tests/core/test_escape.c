@@ -102,12 +102,13 @@ Test(escape, gnuplot_strings_are_single_quoted_on_one_line)
 	TABLE(osp_esc_gp, cases);
 }
 
-Test(escape, gnuplot_data_strings_hold_no_double_quote)
+Test(escape, gnuplot_data_strings_show_the_text_spelling)
 {
 	static const struct esc_case cases[] = {
 		{ "0:timer", "\"0:timer\"" },
-		{ "say \"hi\"", "\"say \\x22hi\\x22\"" },
-		{ "a b\n# c", "\"a b\\n# c\"" },
+		{ "say \"hi\"", "\"say \\042hi\\042\"" },
+		{ "a b\n# c", "\"a b\\\\n# c\"" },
+		{ "back\\", "\"back\\\\\\\\\"" },
 	};
 
 	TABLE(osp_esc_gp_data, cases);

@@ -43,8 +43,10 @@ void osp_esc_text_col(FILE *out, const char *s, int width);
 void osp_esc_gp(FILE *out, const char *s);
 /*
  * @s as one double-quoted column of gnuplot data (a datablock or a .dat
- * file), quotes included: gnuplot's data reader knows no escape, so " is
- * written \x22 like the text spelling's other escapes.
+ * file), quotes included, that gnuplot shows (as a tic label, say) in the
+ * text spelling: gnuplot ends the column at the next " whatever precedes
+ * it, then reads backslash escapes in it, so the spelling's backslashes
+ * are doubled and " is written \042.
  */
 void osp_esc_gp_data(FILE *out, const char *s);
 
