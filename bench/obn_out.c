@@ -19,6 +19,7 @@
 #include <json-c/json.h>
 
 #include "config.h"
+#include "osprof/escape.h"
 #include "osprof/format.h"
 
 #define OBN_JSON_VERSION 1

@@ -98,6 +98,7 @@ struct ofs_opts {
 struct ofs_inode_table;
 struct ofs_ctl;
 struct ofs_kmod;
+struct ofs_lockq;
 
 /* The daemon. One per process: FUSE passes it to every handler. */
 struct ofs {
@@ -108,6 +109,7 @@ struct ofs {
 	struct ofs_inode_table *itab;
 	struct ofs_ctl *ctl;
 	struct ofs_kmod *kmod;       /* osprof.ko: registration, vtimers */
+	struct ofs_lockq *lockq;     /* lock requests waiting (ofs_lock.c) */
 	uid_t owner_uid;             /* the mounting user: may write ctl */
 	gid_t owner_gid;
 	bool switch_creds;           /* root with allow_other: act as caller */
@@ -228,9 +230,12 @@ void ofs_inode_open_get(struct ofs *fs, struct ofs_inode *in,
 			struct ofs_open *o, void (*drop)(struct ofs_open *o));
 /* The handle is closed: stop counting @o, then drop it (o->drop). */
 void ofs_inode_open_put(struct ofs *fs, struct ofs_open *o);
-/* Number of inodes and of cached descriptors (for ctl and tests). */
+/*
+ * Number of inodes and of cached descriptors, whether file handles work,
+ * and how many forgets asked for more lookups than held (for ctl).
+ */
 void ofs_itab_stats(struct ofs *fs, uint64_t *inodes, uint64_t *fds,
-		    bool *handles);
+		    bool *handles, uint64_t *forget_underflows);
 
 /* ---- caller credentials (ofs_creds.c) ---- */
 struct ofs_creds_saved {
@@ -338,6 +343,32 @@ bool ofs_kmod_vt_start(struct ofs *fs);
 /* Stop it: the virtual ns of the interval just ended (0, counted, on error). */
 uint64_t ofs_kmod_vt_stop(struct ofs *fs);
 
+/* ---- blocking lock requests (ofs_lock.c) ---- */
+/* The most lock requests that wait at once; more get ENOLCK. */
+#define OFS_LOCK_WAITERS_MAX 1024u
+/*
+ * ofs_lock_init - start waiting lock requests' machinery (a thread that
+ * exists while the daemon serves): call after daemonizing, before
+ * serving. 0 or -errno.
+ */
+int ofs_lock_init(struct ofs *fs, unsigned max_waiters);
+/*
+ * ofs_lock_wait - take request @req, flock(@fd, @op) that would block,
+ * off the calling worker: a thread waits for the lock and replies (0
+ * when granted, EINTR when the kernel interrupts the request or the
+ * daemon stops), recording its latency as @req's. The worker's timing of
+ * @req moves with it. Returns 0 when the request is taken (the caller
+ * must not reply), or -ENOLCK / -ENOMEM for the caller to reply.
+ */
+int ofs_lock_wait(struct ofs *fs, fuse_req_t req, int fd, int op);
+/* Interrupt every waiter (each replies EINTR) and wait until all left. */
+void ofs_lock_cancel_all(struct ofs *fs);
+/* Cancel all, stop the thread, free; NULL-safe (never initialised). */
+void ofs_lock_free(struct ofs *fs);
+/* Waiting now, and totals granted, cancelled and refused (for ctl). */
+void ofs_lock_stats(struct ofs *fs, unsigned *waiting, uint64_t *granted,
+		    uint64_t *cancelled, uint64_t *refused);
+
 /* ---- the polling session loop (ofs_loop.c) ---- */
 /*
  * ofs_loop_poll - serve @se with @nthreads workers that poll /dev/fuse for
@@ -348,6 +379,27 @@ int ofs_loop_poll(struct fuse_session *se, unsigned nthreads, uint64_t poll_ns);
 
 /* ---- the timing wrapper (ofs_prof.c) ---- */
 extern const struct fuse_lowlevel_ops ofs_prof_ops;
+/*
+ * A request being timed. The wrapper keeps the current one per worker
+ * thread; a request that another thread will answer (a lock that must be
+ * waited for) is detached from its worker into one of these.
+ */
+struct ofs_prof_req {
+	bool on;          /* timed, and not recorded yet */
+	bool detached;    /* cpu0_ns holds the CPU time used, not a start */
+	enum ofs_op op;
+	struct ofs *fs;
+	uint64_t c0;      /* clock counter at entry */
+	uint64_t cpu0_ns; /* thread CPU time at entry (cpu_time only) */
+	bool vt_on;       /* this thread's virtual timer runs (vtimers only) */
+};
+/*
+ * Move this thread's request into @t, with the CPU time its worker used
+ * so far: the reply will come from another thread (ofs_prof_finish).
+ */
+void ofs_prof_detach(struct ofs_prof_req *t);
+/* Record @t's latency now, as its reply is about to go out; once only. */
+void ofs_prof_finish(struct ofs_prof_req *t);
 /*
  * Record the latency of this thread's request now, as its reply is about
  * to go out (a no-op when none is being timed or it was recorded already).

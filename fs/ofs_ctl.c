@@ -179,13 +179,13 @@ static int gen_profile(struct ofs *fs, const char *arg, FILE *out)
 
 static int gen_ctl(struct ofs *fs, const char *arg, FILE *out)
 {
-	uint64_t interval, dropped, inodes, fds;
-	unsigned cap;
+	uint64_t interval, dropped, inodes, fds, granted, cancelled, refused, underflows;
+	unsigned cap, waiting;
 	bool handles;
 
 	(void)arg;
 	osp_set_timeline_info(fs->set, &interval, &cap, &dropped);
-	ofs_itab_stats(fs, &inodes, &fds, &handles);
+	ofs_itab_stats(fs, &inodes, &fds, &handles, &underflows);
 	fprintf(out, "profiling %s\n", osp_set_enabled(fs->set) ? "on" : "off");
 	if (interval)
 		fprintf(out, "timeline %" PRIu64 " %u\n", interval / 1000000, cap);
@@ -207,8 +207,13 @@ static int gen_ctl(struct ofs *fs, const char *arg, FILE *out)
 	fprintf(out, "clock %s %.6f\n", osp_clock_source_name(fs->clk.source),
 		fs->clk.cycles_per_ns);
 	fprintf(out, "lost %" PRIu64 "\n", osp_set_lost(fs->set));
-	fprintf(out, "inodes %" PRIu64 "\nfd_cached %" PRIu64 "\nfd_cache_max %u\nfile_handles %s\n",
-		inodes, fds, fs->opts.fd_cache, handles ? "yes" : "no");
+	fprintf(out, "inodes %" PRIu64 "\nfd_cached %" PRIu64 "\nfd_cache_max %u\nfile_handles %s\n"
+		"forget_underflows %" PRIu64 "\n",
+		inodes, fds, fs->opts.fd_cache, handles ? "yes" : "no", underflows);
+	ofs_lock_stats(fs, &waiting, &granted, &cancelled, &refused);
+	fprintf(out, "locks_waiting %u\nlocks_granted_after_wait %" PRIu64
+		"\nlocks_cancelled %" PRIu64 "\nlocks_refused %" PRIu64 "\n",
+		waiting, granted, cancelled, refused);
 	fprintf(out, "lower %s\nmount %s\npid %d\n", fs->opts.lower_abs,
 		fs->opts.mount_abs, (int)getpid());
 	ofs_kmod_describe(fs, out);

@@ -19,6 +19,7 @@
  * blocking runs under it (reopens and closes happen outside).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,7 @@ struct ofs_inode_table {
 	size_t fd_cache;     /* limit for nfds */
 	struct ofs_list lru;  /* idle cached descriptors, most recent first */
 	struct ofs_list opens; /* every open handle (struct ofs_open) */
+	uint64_t forget_underflows; /* forgets of more lookups than held */
 };
 
 _Static_assert(sizeof(fuse_ino_t) >= sizeof(uintptr_t),
@@ -536,6 +538,17 @@ void ofs_inode_forget(struct ofs *fs, struct ofs_inode *in, uint64_t n)
 		pthread_mutex_unlock(&t->mu);
 		return;
 	}
+	if (n > in->nlookup) {
+		/*
+		 * The kernel forgets more than it was given: a bug on one
+		 * side. Clamp (the inode goes, as it would at zero), count it
+		 * for ctl, and say so once rather than on every request.
+		 */
+		if (t->forget_underflows++ == 0)
+			fprintf(stderr, "osprof-fs: forget of %" PRIu64 " lookups of an inode that had %"
+				PRIu64 ": clamped to zero (counted in ctl's forget_underflows; said once)\n",
+				n, in->nlookup);
+	}
 	for (pp = &t->hash[hash_of(t->nbuckets, in->dev, in->ino)]; *pp != in; pp = &(*pp)->hnext)
 		;
 	*pp = in->hnext;
@@ -552,9 +565,10 @@ void ofs_inode_forget(struct ofs *fs, struct ofs_inode *in, uint64_t n)
 }
 
 void ofs_itab_stats(struct ofs *fs, uint64_t *inodes, uint64_t *fds,
-		    bool *handles)
+		    bool *handles, uint64_t *forget_underflows)
 {
 	pthread_mutex_lock(&fs->itab->mu);
+	*forget_underflows = fs->itab->forget_underflows;
 	*inodes = fs->itab->ninodes;
 	*fds = fs->itab->nfds;
 	*handles = fs->itab->handles;

@@ -165,7 +165,7 @@ static int add_mount_opts(struct ofs *fs, struct fuse_args *args)
 	err = err ? err : fuse_opt_add_arg(args, opts);
 	free(fsname);
 	free(opts);
-	return err ? -1 : 0;
+	return err ? -ENOMEM : 0;
 }
 
 static int serve(struct ofs *fs)
@@ -226,8 +226,17 @@ out:
 	return err;
 }
 
+/* Every start-up failure says why: @err (-errno) in setting up @what. */
+static int say(int err, const char *what)
+{
+	if (err)
+		fprintf(stderr, "osprof-fs: cannot set up %s: %s\n", what, strerror(-err));
+	return err;
+}
+
 static void teardown(struct ofs *fs)
 {
+	ofs_lock_free(fs);
 	osp_set_free(fs->set);
 	ofs_ctl_free(fs);
 	ofs_kmod_free(fs);
@@ -255,20 +264,32 @@ int main(int argc, char **argv)
 	gethostname(fs.host, sizeof(fs.host) - 1);
 	setup_caching(&fs);
 	if (open_lower(&fs) || check_mountpoint(&fs.opts) || setup_profile(&fs) ||
-	    ofs_ctl_new(&fs) || ofs_kmod_new(&fs) || ofs_creds_init() ||
-	    add_mount_opts(&fs, &args))
+	    say(ofs_ctl_new(&fs), "the control directory") || ofs_kmod_new(&fs) ||
+	    say(ofs_creds_init(), "the daemon's groups") ||
+	    say(add_mount_opts(&fs, &args), "the mount options"))
 		goto out;
 	fs.se = fuse_session_new(&args, &ofs_prof_ops, sizeof(ofs_prof_ops), &fs);
 	if (!fs.se)
 		goto out; /* libfuse said why (an unknown option, say) */
 	ret = 1;
+	/* libfuse says why when these fail. */
 	if (fuse_set_signal_handlers(fs.se) != 0)
 		goto out_session;
 	if (fuse_session_mount(fs.se, fs.opts.mount_abs) != 0)
 		goto out_signals;
-	fuse_daemonize(fs.opts.foreground);
+	if (fuse_daemonize(fs.opts.foreground) != 0) {
+		fuse_session_unmount(fs.se);
+		goto out_signals;
+	}
 	ofs_kmod_register(&fs); /* after daemonizing: the pid is final */
-	res = serve(&fs);
+	/* After daemonizing too: its thread would not survive the fork. */
+	res = ofs_lock_init(&fs, OFS_LOCK_WAITERS_MAX);
+	if (res)
+		fprintf(stderr, "osprof-fs: cannot start the lock waiters: %s\n", strerror(-res));
+	else
+		res = serve(&fs);
+	/* Waiting lock requests get EINTR while the kernel still listens. */
+	ofs_lock_cancel_all(&fs);
 	ofs_kmod_unregister(&fs);
 	fuse_session_unmount(fs.se);
 	/* A signal number means a clean stop by SIGINT/SIGTERM. */

@@ -57,16 +57,7 @@ _Static_assert(sizeof(ofs_op_names) / sizeof(ofs_op_names[0]) == OFS_OP__COUNT,
 	       "a name for every operation");
 
 /* The request this thread is timing, until its reply goes out. */
-struct timing {
-	bool on;
-	enum ofs_op op;
-	struct ofs *fs;
-	uint64_t c0;      /* clock counter at entry */
-	uint64_t cpu0_ns; /* thread CPU time at entry (cpu_time only) */
-	bool vt_on;       /* this thread's virtual timer runs (vtimers only) */
-};
-
-static __thread struct timing pending;
+static __thread struct ofs_prof_req pending;
 
 static uint64_t thread_cpu_ns(void)
 {
@@ -78,11 +69,12 @@ static uint64_t thread_cpu_ns(void)
 
 static inline void timing_start(struct ofs *fs, enum ofs_op op)
 {
-	struct timing *t = &pending;
+	struct ofs_prof_req *t = &pending;
 
 	t->on = osp_set_enabled(fs->set);
 	if (!t->on)
 		return;
+	t->detached = false;
 	t->op = op;
 	t->fs = fs;
 	t->cpu0_ns = fs->opts.cpu_time && !fs->opts.vtimers ? thread_cpu_ns() : 0;
@@ -95,20 +87,43 @@ static inline void timing_start(struct ofs *fs, enum ofs_op op)
 	t->vt_on = fs->opts.vtimers && ofs_kmod_vt_start(fs);
 }
 
-void ofs_prof_replying(void)
+/* The CPU time @t used on this thread, stopping its virtual timer. */
+static uint64_t timing_cpu_ns(struct ofs_prof_req *t)
 {
-	struct timing *t = &pending;
-	uint64_t lat_ns, cpu_ns = 0;
+	if (t->vt_on)
+		return ofs_kmod_vt_stop(t->fs);
+	if (t->fs->opts.cpu_time && !t->fs->opts.vtimers)
+		return thread_cpu_ns() - t->cpu0_ns;
+	return 0;
+}
+
+void ofs_prof_finish(struct ofs_prof_req *t)
+{
+	uint64_t lat_ns, cpu_ns;
 
 	if (!t->on)
 		return;
 	t->on = false;
-	if (t->vt_on)
-		cpu_ns = ofs_kmod_vt_stop(t->fs);
+	cpu_ns = t->detached ? t->cpu0_ns : timing_cpu_ns(t);
 	lat_ns = osp_clock_to_ns(&t->fs->clk, osp_clock_read(&t->fs->clk) - t->c0);
-	if (t->fs->opts.cpu_time && !t->fs->opts.vtimers)
-		cpu_ns = thread_cpu_ns() - t->cpu0_ns;
 	osp_set_record(t->fs->set, t->op, lat_ns, cpu_ns);
+}
+
+void ofs_prof_replying(void)
+{
+	ofs_prof_finish(&pending);
+}
+
+void ofs_prof_detach(struct ofs_prof_req *t)
+{
+	*t = pending;
+	pending.on = false;
+	if (!t->on)
+		return;
+	/* What the worker spent; the thread that replies only waits. */
+	t->cpu0_ns = timing_cpu_ns(t);
+	t->vt_on = false;
+	t->detached = true;
 }
 
 /*

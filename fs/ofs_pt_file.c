@@ -242,12 +242,23 @@ void pt_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 	pt_reply_err(req, res == 0 ? 0 : errno);
 }
 
+/*
+ * Only try here: a lock that must be waited for is waited for by
+ * ofs_lock's threads, never by a worker (see ofs_lock.c).
+ */
 void pt_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, int op)
 {
-	int res = flock(pt_file(fi)->fd, op);
+	int fd = pt_file(fi)->fd, err = 0;
 
 	(void)ino;
-	pt_reply_err(req, res == 0 ? 0 : errno);
+	if (flock(fd, op | LOCK_NB) != 0)
+		err = errno;
+	if (err == EWOULDBLOCK && !(op & LOCK_NB)) {
+		err = -ofs_lock_wait(ofs_of(req), req, fd, op);
+		if (!err)
+			return; /* a waiter replies */
+	}
+	pt_reply_err(req, err);
 }
 
 void pt_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,

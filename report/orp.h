@@ -31,7 +31,10 @@
 
 /* ---- orp_util.c ---------------------------------------------------------- */
 
-/* Print "osprof-report: <message>" on stderr (one line). */
+/*
+ * Print "osprof-report: <message>" on stderr (one line), the message in
+ * core's text spelling (osp_esc_text): build it from raw names.
+ */
 __attribute__((format(printf, 1, 2)))
 void orp_error(const char *fmt, ...);
 /* Report a usage error of @cmd and return ORP_EXIT_ERROR. */

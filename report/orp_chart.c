@@ -81,7 +81,7 @@ static void peak_labels(FILE *f, const struct osp_hist *h)
 			 100.0 * pk[k].share,
 			 osp_fmt_ns(mean, sizeof(mean), pk[k].mean_ns));
 		fprintf(f, "set label %zu ", k + 1);
-		orp_gp_quote(f, text);
+		osp_esc_gp(f, text);
 		fprintf(f, " at %u,%.6g center front font ',8'\n", pk[k].mode,
 			(double)h->buckets[pk[k].mode] * 2.2);
 	}
@@ -199,7 +199,7 @@ int orp_chart_overview(struct orp_render *r, const struct osp_profile *p,
 	fputs("set logscale y\nset format y '%.0s%c'\nset style fill solid 0.75 noborder\n"
 	      "set boxwidth 0.85\nset xtics font ',7'\nset x2tics font ',7'\n", g.f);
 	fprintf(g.f, "set multiplot layout %zu,%zu title ", rows, cols);
-	orp_gp_quote(g.f, title);
+	osp_esc_gp(g.f, title);
 	fputc('\n', g.f);
 	for (size_t k = 0; k < n; k++)
 		overview_panel(g.f, ops[k], k, p->res);
@@ -328,7 +328,7 @@ static void change_label(FILE *f, const struct osp_cmp_item *it,
 	else
 		snprintf(text, sizeof(text), "%s", osp_peak_change_name(c->kind));
 	fprintf(f, "set label %d ", k);
-	orp_gp_quote(f, text);
+	osp_esc_gp(f, text);
 	fprintf(f, " at %u,%.6g center front font ',8' tc rgb '%s'\n", pk->mode, y,
 		orp_gp_colours[c->ib >= 0 ? 1 : 0]);
 }
@@ -342,9 +342,9 @@ static void overlay_plot(FILE *f, const struct osp_cmp_item *it,
 	snprintf(tb, sizeof(tb), "B: %s (%" PRIu64 " requests)", label_b, it->b->lat.count);
 	fputs("set style fill transparent solid 0.45 noborder\nset boxwidth 0.85\n", f);
 	fprintf(f, "plot $a using 1:2 with boxes lc rgb '%s' title ", orp_gp_colours[0]);
-	orp_gp_quote(f, ta);
+	osp_esc_gp(f, ta);
 	fprintf(f, ", \\\n     $b using 1:2 with boxes lc rgb '%s' title ", orp_gp_colours[1]);
-	orp_gp_quote(f, tb);
+	osp_esc_gp(f, tb);
 	fputc('\n', f);
 }
 
@@ -411,7 +411,7 @@ static int layer_chart(struct orp_render *r, const char *hint,
 	for (size_t k = 0; k < n; k++) {
 		fprintf(g.f, "%s$l%zu using 1:2 with histeps lw 2 lc rgb '%s' title ",
 			k ? ", \\\n     " : "", k, orp_gp_colours[k % orp_gp_ncolours]);
-		orp_gp_quote(g.f, names[k]);
+		osp_esc_gp(g.f, names[k]);
 	}
 	fputc('\n', g.f);
 	return orp_gp_end(r, &g, err, errlen);

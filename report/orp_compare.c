@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "orp.h"
+#include "osprof/escape.h"
 #include "osprof/format.h"
 
 #define CMD "compare"
@@ -259,7 +260,11 @@ static void print_header(const struct osp_cmp *c, const struct compare_args *a,
 	const struct osp_cmp_opts *o = &a->cmp.opts;
 	const char *unit = orp_cmp_unit(c->method);
 
-	printf("A: %s\nB: %s\n", in[0].spec, in[1].spec);
+	fputs("A: ", stdout);
+	osp_esc_text(stdout, in[0].spec);
+	fputs("\nB: ", stdout);
+	osp_esc_text(stdout, in[1].spec);
+	fputc('\n', stdout);
 	printf("method %s, threshold %g%s%s, noise factor %g, set aside under %g%% share or within %g%%\n",
 	       osp_dist_method_name(c->method), c->threshold, *unit ? " " : "", unit,
 	       o->noise_factor, 100.0 * o->min_share, 100.0 * o->equal_frac);
@@ -274,8 +279,12 @@ static void print_item(size_t rank, const struct osp_cmp_item *it,
 	orp_cmp_reason(it, c, reason, sizeof(reason));
 	osp_fmt_ns(la, sizeof(la), it->a ? (double)it->a->lat.sum : 0);
 	osp_fmt_ns(lb, sizeof(lb), it->b ? (double)it->b->lat.sum : 0);
-	printf("%5zu %-8s %-18s %-10s %10" PRIu64 " %10" PRIu64 " %9s %9s\n", rank,
-	       it->layer, it->name, osp_cmp_verdict_name(it->verdict), na, nb, la, lb);
+	printf("%5zu ", rank);
+	osp_esc_text_col(stdout, it->layer, 8);
+	fputc(' ', stdout);
+	osp_esc_text_col(stdout, it->name, 18);
+	printf(" %-10s %10" PRIu64 " %10" PRIu64 " %9s %9s\n",
+	       osp_cmp_verdict_name(it->verdict), na, nb, la, lb);
 	printf("      %s\n", reason);
 }
 
@@ -314,8 +323,11 @@ static int plot_overlays(const struct osp_cmp *c, const struct compare_args *a,
 				       err, errlen);
 	if (!rc)
 		rc = orp_render_run(&r, err, errlen);
-	if (!rc)
-		printf("%zu overlay chart%s in %s\n", r.n, r.n == 1 ? "" : "s", a->plot_dir);
+	if (!rc) {
+		printf("%zu overlay chart%s in ", r.n, r.n == 1 ? "" : "s");
+		osp_esc_text(stdout, a->plot_dir);
+		fputc('\n', stdout);
+	}
 	orp_render_fini(&r);
 	return rc;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "orp.h"
+#include "osprof/escape.h"
 #include "osprof/format.h"
 #include "osprof/parse.h"
 
@@ -40,7 +41,9 @@ static void help(void)
 	       "  json         the osprof profile format (one layer: choose it with --layer)\n"
 	       "  csv          one row per non-empty bucket of every histogram:\n"
 	       "               layer,op,hist,count,sum_ns,min_ns,max_ns,bucket,lower_ns,upper_ns,bucket_count\n"
-	       "               (hist is lat or cpu; an empty histogram has one row, bucket empty)\n"
+	       "               (hist is lat or cpu; an empty histogram has one row, bucket empty;\n"
+	       "               a name starting with = + - @ is written with a ' before it,\n"
+	       "               so that spreadsheets take it as text, not a formula)\n"
 	       "  openmetrics  Prometheus/OpenMetrics histograms, le in seconds at the\n"
 	       "               bucket bounds, family osprof_<layer>_latency_seconds\n\n"
 	       "  -F, --format F   the form (required)\n"
@@ -92,21 +95,6 @@ static int write_csv(FILE *f, const struct orp_input *in)
 	return ferror(f) ? -EIO : 0;
 }
 
-/* osprof_<layer>, the layer reduced to a metric-name-safe form. */
-static void metric_prefix(char *buf, size_t len, const char *layer)
-{
-	size_t o = (size_t)snprintf(buf, len, "osprof_");
-
-	for (; *layer && o + 1 < len; layer++) {
-		char c = *layer;
-		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			  (c >= '0' && c <= '9');
-
-		buf[o++] = ok ? c : '_';
-	}
-	buf[o] = '\0';
-}
-
 static int write_openmetrics(FILE *f, const struct orp_input *in)
 {
 	for (size_t k = 0; k < in->n; k++) {
@@ -117,7 +105,8 @@ static int write_openmetrics(FILE *f, const struct orp_input *in)
 
 		if (!mem)
 			return -ENOMEM;
-		metric_prefix(prefix, sizeof(prefix), in->prof[k]->layer);
+		/* The core writer makes it a valid metric name. */
+		snprintf(prefix, sizeof(prefix), "osprof_%s", in->prof[k]->layer);
 		rc = osp_write_openmetrics(mem, in->prof[k], prefix);
 		fclose(mem);
 		if (rc) {

@@ -3,7 +3,9 @@
  * gnuplot scripts and their rendering. Every chart is one self-contained
  * script with its data inline, written beside the image it draws, so it
  * can be re-rendered or edited by hand (cd DIR; gnuplot NAME.gp); the
- * same data is also written to NAME.dat beside it, for other tools. All the
+ * same data is also written to NAME.dat beside it, for other tools. Text
+ * from a profile or the command line enters a script only as a string
+ * escaped by core's osp_esc_gp (or osp_esc_gp_data in data). All the
  * scripts of a render set run in a few gnuplot processes (one process per
  * CPU, up to four, each given a share of the scripts as arguments), which
  * is what keeps rendering forty charts within a couple of seconds: start-up
@@ -19,6 +21,7 @@
 #include <unistd.h>
 
 #include "orp_gp.h"
+#include "osprof/escape.h"
 #include "osprof/format.h"
 #include "osprof/parse.h"
 
@@ -77,7 +80,11 @@ char *orp_chart_path(const struct orp_render *r, size_t i, const char *ext)
 	return s;
 }
 
-/* File-name-safe form of @hint: [A-Za-z0-9._-], others as '_'. */
+/*
+ * File-name-safe form of @hint: [A-Za-z0-9._-], others as '_'; it goes
+ * into scripts unquoted and onto gnuplot's command line, so it never
+ * starts with '-' (an option) or '.' (a hidden file).
+ */
 static void sanitise(char *dst, size_t len, const char *hint)
 {
 	size_t o = 0;
@@ -87,8 +94,7 @@ static void sanitise(char *dst, size_t len, const char *hint)
 		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 			  (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
 
-		/* No leading dot: the file would be hidden. */
-		if (o == 0 && c == '.')
+		if (o == 0 && (c == '.' || c == '-'))
 			ok = false;
 		dst[o++] = ok ? c : '_';
 	}
@@ -182,9 +188,13 @@ int orp_gp_begin(struct orp_render *r, struct orp_gp *g, const char *hint,
 		drop_last_chart(r);
 		return -e;
 	}
-	fprintf(g->f, "# %s\n", title);
-	fprintf(g->f, "# Written by osprof-report: self-contained, the data is inline\n"
-		      "# (and in %s.dat beside it).\n", g->base);
+	/*
+	 * No profile text in comments: a line break in it would start a
+	 * command, a trailing backslash would swallow the next line. Titles
+	 * go in quoted strings, escaped; the base name is sanitised.
+	 */
+	fprintf(g->f, "# %s.gp, written by osprof-report: self-contained, the data is inline\n"
+		      "# (and in %s.dat beside it).\n", g->base, g->base);
 	fprintf(g->f, "# Re-render from this directory: gnuplot %s.gp (writes %s.%s)\n",
 		g->base, g->base, ext);
 	fputs("reset\n", g->f);
@@ -256,24 +266,10 @@ int orp_gp_end(struct orp_render *r, struct orp_gp *g, char *err,
 	return bad ? -EIO : 0;
 }
 
-void orp_gp_quote(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputs("''", f);
-		else if ((unsigned char)*s < 0x20)
-			fputc(' ', f); /* a newline would end the command */
-		else
-			fputc(*s, f);
-	}
-	fputc('\'', f);
-}
-
 void orp_gp_set_str(FILE *f, const char *what, const char *s)
 {
 	fprintf(f, "set %s ", what);
-	orp_gp_quote(f, s);
+	osp_esc_gp(f, s);
 	fputc('\n', f);
 }
 

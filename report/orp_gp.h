@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "orp.h"
+#include "osprof/escape.h"
 
 /* One script being written: DIR/<base>.gp, drawing DIR/<base>.<ext>. */
 struct orp_gp {
@@ -31,9 +32,7 @@ int orp_gp_begin(struct orp_render *r, struct orp_gp *g, const char *hint,
 int orp_gp_end(struct orp_render *r, struct orp_gp *g, char *err,
 	       size_t errlen);
 
-/* Write @s as a gnuplot single-quoted string (no escapes but ''). */
-void orp_gp_quote(FILE *f, const char *s);
-/* `set <what> '<s>'` with @s quoted. */
+/* `set <what> '<s>'` with @s quoted by core's osp_esc_gp. */
 void orp_gp_set_str(FILE *f, const char *what, const char *s);
 /* Begin and end an inline data block $<name>. */
 void orp_gp_data_begin(FILE *f, const char *name);

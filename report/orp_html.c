@@ -6,7 +6,10 @@
  * peaks and every chart, and given B the comparison with its overlays.
  * The charts are drawn in a private temporary directory that is removed
  * afterwards; their ids are prefixed per chart so that the many SVGs of
- * one page do not resolve each other's references.
+ * one page do not resolve each other's references. Every string from a
+ * profile or the command line is written by core's osp_esc_html, in text
+ * only (no attribute, script or style holds one); gnuplot escapes the
+ * SVG text it draws from our (already escaped) titles.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,6 +20,7 @@
 #include <unistd.h>
 
 #include "orp.h"
+#include "osprof/escape.h"
 #include "osprof/format.h"
 
 #define CMD "html"
@@ -50,20 +54,6 @@ static void help(void)
 	       "  " ORP_PROG " html run.json -o run.html\n"
 	       "  " ORP_PROG " html before.json after.json -o diff.html\n"
 	       "  " ORP_PROG " html /mnt/p -o now.html\n");
-}
-
-static void esc(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
-		default: fputc(*s, f);
-		}
-	}
 }
 
 static const char style[] =
@@ -122,51 +112,60 @@ static int figures(FILE *f, const struct orp_render *r, size_t first, size_t end
 		if (rc)
 			return rc;
 		fputs("<figcaption>", f);
-		esc(f, r->charts[i].title);
+		osp_esc_html(f, r->charts[i].title);
 		fputs("</figcaption></figure>\n", f);
 	}
 	return 0;
 }
 
-static void kv_line(FILE *f, const char *what, const struct osp_kvlist *l)
+static int kv_line(FILE *f, const char *what, const struct osp_kvlist *l)
 {
 	if (!l->n)
-		return;
+		return 0;
 	fprintf(f, "<br>%s:", what);
 	for (size_t i = 0; i < l->n; i++) {
+		char *v = osp_kv_text(&l->items[i]);
+
+		if (!v)
+			return -ENOMEM;
 		fputc(' ', f);
-		esc(f, l->items[i].key);
+		osp_esc_html(f, l->items[i].key);
 		fputc('=', f);
-		esc(f, l->items[i].json);
+		osp_esc_html(f, v);
+		free(v);
 	}
+	return 0;
 }
 
-static void profile_meta(FILE *f, const char *spec, const struct osp_profile *p)
+static int profile_meta(FILE *f, const char *spec, const struct osp_profile *p)
 {
 	char el[16];
+	int rc;
 
 	fputs("<p class=\"meta\">", f);
-	esc(f, spec);
+	osp_esc_html(f, spec);
 	fputs(": host ", f);
-	esc(f, p->host ? p->host : "?");
+	osp_esc_html(f, p->host ? p->host : "?");
 	fputs(", clock ", f);
-	esc(f, p->clock_source ? p->clock_source : "?");
+	osp_esc_html(f, p->clock_source ? p->clock_source : "?");
 	fprintf(f, " (%.3f cycles/ns), resolution %u, unit ", p->cycles_per_ns, p->res);
-	esc(f, p->unit ? p->unit : "ns");
+	osp_esc_html(f, p->unit ? p->unit : "ns");
 	fprintf(f, ", elapsed %s", osp_fmt_ns(el, sizeof(el), (double)p->elapsed_ns));
-	kv_line(f, "options", &p->options);
-	kv_line(f, "source", &p->source);
+	rc = kv_line(f, "options", &p->options);
+	if (!rc)
+		rc = kv_line(f, "source", &p->source);
 	fputs("</p>\n", f);
+	return rc;
 }
 
-static void ops_table(FILE *f, const struct osp_profile *p)
+static int ops_table(FILE *f, const struct osp_profile *p)
 {
 	const struct osp_op **v = calloc(p->nops + 1, sizeof(*v));
 	double total = 0.0;
 	size_t n = 0;
 
 	if (!v)
-		return;
+		return -ENOMEM;
 	for (size_t i = 0; i < p->nops; i++) {
 		total += (double)p->ops[i].lat.sum;
 		if (p->ops[i].lat.count)
@@ -182,7 +181,7 @@ static void ops_table(FILE *f, const struct osp_profile *p)
 		char t[16], m[16], a[16], b[16], x[16];
 
 		fputs("<tr><td class=\"l\">", f);
-		esc(f, v[i]->name);
+		osp_esc_html(f, v[i]->name);
 		fprintf(f, "</td><td>%" PRIu64 "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.1f</td><td class=\"l\">",
 			h->count, osp_fmt_ns(t, sizeof(t), (double)h->sum),
 			osp_fmt_ns(m, sizeof(m), osp_hist_mean(h)),
@@ -197,14 +196,15 @@ static void ops_table(FILE *f, const struct osp_profile *p)
 	}
 	fputs("</table>\n", f);
 	free(v);
+	return 0;
 }
 
 static void cmp_section(FILE *f, const struct osp_cmp *c, const struct orp_input *in)
 {
 	fputs("<h2>Comparison</h2>\n<p class=\"meta\">A: ", f);
-	esc(f, in[0].spec);
+	osp_esc_html(f, in[0].spec);
 	fputs("<br>B: ", f);
-	esc(f, in[1].spec);
+	osp_esc_html(f, in[1].spec);
 	fprintf(f, "<br>method %s, threshold %g %s</p>\n<p>%zu of %zu operations differ.</p>\n",
 		osp_dist_method_name(c->method), c->threshold, orp_cmp_unit(c->method),
 		c->ninteresting, c->n);
@@ -217,13 +217,13 @@ static void cmp_section(FILE *f, const struct osp_cmp *c, const struct orp_input
 		orp_cmp_reason(it, c, reason, sizeof(reason));
 		fprintf(f, "<tr%s><td>%zu</td><td class=\"l\">",
 			osp_cmp_interesting(it->verdict) ? " class=\"diff\"" : "", i + 1);
-		esc(f, it->layer);
+		osp_esc_html(f, it->layer);
 		fputs("</td><td class=\"l\">", f);
-		esc(f, it->name);
+		osp_esc_html(f, it->name);
 		fprintf(f, "</td><td class=\"l\">%s</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td class=\"l\">",
 			osp_cmp_verdict_name(it->verdict), it->a ? it->a->lat.count : 0,
 			it->b ? it->b->lat.count : 0);
-		esc(f, reason);
+		osp_esc_html(f, reason);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
@@ -236,9 +236,9 @@ static int write_page(FILE *f, const struct orp_input *in, size_t nin,
 	int rc = 0;
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>osprof report: ", f);
-	esc(f, in[0].spec);
+	osp_esc_html(f, in[0].spec);
 	fprintf(f, "</title>\n<style>%s</style></head>\n<body>\n<h1>osprof report: ", style);
-	esc(f, in[0].spec);
+	osp_esc_html(f, in[0].spec);
 	fputs("</h1>\n", f);
 	if (nin == 2) {
 		cmp_section(f, c, in);
@@ -246,11 +246,13 @@ static int write_page(FILE *f, const struct orp_input *in, size_t nin,
 	}
 	for (size_t k = 0; !rc && k < in[0].n; k++) {
 		fputs("<h2>Layer ", f);
-		esc(f, in[0].prof[k]->layer);
+		osp_esc_html(f, in[0].prof[k]->layer);
 		fputs("</h2>\n", f);
-		profile_meta(f, in[0].spec, in[0].prof[k]);
-		ops_table(f, in[0].prof[k]);
-		rc = figures(f, r, parts->first[k], parts->end[k]);
+		rc = profile_meta(f, in[0].spec, in[0].prof[k]);
+		if (!rc)
+			rc = ops_table(f, in[0].prof[k]);
+		if (!rc)
+			rc = figures(f, r, parts->first[k], parts->end[k]);
 	}
 	if (!rc && parts->layers_end > parts->layers_first) {
 		fputs("<h2>Layers</h2>\n", f);

@@ -83,15 +83,6 @@ static void irq_metrics(const struct osp_profile *p, const struct osp_op *op,
 	m[M_L1D] = c[IRQ_INSNS] > 0.0 ? 1000.0 * c[IRQ_L1D] / c[IRQ_INSNS] : NAN;
 }
 
-/* A line name as a double-quoted gnuplot data string. */
-static void data_name(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++)
-		fputc(*s == '"' ? '\'' : ((unsigned char)*s < 0x20 ? ' ' : *s), f);
-	fputc('"', f);
-}
-
 /* Which metrics some line with interrupts has (none: no such line). */
 static void irq_scan(const struct osp_profile *p, bool *have, bool *derived)
 {
@@ -117,7 +108,7 @@ static void irq_data(FILE *f, const struct osp_profile *p)
 		if (!p->ops[i].lat.count)
 			continue;
 		irq_metrics(p, &p->ops[i], m, &derived);
-		data_name(f, p->ops[i].name);
+		osp_esc_gp_data(f, p->ops[i].name);
 		for (int k = 0; k < M__COUNT; k++)
 			fprintf(f, isnan(m[k]) ? " NaN" : " %.6g", m[k]);
 		fputc('\n', f);

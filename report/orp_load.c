@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "orp.h"
+#include "osprof/escape.h"
 #include "osprof/kmod.h"
 #include "osprof/format.h"
 
@@ -46,8 +47,12 @@ static void warn_checksums(const char *spec, const struct osp_profile *p)
 	     line = strtok_r(NULL, "\n", &save)) {
 		if (strncmp(line, "warning: ", 9) == 0)
 			line += 9;
-		fprintf(stderr, ORP_PROG ": warning: %s (layer %s): %s\n", spec,
-			p->layer, line);
+		/* @line is escaped already (osp_profile_check); name and layer not. */
+		fputs(ORP_PROG ": warning: ", stderr);
+		osp_esc_text(stderr, spec);
+		fputs(" (layer ", stderr);
+		osp_esc_text(stderr, p->layer);
+		fprintf(stderr, "): %s\n", line);
 	}
 	free(text);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "orp.h"
+#include "osprof/escape.h"
 
 #define CMD "plot"
 
@@ -116,8 +117,10 @@ static int plot_against(struct orp_render *r, const struct orp_input *in,
 
 static void list_charts(const struct orp_render *r)
 {
-	for (size_t i = 0; i < r->n; i++)
-		printf("%s/%s.%s\n", r->dir, r->charts[i].base, orp_fmt_name(r->fmt));
+	for (size_t i = 0; i < r->n; i++) {
+		osp_esc_text(stdout, r->dir);
+		printf("/%s.%s\n", r->charts[i].base, orp_fmt_name(r->fmt));
+	}
 }
 
 int orp_cmd_plot(int argc, char **argv)
@@ -141,9 +144,11 @@ int orp_cmd_plot(int argc, char **argv)
 	    (a.against && plot_against(&r, in, err, sizeof(err))) ||
 	    orp_render_run(&r, err, sizeof(err)))
 		goto fail;
-	if (r.n == 0)
-		fprintf(stderr, ORP_PROG ": note: %s has no requests: no chart drawn\n",
-			argv[optind]);
+	if (r.n == 0) {
+		fputs(ORP_PROG ": note: ", stderr);
+		osp_esc_text(stderr, argv[optind]);
+		fputs(" has no requests: no chart drawn\n", stderr);
+	}
 	list_charts(&r);
 	orp_render_fini(&r);
 	orp_inputs_free(in, nin);

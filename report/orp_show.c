@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "orp.h"
+#include "osprof/escape.h"
 #include "osprof/format.h"
 
 #define CMD "show"
@@ -106,8 +107,9 @@ static void write_peaks(FILE *out, const struct osp_profile *view)
 			osp_fmt_ns(hi, sizeof(hi), osp_bucket_upper_ns(pk[k].hi, view->res));
 			snprintf(range, sizeof(range), "(%s, %s]", lo, hi);
 			snprintf(buckets, sizeof(buckets), "%u..%u", pk[k].lo, pk[k].hi);
-			fprintf(out, "%-16s %4zu %-9s %-22s %10" PRIu64 " %5.1f%% %9s\n",
-				k == 0 ? view->ops[i].name : "", k + 1, buckets, range,
+			osp_esc_text_col(out, k == 0 ? view->ops[i].name : "", 16);
+			fprintf(out, " %4zu %-9s %-22s %10" PRIu64 " %5.1f%% %9s\n",
+				k + 1, buckets, range,
 				pk[k].count, 100.0 * pk[k].share,
 				osp_fmt_ns(mean, sizeof(mean), pk[k].mean_ns));
 		}
@@ -130,6 +132,16 @@ static int show_profile(const struct osp_profile *p, const struct show_args *a)
 		write_peaks(stdout, &view);
 	free(view.ops);
 	return err;
+}
+
+/* "==> SPEC (layer L) <==" before each of several profiles. */
+static void print_banner(bool gap, const char *spec, const char *layer)
+{
+	fputs(gap ? "\n==> " : "==> ", stdout);
+	osp_esc_text(stdout, spec);
+	fputs(" (layer ", stdout);
+	osp_esc_text(stdout, layer);
+	fputs(") <==\n", stdout);
 }
 
 /* Every --op must exist somewhere, or the user mistyped it. */
@@ -211,8 +223,7 @@ int orp_cmd_show(int argc, char **argv)
 	for (size_t i = 0; i < nin; i++) {
 		for (size_t j = 0; j < in[i].n; j++) {
 			if (nprof > 1)
-				printf("%s==> %s (layer %s) <==\n", i + j ? "\n" : "",
-				       in[i].spec, in[i].prof[j]->layer);
+					print_banner(i + j > 0, in[i].spec, in[i].prof[j]->layer);
 			if (show_profile(in[i].prof[j], &a))
 				goto out_write;
 		}

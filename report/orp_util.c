@@ -12,7 +12,25 @@
 #include <unistd.h>
 
 #include "orp.h"
+#include "osprof/escape.h"
 #include "osprof/parse.h"
+
+/*
+ * A message for stderr in core's text spelling: it quotes names from
+ * profiles and argv, which must not break its one line or drive the
+ * terminal. Messages are built raw; this is the one place they are escaped.
+ */
+static void message(const char *fmt, va_list ap)
+{
+	char *msg;
+
+	if (vasprintf(&msg, fmt, ap) < 0) {
+		fputs("(out of memory)", stderr);
+		return;
+	}
+	osp_esc_text(stderr, msg);
+	free(msg);
+}
 
 void orp_error(const char *fmt, ...)
 {
@@ -20,7 +38,7 @@ void orp_error(const char *fmt, ...)
 
 	fprintf(stderr, ORP_PROG ": ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	message(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -31,7 +49,7 @@ int orp_usage_error(const char *cmd, const char *fmt, ...)
 
 	fprintf(stderr, ORP_PROG " %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	message(fmt, ap);
 	va_end(ap);
 	fprintf(stderr, " (try '" ORP_PROG " %s --help')\n", cmd);
 	return ORP_EXIT_ERROR;

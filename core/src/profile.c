@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
+#include "osprof/escape.h"
 #include "osprof/profile.h"
 
 int osp_str_set(char **field, const char *val)
@@ -205,26 +208,15 @@ nomem:
 
 int osp_kv_set_str(struct osp_kvlist *l, const char *key, const char *val)
 {
-	size_t len = strlen(val), o = 0;
-	char *json = malloc(len * 6 + 3);
+	char *json = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&json, &len);
 	int err;
 
-	if (!json)
+	if (!mem)
 		return -ENOMEM;
-	json[o++] = '"';
-	for (const unsigned char *s = (const unsigned char *)val; *s; s++) {
-		if (*s == '"' || *s == '\\') {
-			json[o++] = '\\';
-			json[o++] = (char)*s;
-		} else if (*s < 0x20) {
-			o += (size_t)sprintf(json + o, "\\u%04x", *s);
-		} else {
-			json[o++] = (char)*s;
-		}
-	}
-	json[o++] = '"';
-	json[o] = '\0';
-	err = osp_kv_set_json(l, key, json);
+	osp_esc_json(mem, val);
+	err = fclose(mem) != 0 || !json ? -ENOMEM : osp_kv_set_json(l, key, json);
 	free(json);
 	return err;
 }
@@ -261,6 +253,19 @@ const char *osp_kv_get(const struct osp_kvlist *l, const char *key)
 		if (strcmp(l->items[i].key, key) == 0)
 			return l->items[i].json;
 	return NULL;
+}
+
+char *osp_kv_text(const struct osp_kv *kv)
+{
+	struct json_object *v = json_tokener_parse(kv->json);
+	char *text;
+
+	if (v && json_object_is_type(v, json_type_string))
+		text = strdup(json_object_get_string(v));
+	else
+		text = strdup(kv->json);
+	json_object_put(v);
+	return text;
 }
 
 void osp_kv_free(struct osp_kvlist *l)
@@ -302,12 +307,13 @@ static size_t check_ops(const struct osp_op *ops, size_t n, const char *where,
 			if (osp_hist_checksum_ok(h[k]))
 				continue;
 			bad++;
-			if (warn)
-				fprintf(warn,
-					"warning: %s%s%s: buckets add up to %" PRIu64
-					", count says %" PRIu64 "\n",
-					where, ops[i].name, k ? " (cpu)" : "", total,
-					h[k]->count);
+			if (!warn)
+				continue;
+			/* A name from a file: escaped, it keeps to one line. */
+			fprintf(warn, "warning: %s", where);
+			osp_esc_text(warn, ops[i].name);
+			fprintf(warn, "%s: buckets add up to %" PRIu64 ", count says %" PRIu64 "\n",
+				k ? " (cpu)" : "", total, h[k]->count);
 		}
 	}
 	return bad;

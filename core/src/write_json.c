@@ -11,55 +11,14 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "osprof/escape.h"
 #include "osprof/format.h"
 #include "stream.h"
 
-/* Length of a valid UTF-8 sequence starting at @s, or 0. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0 && s[0] >= 0xc2)
-		n = 2;
-	else if ((s[0] & 0xf0) == 0xe0)
-		n = 3;
-	else if ((s[0] & 0xf8) == 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
+/* Absent strings (host, clock) are written as "". */
 static void json_str(FILE *out, const char *str)
 {
-	const unsigned char *s = (const unsigned char *)(str ? str : "");
-
-	fputc('"', out);
-	while (*s) {
-		size_t n = utf8_len(s);
-
-		if (*s == '"' || *s == '\\') {
-			fputc('\\', out);
-			fputc(*s, out);
-		} else if (*s < 0x20) {
-			fprintf(out, "\\u%04x", *s);
-		} else if (n == 0) {
-			/* Not UTF-8: keep the byte as its Latin-1 code point. */
-			fprintf(out, "\\u%04x", *s);
-			n = 1;
-		} else {
-			fwrite(s, 1, n, out);
-			s += n;
-			continue;
-		}
-		s++;
-	}
-	fputc('"', out);
+	osp_esc_json(out, str ? str : "");
 }
 
 static void json_kv_object(FILE *out, const struct osp_kvlist *l)

@@ -4,12 +4,15 @@
  * settings, a table sorted by total time, then an ASCII log2 histogram per
  * operation in the manner of bcc's print_log2_hist, with upper-inclusive
  * bucket ranges as labels) and `timeline` (one block per snapshot).
+ * Every name and value from the profile is written in osprof/escape.h's
+ * text spelling, so none can forge a line or drive the terminal.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "osprof/escape.h"
 #include "osprof/format.h"
 #include "stream.h"
 
@@ -79,18 +82,21 @@ int osp_write_hist_ascii(FILE *out, const struct osp_hist *h, int indent)
 	return osp_stream_status(out);
 }
 
-/* A JSON literal for humans: strings without their quotes. */
-static void print_kv(FILE *out, const struct osp_kvlist *l)
+/* " key=value" pairs, strings without their quotes; -ENOMEM or 0. */
+static int print_kv(FILE *out, const struct osp_kvlist *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
-		const char *v = l->items[i].json;
-		size_t n = strlen(v);
+		char *v = osp_kv_text(&l->items[i]);
 
-		if (n >= 2 && v[0] == '"' && v[n - 1] == '"')
-			fprintf(out, " %s=%.*s", l->items[i].key, (int)(n - 2), v + 1);
-		else
-			fprintf(out, " %s=%s", l->items[i].key, v);
+		if (!v)
+			return -ENOMEM;
+		fputc(' ', out);
+		osp_esc_text(out, l->items[i].key);
+		fputc('=', out);
+		osp_esc_text(out, v);
+		free(v);
 	}
+	return 0;
 }
 
 static int cmp_total_desc(const void *a, const void *b)
@@ -103,28 +109,32 @@ static int cmp_total_desc(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static void write_header(FILE *out, const struct osp_profile *p,
-			 uint64_t requests, size_t active)
+static int write_header(FILE *out, const struct osp_profile *p,
+			uint64_t requests, size_t active)
 {
 	char el[16];
+	int err = 0;
 
-	fprintf(out, "osprof %s profile: %zu operations, %" PRIu64
-		     " requests in %s\n",
-		p->layer, active, requests,
-		osp_fmt_ns(el, sizeof(el), (double)p->elapsed_ns));
-	fprintf(out, "clock %s (%.3f cycles/ns), resolution %u bucket%s per power of 2, unit %s\n",
-		p->clock_source ? p->clock_source : "?", p->cycles_per_ns,
-		p->res, p->res == 1 ? "" : "s", p->unit ? p->unit : "ns");
+	fputs("osprof ", out);
+	osp_esc_text(out, p->layer);
+	fprintf(out, " profile: %zu operations, %" PRIu64 " requests in %s\nclock ",
+		active, requests, osp_fmt_ns(el, sizeof(el), (double)p->elapsed_ns));
+	osp_esc_text(out, p->clock_source ? p->clock_source : "?");
+	fprintf(out, " (%.3f cycles/ns), resolution %u bucket%s per power of 2, unit ",
+		p->cycles_per_ns, p->res, p->res == 1 ? "" : "s");
+	osp_esc_text(out, p->unit ? p->unit : "ns");
+	fputc('\n', out);
 	if (p->options.n) {
 		fputs("options:", out);
-		print_kv(out, &p->options);
+		err = print_kv(out, &p->options);
 		fputc('\n', out);
 	}
-	if (p->source.n) {
+	if (!err && p->source.n) {
 		fputs("source:", out);
-		print_kv(out, &p->source);
+		err = print_kv(out, &p->source);
 		fputc('\n', out);
 	}
+	return err;
 }
 
 static void write_table(FILE *out, const struct osp_op **sorted, size_t n,
@@ -140,8 +150,9 @@ static void write_table(FILE *out, const struct osp_op **sorted, size_t n,
 		char t[16], m[16], p50[16], p99[16], mx[16];
 		double share = total_ns ? 100.0 * (double)o->lat.sum / (double)total_ns : 0;
 
-		fprintf(out, "%-16s %10" PRIu64 " %9s %9s %9s %9s %9s %5.1f%%",
-			o->name, o->lat.count,
+		osp_esc_text_col(out, o->name, 16);
+		fprintf(out, " %10" PRIu64 " %9s %9s %9s %9s %9s %5.1f%%",
+			o->lat.count,
 			osp_fmt_ns(t, sizeof(t), (double)o->lat.sum),
 			osp_fmt_ns(m, sizeof(m), osp_hist_mean(&o->lat)),
 			osp_fmt_ns(p50, sizeof(p50), osp_hist_percentile(&o->lat, 50)),
@@ -158,35 +169,46 @@ static void write_table(FILE *out, const struct osp_op **sorted, size_t n,
 	}
 }
 
-static void write_op_detail(FILE *out, const struct osp_op *o)
+static int write_op_detail(FILE *out, const struct osp_op *o)
 {
 	char t[16], m[16];
 
-	fprintf(out, "\n%s: count %" PRIu64 ", total %s, mean %s\n", o->name,
-		o->lat.count, osp_fmt_ns(t, sizeof(t), (double)o->lat.sum),
+	fputc('\n', out);
+	osp_esc_text(out, o->name);
+	fprintf(out, ": count %" PRIu64 ", total %s, mean %s\n", o->lat.count,
+		osp_fmt_ns(t, sizeof(t), (double)o->lat.sum),
 		osp_fmt_ns(m, sizeof(m), osp_hist_mean(&o->lat)));
 	osp_write_hist_ascii(out, &o->lat, 0);
-	if (!osp_hist_checksum_ok(&o->lat))
-		fprintf(out, "warning: %s: buckets add up to %" PRIu64
-			     ", count says %" PRIu64 "\n",
-			o->name, osp_hist_bucket_total(&o->lat), o->lat.count);
+	if (!osp_hist_checksum_ok(&o->lat)) {
+		fputs("warning: ", out);
+		osp_esc_text(out, o->name);
+		fprintf(out, ": buckets add up to %" PRIu64 ", count says %" PRIu64 "\n",
+			osp_hist_bucket_total(&o->lat), o->lat.count);
+	}
 	if (o->has_cpu && o->cpu.count) {
-		fprintf(out, "%s (cpu time): mean %s\n", o->name,
+		osp_esc_text(out, o->name);
+		fprintf(out, " (cpu time): mean %s\n",
 			osp_fmt_ns(m, sizeof(m), osp_hist_mean(&o->cpu)));
 		osp_write_hist_ascii(out, &o->cpu, 0);
 	}
 	if (o->ncounters) {
 		fputs("counters:", out);
-		for (size_t i = 0; i < o->ncounters; i++)
-			fprintf(out, " %s=%" PRIu64, o->counters[i].name,
-				o->counters[i].value);
+		for (size_t i = 0; i < o->ncounters; i++) {
+			fputc(' ', out);
+			osp_esc_text(out, o->counters[i].name);
+			fprintf(out, "=%" PRIu64, o->counters[i].value);
+		}
 		fputc('\n', out);
 	}
 	if (o->attrs.n) {
+		int err;
+
 		fputs("attributes:", out);
-		print_kv(out, &o->attrs);
+		err = print_kv(out, &o->attrs);
 		fputc('\n', out);
+		return err;
 	}
+	return 0;
 }
 
 int osp_write_stats(FILE *out, const struct osp_profile *p)
@@ -195,6 +217,7 @@ int osp_write_stats(FILE *out, const struct osp_profile *p)
 	uint64_t requests = 0, total_ns = 0;
 	size_t n = 0;
 	bool any_cpu = false;
+	int err;
 
 	if (!sorted)
 		return -ENOMEM;
@@ -207,15 +230,15 @@ int osp_write_stats(FILE *out, const struct osp_profile *p)
 		any_cpu |= p->ops[i].has_cpu;
 	}
 	qsort(sorted, n, sizeof(*sorted), cmp_total_desc);
-	write_header(out, p, requests, n);
-	if (n == 0)
+	err = write_header(out, p, requests, n);
+	if (!err && n == 0)
 		fputs("\n(no requests recorded)\n", out);
-	else
+	else if (!err)
 		write_table(out, sorted, n, total_ns, any_cpu);
-	for (size_t i = 0; i < n; i++)
-		write_op_detail(out, sorted[i]);
+	for (size_t i = 0; !err && i < n; i++)
+		err = write_op_detail(out, sorted[i]);
 	free(sorted);
-	return osp_stream_status(out);
+	return err ? err : osp_stream_status(out);
 }
 
 int osp_write_timeline(FILE *out, const struct osp_profile *p)
@@ -242,8 +265,9 @@ int osp_write_timeline(FILE *out, const struct osp_profile *p)
 			const struct osp_hist *h = &sn->ops[i].lat;
 			char m[16], q[16], x[16];
 
-			fprintf(out, "%10s  %-16s %10" PRIu64 " %9s %9s %9s\n",
-				i == 0 ? t : "", sn->ops[i].name, h->count,
+			fprintf(out, "%10s  ", i == 0 ? t : "");
+			osp_esc_text_col(out, sn->ops[i].name, 16);
+			fprintf(out, " %10" PRIu64 " %9s %9s %9s\n", h->count,
 				osp_fmt_ns(m, sizeof(m), osp_hist_mean(h)),
 				osp_fmt_ns(q, sizeof(q), osp_hist_percentile(h, 99)),
 				osp_fmt_ns(x, sizeof(x), (double)h->max));

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "osprof/escape.h"
 #include "osprof/format.h"
 #include "fixture.h"
 

@@ -15,148 +15,17 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <errno.h>
-#include <ftw.h>
 #include <png.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "osprof/format.h"
+#include "cli.h"
 
-static char tmpdir[256];
-
-static void setup(void)
-{
-	const char *t = getenv("TMPDIR");
-
-	snprintf(tmpdir, sizeof(tmpdir), "%s/orp-test-XXXXXX", t && *t ? t : "/tmp");
-	cr_assert_not_null(mkdtemp(tmpdir));
-}
-
-static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-	(void)st;
-	(void)flag;
-	(void)f;
-	return remove(p);
-}
-
-/* Strings the helpers hand out, freed at teardown (tests need not). */
-static void *owned[1024];
-static size_t nowned;
-
-static void *own(void *p)
-{
-	cr_assert_lt(nowned, sizeof(owned) / sizeof(owned[0]));
-	owned[nowned++] = p;
-	return p;
-}
-
-static void teardown(void)
-{
-	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	while (nowned)
-		free(owned[--nowned]);
-}
-
-TestSuite(report, .init = setup, .fini = teardown);
-
-/* A path in the test's private directory (freed at teardown). */
-__attribute__((format(printf, 1, 2)))
-static char *tpath(const char *fmt, ...)
-{
-	char *rel, *abs;
-	va_list ap;
-
-	va_start(ap, fmt);
-	cr_assert(vasprintf(&rel, fmt, ap) >= 0);
-	va_end(ap);
-	cr_assert(asprintf(&abs, "%s/%s", tmpdir, rel) >= 0);
-	free(rel);
-	return own(abs);
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem;
-	char chunk[4096];
-	size_t n;
-
-	if (!f)
-		return NULL;
-	mem = open_memstream(&buf, &len);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		fwrite(chunk, 1, n, mem);
-	fclose(mem);
-	fclose(f);
-	return buf;
-}
-
-static void spit(const char *path, const char *text, size_t len)
-{
-	FILE *f = fopen(path, "w");
-
-	cr_assert_not_null(f, "%s", path);
-	cr_assert_eq(fwrite(text, 1, len, f), len);
-	cr_assert_eq(fclose(f), 0);
-}
-
-static bool exists(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0;
-}
-
-struct run {
-	int status; /* exit status, or -1 when killed */
-	char *out, *err;
-};
-
-/* Run @argv (argv[0] is a program path) with stdout/stderr captured. */
-static struct run run_argv(char *const *argv)
-{
-	static int seq;
-	char *o = tpath("out.%d", seq), *e = tpath("err.%d", seq);
-	struct run r = { -1, NULL, NULL };
-	pid_t pid;
-	int st;
-
-	seq++;
-	fflush(NULL);
-	pid = fork();
-	cr_assert(pid >= 0);
-	if (pid == 0) {
-		if (!freopen(o, "w", stdout) || !freopen(e, "w", stderr))
-			_exit(126);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	cr_assert(waitpid(pid, &st, 0) == pid);
-	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	r.out = own(slurp(o));
-	r.err = own(slurp(e));
-	cr_assert_not_null(r.out);
-	cr_assert_not_null(r.err);
-	return r;
-}
-
-static const char *env_or(const char *name, const char *fallback)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? v : fallback;
-}
-
-/* osprof-report with the given arguments, NULL-terminated. */
-#define REPORT(...) run_argv((char *const[]){ (char *)env_or("ORP_BIN", "osprof-report"), __VA_ARGS__, NULL })
+TestSuite(report, .init = cli_setup, .fini = cli_teardown);
 
 /*
  * A profile of @kind ("base", "base2", "shifted", "lower", "irq", "many",

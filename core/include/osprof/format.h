@@ -10,7 +10,9 @@
  *  - a JSON reader (json-c) that round-trips the writer's output and
  *    rejects malformed input with a message naming what is wrong.
  *
- * Writers return 0, or -EIO when the stream reports an error.
+ * Writers return 0, or -EIO when the stream reports an error. Every name
+ * and value taken from the profile is escaped for the output's language
+ * with osprof/escape.h's helpers (text, JSON, OpenMetrics).
  */
 #ifndef OSPROF_FORMAT_H
 #define OSPROF_FORMAT_H
@@ -23,7 +25,11 @@
 int osp_write_stats(FILE *out, const struct osp_profile *p);
 int osp_write_timeline(FILE *out, const struct osp_profile *p);
 int osp_write_json(FILE *out, const struct osp_profile *p);
-/* @prefix names the metric family, e.g. "osprof_fs" (-> osprof_fs_latency_seconds). */
+/*
+ * @prefix names the metric family, e.g. "osprof_fs" (->
+ * osprof_fs_latency_seconds); characters a metric name cannot hold become
+ * '_' (osp_metric_name).
+ */
 int osp_write_openmetrics(FILE *out, const struct osp_profile *p,
 			  const char *prefix);
 
@@ -34,9 +40,6 @@ int osp_write_openmetrics(FILE *out, const struct osp_profile *p,
  * before each line.
  */
 int osp_write_hist_ascii(FILE *out, const struct osp_hist *h, int indent);
-
-/* Write @s as one CSV field, quoted when it holds a comma, quote or line break. */
-void osp_csv_field(FILE *out, const char *s);
 
 /* Format @ns into @buf with three significant digits and a unit (ns, us, ms, s). */
 char *osp_fmt_ns(char *buf, size_t len, double ns);

@@ -112,6 +112,13 @@ int osp_kv_set_u64(struct osp_kvlist *l, const char *key, uint64_t val);
 int osp_kv_set_bool(struct osp_kvlist *l, const char *key, bool val);
 /* The JSON literal of @key, or NULL. */
 const char *osp_kv_get(const struct osp_kvlist *l, const char *key);
+/*
+ * osp_kv_text - the value of @kv for people: a JSON string's content
+ * (decoded; up to a \u0000 it may hold), any other literal as it is. Not
+ * escaped: pass it to an osprof/escape.h helper. A new string the caller
+ * frees, or NULL (-ENOMEM).
+ */
+char *osp_kv_text(const struct osp_kv *kv);
 void osp_kv_free(struct osp_kvlist *l);
 int osp_kv_copy(struct osp_kvlist *dst, const struct osp_kvlist *src);
 
