@@ -29,22 +29,20 @@ void pt_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct ofs *fs = ofs_of(req);
 	struct ofs_inode *in = ofs_inode_of(fs, ino);
 	struct ofs_dir *d = calloc(1, sizeof(*d));
-	int fd, dfd = -1, err = 0;
+	int dfd, err = 0;
 
 	if (!d) {
 		pt_reply_err(req, ENOMEM);
 		return;
 	}
-	fd = ofs_inode_fd(fs, in);
-	if (fd < 0) {
-		free(d);
-		pt_reply_err(req, -fd);
-		return;
-	}
-	dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY);
+	/*
+	 * Not openat(fd, "."): resolving "." needs search permission on the
+	 * directory, where listing it needs only read permission (a mode
+	 * 0444 directory can be listed, not entered).
+	 */
+	dfd = ofs_inode_open(fs, in, O_RDONLY | O_DIRECTORY);
 	if (dfd < 0)
-		err = errno;
-	ofs_inode_fd_put(fs, in);
+		err = -dfd;
 	if (!err) {
 		d->dp = fdopendir(dfd);
 		if (!d->dp) {
