@@ -334,3 +334,26 @@ Test(daemon, polling_workers_serve_and_stop_cleanly)
 	cr_assert_eq(h_write_str(h_path(file, m.dir, "again"), "x"), 0);
 	cr_expect_eq(h_stop(&m), 0);
 }
+
+/*
+ * Regression: the timeline's thread was started before daemonizing, whose
+ * fork only the calling thread survives: a daemon started without -f took
+ * no timeline snapshot.
+ */
+Test(daemon, threads_survive_daemonizing)
+{
+	char cmd[3 * PATH_MAX], stats[PATH_MAX];
+	char *s;
+	unsigned n = 0;
+
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s' -o timeline=50", h_osprof_fs(), m.lower,
+		 m.dir);
+	cr_assert_eq(h_sh("%s", cmd), 0, "started in the background");
+	usleep(1000000);
+	s = h_slurp(h_path(stats, m.dir, ".osprof/timeline"), NULL);
+	cr_expect_not_null(s);
+	cr_expect(s && sscanf(s, "timeline: interval 50ms, %u snapshots", &n) == 1, "%s", s);
+	cr_expect_geq(n, 10, "a snapshot every 50 ms for a second: %u", n);
+	free(s);
+	cr_expect_eq(h_sh("fusermount3 -u '%s'", m.dir), 0);
+}
