@@ -198,7 +198,7 @@ static int serve(struct ofs *fs)
 		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
 		/* One poller per CPU: more only compete for the same CPUs. */
-		return ofs_loop_poll(fs->se, ncpu > 1 ? (unsigned)ncpu : 2,
+		return ofs_loop_poll(fs->se, ncpu > 1 ? (unsigned)ncpu : 2, fs->opts.max_threads,
 				     (uint64_t)fs->opts.poll_us * 1000);
 	}
 	cfg = fuse_loop_cfg_create();
