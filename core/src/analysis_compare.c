@@ -91,11 +91,12 @@ static double second_moment(const struct osp_hist *h)
 {
 	double total = 0.0, m2 = 0.0;
 
-	for (unsigned i = 0; i < h->nbuckets; i++) {
+	for (uint32_t k = 0; k < h->nbk; k++) {
+		unsigned i = h->bk[k].idx;
 		double mid = i == 0 ? 1.0 : exp2(((double)i - 0.5) / h->res);
 
-		total += (double)h->buckets[i];
-		m2 += (double)h->buckets[i] * mid * mid;
+		total += (double)h->bk[k].count;
+		m2 += (double)h->bk[k].count * mid * mid;
 	}
 	return total > 0.0 ? m2 / total : 0.0;
 }

@@ -329,6 +329,8 @@ size_t osp_profile_check(const struct osp_profile *p, FILE *warn)
 int osp_profile_merge(struct osp_profile *dst, const struct osp_profile *src,
 		      char *err, size_t errlen)
 {
+	int rc;
+
 	if (dst->res != src->res) {
 		snprintf(err, errlen,
 			 "resolutions differ (%u and %u): profiles cannot be added bucket by bucket",
@@ -368,9 +370,13 @@ int osp_profile_merge(struct osp_profile *dst, const struct osp_profile *src,
 			dst->nops++;
 			continue;
 		}
-		osp_hist_merge(&d->lat, &so->lat);
-		if (so->has_cpu && d->has_cpu)
-			osp_hist_merge(&d->cpu, &so->cpu);
+		rc = osp_hist_merge(&d->lat, &so->lat);
+		if (!rc && so->has_cpu && d->has_cpu)
+			rc = osp_hist_merge(&d->cpu, &so->cpu);
+		if (rc) {
+			snprintf(err, errlen, "op %s: %s", so->name, strerror(-rc));
+			return rc;
+		}
 		for (size_t c = 0; c < so->ncounters; c++) {
 			size_t k;
 

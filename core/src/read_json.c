@@ -102,13 +102,15 @@ static int read_buckets(struct rd *rd, const char *path, struct json_object *arr
 			err = get_u64(rd, p, json_object_array_get_idx(pair, 1), &cnt);
 		if (err)
 			return err;
-		if (idx >= h->nbuckets)
+		if (idx >= OSP_HIST_NBUCKETS(h->res))
 			return fail(rd, p, "index %llu out of range for resolution %u (0..%u)",
-				    (unsigned long long)idx, h->res, h->nbuckets - 1);
+				    (unsigned long long)idx, h->res,
+				    OSP_HIST_NBUCKETS(h->res) - 1);
 		if ((long)idx <= last)
 			return fail(rd, p, "indices must ascend without repeats");
 		last = (long)idx;
-		h->buckets[idx] = cnt;
+		if (osp_hist_bucket_set(h, (unsigned)idx, cnt))
+			return fail(rd, p, "out of memory");
 	}
 	return 0;
 }

@@ -167,9 +167,9 @@ static int km_hist_buckets(const struct km_line *l, const char *key,
 		}
 		memcpy(num, p, n);
 		num[n] = '\0';
-		if (osp_parse_u64(num, 0, h->nbuckets - 1, &b)) {
+		if (osp_parse_u64(num, 0, OSP_HIST_NBUCKETS(h->res) - 1, &b)) {
 			KM_LERR(l, "key '%s': bucket index '%.32s' not in 0..%u",
-				key, num, h->nbuckets - 1);
+				key, num, OSP_HIST_NBUCKETS(h->res) - 1);
 			return -EINVAL;
 		}
 		if ((long)b <= prev) {
@@ -192,7 +192,8 @@ static int km_hist_buckets(const struct km_line *l, const char *key,
 				key, (unsigned long long)b, num);
 			return -EINVAL;
 		}
-		h->buckets[b] = c;
+		if (osp_hist_bucket_set(h, (unsigned)b, c))
+			return -ENOMEM;
 		p += n;
 		if (*p == ',') {
 			p++;

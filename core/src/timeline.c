@@ -70,12 +70,18 @@ static void hist_delta_bounds(struct osp_hist *d, const struct osp_hist *cur,
 static int hist_delta(struct osp_hist *d, const struct osp_hist *cur,
 		      const struct osp_hist *prev)
 {
+	uint64_t c[OSP_HIST_NBUCKETS_MAX], p[OSP_HIST_NBUCKETS_MAX];
 	int err = osp_hist_init(d, cur->res);
 
 	if (err)
 		return err;
-	for (unsigned i = 0; i < d->nbuckets; i++)
-		d->buckets[i] = cur->buckets[i] - prev->buckets[i];
+	osp_hist_to_dense(cur, c);
+	osp_hist_to_dense(prev, p);
+	for (unsigned i = 0; i < OSP_HIST_NBUCKETS(cur->res); i++)
+		c[i] -= p[i];
+	err = osp_hist_from_dense(d, c);
+	if (err)
+		return err;
 	d->count = cur->count - prev->count;
 	d->sum = cur->sum - prev->sum;
 	hist_delta_bounds(d, cur, prev);
@@ -112,19 +118,6 @@ static int snap_make(const struct osp_set *set, struct osp_snapshot *s,
 	return 0;
 }
 
-static void ops_assign(const struct osp_set *set, struct osp_op *dst,
-		       const struct osp_op *src)
-{
-	for (unsigned i = 0; i < set->nops; i++) {
-		osp_hist_clear(&dst[i].lat);
-		osp_hist_merge(&dst[i].lat, &src[i].lat);
-		if (set->cpu) {
-			osp_hist_clear(&dst[i].cpu);
-			osp_hist_merge(&dst[i].cpu, &src[i].cpu);
-		}
-	}
-}
-
 static uint64_t rel_now(const struct osp_set *set)
 {
 	return osp_clock_mono_ns() -
@@ -142,9 +135,12 @@ static int tick_locked(struct osp_set *set)
 
 	if (!now)
 		return -ENOMEM;
-	osp_set_read_ops(set, now);
-	err = snap_make(set, &s, now, tl->prev, t);
+	err = osp_set_read_ops(set, now);
+	if (!err)
+		err = snap_make(set, &s, now, tl->prev, t);
 	if (!err) {
+		struct osp_op *old = tl->prev;
+
 		if (tl->n == tl->cap) {
 			snap_free(&tl->ring[tl->head]);
 			tl->head = (tl->head + 1) % tl->cap;
@@ -153,7 +149,9 @@ static int tick_locked(struct osp_set *set)
 		}
 		tl->ring[(tl->head + tl->n) % tl->cap] = s;
 		tl->n++;
-		ops_assign(set, tl->prev, now);
+		/* The cumulative ops just read become the next tick's base. */
+		tl->prev = now;
+		now = old;
 	}
 	osp_set_ops_free(set, now);
 	return err;

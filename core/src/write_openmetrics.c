@@ -35,7 +35,7 @@ static void write_hist(FILE *out, const char *family, const char *op,
 
 	if (osp_hist_range(h, &lo, &hi)) {
 		for (unsigned i = 0; i <= hi; i++) {
-			cum += h->buckets[i];
+			cum += osp_hist_bucket(h, i);
 			fprintf(out, "%s_bucket{op=\"", family);
 			label_value(out, op);
 			fprintf(out, "\",le=\"%.9g\"} %" PRIu64 "\n",

@@ -169,8 +169,8 @@ Test(json, unknown_keys_are_ignored_and_minimal_profile_reads)
 	cr_expect_str_eq(p->layer, "block");
 	cr_expect_str_eq(p->unit, "ns");
 	cr_expect_eq(p->res, 8);
-	cr_expect_eq(p->ops[0].lat.nbuckets, 513);
-	cr_expect_eq(p->ops[0].lat.buckets[32], 2);
+	cr_expect_eq(p->ops[0].lat.nbk, 2);
+	cr_expect_eq(osp_hist_bucket(&p->ops[0].lat, 32), 2);
 	cr_expect_eq(osp_profile_check(p, NULL), 0);
 	osp_profile_free(p);
 }

@@ -35,7 +35,7 @@ Test(profile, check_names_every_bad_histogram)
 	FILE *f = open_memstream(&buf, &len);
 
 	cr_expect_eq(osp_profile_check(p, f), 0);
-	p->ops[0].cpu.buckets[3] = 7;
+	cr_assert_eq(osp_hist_bucket_set(&p->ops[0].cpu, 3, 7), 0);
 	p->snaps[0].ops[0].lat.count = 1;
 	cr_expect_eq(osp_profile_check(p, f), 2);
 	fclose(f);
@@ -70,8 +70,9 @@ Test(profile, merge_with_itself_doubles_every_bucket)
 		cr_expect_eq(a->ops[i].lat.count, 2 * b->ops[i].lat.count);
 		cr_expect_eq(a->ops[i].lat.sum, 2 * b->ops[i].lat.sum);
 		cr_expect_eq(a->ops[i].lat.min, b->ops[i].lat.min);
-		for (unsigned j = 0; j < a->ops[i].lat.nbuckets; j++)
-			cr_expect_eq(a->ops[i].lat.buckets[j], 2 * b->ops[i].lat.buckets[j]);
+		for (unsigned j = 0; j < OSP_HIST_NBUCKETS(a->ops[i].lat.res); j++)
+			cr_expect_eq(osp_hist_bucket(&a->ops[i].lat, j),
+				     2 * osp_hist_bucket(&b->ops[i].lat, j));
 	}
 	cr_expect_eq(a->ops[1].counters[0].value, 2 * 123456789012ull);
 	cr_expect_eq(osp_profile_check(a, NULL), 0);

@@ -44,13 +44,13 @@ Test(timeline, deltas_sum_to_totals)
 			count += h->count;
 			sum += h->sum;
 			for (unsigned j = 0; j < 65; j++)
-				b[j] += h->buckets[j];
+				b[j] += osp_hist_bucket(h, j);
 			cr_expect(osp_hist_checksum_ok(h));
 		}
 	cr_expect_eq(count, p->ops[0].lat.count);
 	cr_expect_eq(sum, p->ops[0].lat.sum);
 	for (unsigned j = 0; j < 65; j++)
-		cr_expect_eq(b[j], p->ops[0].lat.buckets[j], "bucket %u", j);
+		cr_expect_eq(b[j], osp_hist_bucket(&p->ops[0].lat, j), "bucket %u", j);
 	cr_expect_eq(osp_profile_check(p, NULL), 0);
 	/* Interval 2 (k = 1) only had writes. */
 	cr_expect_eq(p->snaps[1].nops, 1);

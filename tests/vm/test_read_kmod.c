@@ -79,10 +79,10 @@ Test(read_kmod, golden_lower_maps_physical_to_lat_and_virtual_to_cpu)
 	cr_expect_eq(rd->lat.sum, 72845050u);
 	cr_expect_eq(rd->lat.min, 54930u);
 	cr_expect_eq(rd->lat.max, 12083080u);
-	cr_expect_eq(rd->lat.buckets[19], 22u);
+	cr_expect_eq(osp_hist_bucket(&rd->lat, 19), 22u);
 	cr_expect_eq(rd->cpu.count, 56u);
 	cr_expect_eq(rd->cpu.sum, 35600610u);
-	cr_expect_eq(rd->cpu.buckets[18], 27u);
+	cr_expect_eq(osp_hist_bucket(&rd->cpu, 18), 27u);
 	/* an empty op is there, empty */
 	rd = osp_profile_find_op(p, "fsync");
 	cr_assert_not_null(rd);
@@ -101,7 +101,7 @@ Test(read_kmod, golden_block_names_ops_dev_dot_dir)
 	cr_assert_not_null(op);
 	cr_expect_not(op->has_cpu);
 	cr_expect_eq(op->lat.count, 53u);
-	cr_expect_eq(op->lat.buckets[18], 29u);
+	cr_expect_eq(osp_hist_bucket(&op->lat, 18), 29u);
 	cr_expect_eq(osp_profile_check(p, stderr), 0u);
 	osp_profile_free(p);
 }
@@ -160,7 +160,7 @@ Test(read_kmod, no_header_means_ktime_and_unknown_keys_are_ignored)
 	cr_assert_not_null(p, "%s", err);
 	cr_expect_str_eq(p->clock_source, "ktime");
 	cr_expect_eq(p->nops, 2u);
-	cr_expect_eq(osp_profile_find_op(p, "sda.flush")->lat.buckets[4], 1u);
+	cr_expect_eq(osp_hist_bucket(&osp_profile_find_op(p, "sda.flush")->lat, 4), 1u);
 	osp_profile_free(p);
 }
 

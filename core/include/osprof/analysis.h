@@ -82,7 +82,7 @@ double osp_dist_default_threshold(enum osp_dist_method m);
 
 /*
  * osp_hist_normalise - write @h's buckets divided by their total into @p
- * (h->nbuckets doubles). The bucket total is used, not h->count, so a
+ * (OSP_HIST_NBUCKETS(h->res) doubles). The bucket total is used, not h->count, so a
  * histogram failing its checksum still sums to 1.
  * Returns 0, or -EINVAL when the histogram is empty.
  */

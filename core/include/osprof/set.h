@@ -61,9 +61,10 @@ uint64_t osp_set_lost(const struct osp_set *set);
  * osp_set_read_ops - merge every shard into @ops, an array of nops
  * operations initialised by the caller (osp_op_init at the set's
  * resolution, names as the set's); their previous contents are replaced.
- * Thread-safe against recorders and other readers.
+ * Thread-safe against recorders and other readers. Returns 0, or -ENOMEM
+ * with every op of @ops empty (never a partial merge that looks whole).
  */
-void osp_set_read_ops(struct osp_set *set, struct osp_op *ops);
+int osp_set_read_ops(struct osp_set *set, struct osp_op *ops);
 
 /*
  * osp_set_snapshot - append the merged operations (all of them, also the
