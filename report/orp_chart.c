@@ -456,6 +456,7 @@ static int layers_total(struct orp_render *r, struct osp_profile *const *p,
 int orp_chart_layers(struct orp_render *r, struct osp_profile *const *p,
 		     size_t n, char *err, size_t errlen)
 {
+	struct osp_name_index *ix[ORP_LAYERS_MAX] = { NULL };
 	int rc;
 
 	if (n < 2)
@@ -464,6 +465,12 @@ int orp_chart_layers(struct orp_render *r, struct osp_profile *const *p,
 		if (p[k]->res != p[0]->res)
 			return 0; /* no common x axis */
 	rc = layers_total(r, p, n, err, errlen);
+	/* Names looked up through indexes: linear in the number of ops. */
+	for (size_t k = 1; !rc && k < n; k++)
+		if (!(ix[k] = osp_name_index_ops(p[k]->ops, p[k]->nops))) {
+			snprintf(err, errlen, "out of memory");
+			rc = -ENOMEM;
+		}
 	/* An operation several layers share (read, write): its own view. */
 	for (size_t i = 0; !rc && i < p[0]->nops; i++) {
 		const struct osp_op *op = &p[0]->ops[i];
@@ -475,7 +482,8 @@ int orp_chart_layers(struct orp_render *r, struct osp_profile *const *p,
 		if (!op->lat.count)
 			continue;
 		for (size_t k = 1; k < n; k++) {
-			const struct osp_op *o = osp_profile_find_op(p[k], op->name);
+			size_t pos = osp_name_index_find(ix[k], op->name);
+			const struct osp_op *o = pos == SIZE_MAX ? NULL : &p[k]->ops[pos];
 
 			if (o && o->lat.count) {
 				hp[m] = &o->lat;
@@ -488,6 +496,8 @@ int orp_chart_layers(struct orp_render *r, struct osp_profile *const *p,
 		snprintf(title, sizeof(title), "layered view of %s", op->name);
 		rc = layer_chart(r, hint, title, hp, names, m, err, errlen);
 	}
+	for (size_t k = 1; k < n; k++)
+		osp_name_index_free(ix[k]);
 	return rc;
 }
 

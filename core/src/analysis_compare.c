@@ -223,11 +223,15 @@ static bool opts_valid(const struct osp_cmp_opts *o)
 	       o->noise_factor >= 0.0 && !isnan(o->threshold);
 }
 
-/* The op named @name in @p, which may be NULL (a layer absent there). */
+/* The op named @name in @p through its index @ix; NULL when @p is (a
+ * layer absent there). */
 static const struct osp_op *find_op(const struct osp_profile *p,
+				    const struct osp_name_index *ix,
 				    const char *name)
 {
-	return p ? osp_profile_find_op(p, name) : NULL;
+	size_t pos = p ? osp_name_index_find(ix, name) : SIZE_MAX;
+
+	return pos == SIZE_MAX ? NULL : &p->ops[pos];
 }
 
 /* Rate op @a of A against op @b of B (one may be NULL) as the next item. */
@@ -260,16 +264,23 @@ static int add_layer(struct osp_cmp *c, const struct osp_profile *pa,
 		     const struct osp_profile *pb, const struct osp_cmp_opts *o)
 {
 	struct totals ta = profile_totals(pa), tb = profile_totals(pb);
+	struct osp_name_index *ia = NULL, *ib = NULL;
 	int err = 0;
 
 	if (pa && pb && pa->res != pb->res)
 		return -EINVAL;
+	/* Matching by name through indexes: linear in the number of ops. */
+	if ((pa && !(ia = osp_name_index_ops(pa->ops, pa->nops))) ||
+	    (pb && !(ib = osp_name_index_ops(pb->ops, pb->nops))))
+		err = -ENOMEM;
 	for (size_t i = 0; !err && pa && i < pa->nops; i++)
 		err = add_item(c, pa->layer, &pa->ops[i],
-			       find_op(pb, pa->ops[i].name), ta, tb, o);
+			       find_op(pb, ib, pa->ops[i].name), ta, tb, o);
 	for (size_t i = 0; !err && pb && i < pb->nops; i++)
-		if (!find_op(pa, pb->ops[i].name))
+		if (!find_op(pa, ia, pb->ops[i].name))
 			err = add_item(c, pb->layer, NULL, &pb->ops[i], ta, tb, o);
+	osp_name_index_free(ia);
+	osp_name_index_free(ib);
 	return err;
 }
 

@@ -218,6 +218,8 @@ static int read_ops(struct rd *rd, const char *path, struct json_object *arr,
 {
 	size_t n;
 	struct osp_op *ops;
+	struct osp_name_index *ix;
+	int err = 0;
 
 	if (!json_object_is_type(arr, json_type_array))
 		return fail(rd, path, "must be an array");
@@ -227,21 +229,24 @@ static int read_ops(struct rd *rd, const char *path, struct json_object *arr,
 		return fail(rd, path, "out of memory");
 	*ops_out = ops;
 	*n_out = 0;
-	for (size_t i = 0; i < n; i++) {
+	ix = osp_name_index_new(n);
+	if (!ix)
+		return fail(rd, path, "out of memory");
+	for (size_t i = 0; !err && i < n; i++) {
 		char p[256];
-		int err;
 
 		subpath(p, sizeof(p), "%s[%zu]", path, i);
 		err = read_op(rd, p, json_object_array_get_idx(arr, i), &ops[i]);
 		*n_out = i + 1; /* the caller frees what was (partly) built */
-		if (err)
-			return err;
-		for (size_t j = 0; j < i; j++)
-			if (strcmp(ops[j].name, ops[i].name) == 0)
-				return fail(rd, p, "duplicate operation name \"%s\"",
-					    ops[i].name);
+		if (!err)
+			err = osp_name_index_add(ix, ops[i].name, i);
+		if (err == -EEXIST)
+			err = fail(rd, p, "duplicate operation name \"%s\"", ops[i].name);
+		else if (err == -ENOMEM)
+			err = fail(rd, p, "out of memory");
 	}
-	return 0;
+	osp_name_index_free(ix);
+	return err;
 }
 
 static int read_kv(struct rd *rd, const char *path, struct json_object *obj,

@@ -35,6 +35,7 @@ struct km_line {
 	struct km_tok tok[KM_MAX_KEYS];
 	char *err;
 	size_t errlen;
+	struct osp_name_index *ix; /* the ops so far, by name */
 };
 
 static void km_err(char *err, size_t errlen, const char *fmt, ...)
@@ -275,13 +276,15 @@ static struct osp_op *km_add_op(const struct km_line *l, struct osp_profile *p,
 {
 	struct osp_op *op;
 
-	if (osp_profile_find_op(p, name)) {
+	if (osp_name_index_find(l->ix, name) != SIZE_MAX) {
 		KM_LERR(l, "op '%.64s' repeated", name);
 		return NULL;
 	}
 	op = osp_profile_add_op(p, name, has_cpu);
-	if (!op)
+	if (!op || osp_name_index_add(l->ix, op->name, p->nops - 1)) {
 		KM_LERR(l, "%s", "out of memory");
+		return NULL;
+	}
 	return op;
 }
 
@@ -384,7 +387,8 @@ struct osp_profile *osp_read_kmod(const char *layer, const char *text,
 	buf = malloc(len + 1);
 	l = calloc(1, sizeof(*l));
 	p = osp_profile_new(layer, 1);
-	if (!buf || !l || !p || osp_str_set(&p->clock_source, "ktime"))
+	if (!buf || !l || !p || osp_str_set(&p->clock_source, "ktime") ||
+	    !(l->ix = osp_name_index_new(0)))
 		goto fail;
 	if (len)
 		memcpy(buf, text, len);
@@ -416,6 +420,7 @@ struct osp_profile *osp_read_kmod(const char *layer, const char *text,
 		if (km_record(l, (enum km_layer)kind, p))
 			goto fail;
 	}
+	osp_name_index_free(l->ix);
 	free(buf);
 	free(l);
 	return p;
@@ -426,6 +431,8 @@ fail:
 		km_err(err, errlen, "%s: out of memory", layer);
 	osp_profile_free(p);
 	free(buf);
+	if (l)
+		osp_name_index_free(l->ix);
 	free(l);
 	return NULL;
 }

@@ -378,7 +378,7 @@ int osp_set_snapshot(struct osp_set *set, struct osp_profile *p)
 	if (!err) {
 		/* Hand the merged ops over to the profile. */
 		p->ops = now;
-		p->nops = set->nops;
+		p->nops = p->ops_cap = set->nops;
 		return 0;
 	}
 	osp_set_ops_free(set, now);

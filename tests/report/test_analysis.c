@@ -585,3 +585,31 @@ Test(compare, layers_are_matched_by_name_and_checked)
 	osp_profile_free(lo);
 	osp_profile_free(lo2);
 }
+
+Test(compare, many_ops_match_by_name_in_linear_time, .timeout = 30)
+{
+	/* 100,000 ops, B's in reverse order: pairwise matching took minutes. */
+	enum { N = 100000 };
+	struct osp_profile *a = osp_profile_new("fs", 1), *b = osp_profile_new("fs", 1);
+	struct osp_cmp_opts o;
+	struct osp_cmp c;
+	char name[32];
+
+	for (size_t i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "op%zu", i);
+		cr_assert_eq(osp_hist_record(&osp_profile_add_op(a, name, false)->lat, 800), 0);
+		snprintf(name, sizeof(name), "op%zu", N - 1 - i);
+		cr_assert_eq(osp_hist_record(&osp_profile_add_op(b, name, false)->lat,
+					     i == 0 ? 900000 : 800), 0);
+	}
+	osp_cmp_opts_default(&o, OSP_DIST_EMD);
+	o.min_share = 0.0;
+	o.noise_factor = 0.0;
+	cr_assert_eq(compare1(a, b, &o, &c), 0);
+	cr_expect_eq(c.n, N, "every op matched its namesake");
+	cr_expect_str_eq(c.items[0].name, "op99999");
+	cr_expect_eq(c.items[0].verdict, OSP_CMP_DIFFERENT);
+	osp_cmp_free(&c);
+	osp_profile_free(a);
+	osp_profile_free(b);
+}
