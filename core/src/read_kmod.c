@@ -156,6 +156,7 @@ static int km_hist_buckets(const struct km_line *l, const char *key,
 {
 	const char *p = val;
 	long prev = -1;
+	uint64_t total = 0;
 
 	while (*p) {
 		char num[32];
@@ -193,6 +194,12 @@ static int km_hist_buckets(const struct km_line *l, const char *key,
 				key, (unsigned long long)b, num);
 			return -EINVAL;
 		}
+		/* A wrapped total could pass the checksum against count. */
+		if (c > UINT64_MAX - total) {
+			KM_LERR(l, "key '%s': the buckets add up to more than 2^64 - 1", key);
+			return -EINVAL;
+		}
+		total += c;
 		if (osp_hist_bucket_set(h, (unsigned)b, c))
 			return -ENOMEM;
 		p += n;
@@ -222,6 +229,18 @@ static int km_hist(const struct km_line *l, const char *p, struct osp_hist *h)
 		snprintf(key, sizeof(key), "%s%s", p, names[i]);
 		if (km_u64(l, key, fields[i]))
 			return -EINVAL;
+	}
+	/* What no recording can produce: the module copies each histogram
+	 * consistently (under its sequence count). */
+	if (h->count && h->min > h->max) {
+		KM_LERR(l, "key '%smin_ns': %llu is greater than %smax_ns (%llu)", p,
+			(unsigned long long)h->min, p, (unsigned long long)h->max);
+		return -EINVAL;
+	}
+	if (!h->count && (h->sum || h->min || h->max)) {
+		KM_LERR(l, "key '%scount': 0, but %ssum_ns, %smin_ns or %smax_ns is not",
+			p, p, p, p);
+		return -EINVAL;
 	}
 	snprintf(key, sizeof(key), "%shist", p);
 	val = km_need(l, key);
@@ -367,6 +386,7 @@ struct osp_profile *osp_read_kmod(const char *layer, const char *text,
 	struct km_line *l = NULL;
 	char *buf = NULL, *line, *next;
 	bool seen_record = false;
+	uint64_t total = 0;
 	unsigned kind;
 
 	if (err && errlen)
@@ -419,6 +439,12 @@ struct osp_profile *osp_read_kmod(const char *layer, const char *text,
 		seen_record = true;
 		if (km_record(l, (enum km_layer)kind, p))
 			goto fail;
+		/* Requests past 2^64 cannot be, and would wrap every total. */
+		if (p->ops[p->nops - 1].lat.count > UINT64_MAX - total) {
+			KM_LERR(l, "key 'count': the records' counts add up to more than 2^64 - 1%s", "");
+			goto fail;
+		}
+		total += p->ops[p->nops - 1].lat.count;
 	}
 	osp_name_index_free(l->ix);
 	free(buf);

@@ -232,6 +232,13 @@ static const struct bad_case bad_cases[] = {
 	{ "irq", "irq=1 name=x " BREC " pmc=maybe\n", "key 'pmc': 'maybe'" },
 	{ "irq", "irq=1 name=x " BREC " pmc=available instructions=lots\n", "key 'instructions': not a number" },
 	{ "irq", "name=x " BREC " pmc=unavailable\n", "missing key 'irq'" },
+	{ "block", "dev=vda dir=read count=2 sum_ns=5 min_ns=9 max_ns=5 hist=3:2\n", "line 1: key 'min_ns': 9 is greater than max_ns (5)" },
+	{ "lower", "op=read count=1 sum_ns=5 min_ns=5 max_ns=5 hist=3:1 vcount=1 vsum_ns=5 vmin_ns=6 vmax_ns=5 vhist=3:1\n", "line 1: key 'vmin_ns': 6 is greater than vmax_ns (5)" },
+	{ "block", "dev=vda dir=read count=0 sum_ns=5 min_ns=0 max_ns=0 hist=\n", "line 1: key 'count': 0, but sum_ns, min_ns or max_ns is not" },
+	{ "block", "dev=vda dir=read count=1 sum_ns=5 min_ns=5 max_ns=5 hist=1:18446744073709551615,2:2\n", "line 1: key 'hist': the buckets add up to more than 2^64 - 1" },
+	{ "block", "dev=vda dir=read count=18446744073709551615 sum_ns=5 min_ns=5 max_ns=5 hist=3:1\n"
+		   "dev=vda dir=write count=1 sum_ns=5 min_ns=5 max_ns=5 hist=3:1\n", "line 2: key 'count': the records' counts add up to more than 2^64 - 1" },
+	{ "block", "layer=block cycles_per_ns=0\n", "key 'cycles_per_ns': not a rate" },
 };
 
 #define NBAD (sizeof(bad_cases) / sizeof(bad_cases[0]))
