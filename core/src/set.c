@@ -216,19 +216,32 @@ static int read_op(struct osp_set *set, unsigned op, uint64_t epoch,
 	return err;
 }
 
-int osp_set_read_ops(struct osp_set *set, struct osp_op *ops)
+size_t osp_set_scratch_words(const struct osp_set *set)
+{
+	return set->op_words + 2 * set->nbuckets;
+}
+
+int osp_set_read_ops_scratch(struct osp_set *set, struct osp_op *ops,
+			     uint64_t *scratch)
 {
 	uint64_t epoch = LD(&set->epoch);
-	uint64_t *w = malloc((set->op_words + 2 * set->nbuckets) * sizeof(uint64_t));
-	int err = w ? 0 : -ENOMEM;
+	int err = scratch ? 0 : -ENOMEM;
 
 	for (unsigned op = 0; !err && op < set->nops; op++)
-		err = read_op(set, op, epoch, &ops[op], w);
+		err = read_op(set, op, epoch, &ops[op], scratch);
 	/* Never half a set that looks whole: on error every op is empty. */
 	for (unsigned op = 0; err && op < set->nops; op++) {
 		osp_hist_clear(&ops[op].lat);
 		osp_hist_clear(&ops[op].cpu);
 	}
+	return err;
+}
+
+int osp_set_read_ops(struct osp_set *set, struct osp_op *ops)
+{
+	uint64_t *w = malloc(osp_set_scratch_words(set) * sizeof(uint64_t));
+	int err = osp_set_read_ops_scratch(set, ops, w);
+
 	free(w);
 	return err;
 }
