@@ -388,12 +388,17 @@ int osp_set_snapshot(struct osp_set *set, struct osp_profile *p)
 	if (!err && set->tl)
 		err = osp_tl_copy_locked(set, p, now);
 	pthread_mutex_unlock(&set->tl_mu);
+	/* Records the profile lacks are said in it, not only in ctl. */
+	if (!err && osp_set_lost(set))
+		err = osp_kv_set_u64(&p->options, "lost_records", osp_set_lost(set));
 	if (!err) {
 		/* Hand the merged ops over to the profile. */
 		p->ops = now;
 		p->nops = p->ops_cap = set->nops;
 		return 0;
 	}
+	/* No part of a profile that would look whole. */
+	osp_profile_drop_timeline(p);
 	osp_set_ops_free(set, now);
 	return err;
 }

@@ -70,7 +70,9 @@ int osp_set_read_ops(struct osp_set *set, struct osp_op *ops);
 /*
  * osp_set_snapshot - append the merged operations (all of them, also the
  * empty ones) to @p, which must have the set's resolution and no ops, and
- * copy the timeline, if any. 0, -EINVAL or -ENOMEM.
+ * copy the timeline, if any; records lost for want of a shard (see
+ * osp_set_lost) are option "lost_records" of @p. 0, -EINVAL or -ENOMEM;
+ * on error @p has no ops and no timeline: never a part that looks whole.
  */
 int osp_set_snapshot(struct osp_set *set, struct osp_profile *p);
 
