@@ -261,3 +261,19 @@ Test(nomem, merge_and_compare_return_enomem)
 	}
 	osp_profile_free(b);
 }
+
+Test(nomem, records_lost_for_want_of_a_shard_are_in_the_profile)
+{
+	struct osp_set *set = osp_set_new(names, 3, 1, false);
+	struct osp_profile *p = osp_profile_new("fs", 1);
+
+	arm(0); /* this thread's shard */
+	osp_set_record(set, 0, 100, 0);
+	disarm();
+	cr_assert(failed);
+	cr_expect_eq(osp_set_lost(set), 1);
+	cr_assert_eq(osp_set_snapshot(set, p), 0);
+	cr_expect_str_eq(osp_kv_get(&p->options, "lost_records"), "1");
+	osp_profile_free(p);
+	osp_set_free(set);
+}
