@@ -141,8 +141,8 @@ static int read_timeline(struct rd *rd, const struct js_span *tl,
 		/* Ends of consecutive intervals: time does not go back. */
 		if (!err && i && p->snaps[i].t_ns < p->snaps[i - 1].t_ns)
 			err = osp_rj_fail(rd, path, "t_ns: %llu is before the previous snapshot's %llu",
-				   (unsigned long long)p->snaps[i].t_ns,
-				   (unsigned long long)p->snaps[i - 1].t_ns);
+					  (unsigned long long)p->snaps[i].t_ns,
+					  (unsigned long long)p->snaps[i - 1].t_ns);
 	}
 	return err;
 }
@@ -223,8 +223,8 @@ static int check_format(struct rd *rd, struct root *r)
 		return osp_rj_fail(rd, "version", "%lld is not a valid version", (long long)version);
 	if (version > OSP_FORMAT_VERSION)
 		return osp_rj_fail(rd, "version",
-			    "profile format version %lld is newer than this reader (%d); upgrade osprof",
-			    (long long)version, OSP_FORMAT_VERSION);
+				   "profile format version %lld is newer than this reader (%d); upgrade osprof",
+				   (long long)version, OSP_FORMAT_VERSION);
 	return 0;
 }
 
@@ -258,7 +258,7 @@ static int read_clock(struct rd *rd, const struct js_span *v,
 		/* Every cycle count is divided by it. */
 		if (!err && (!isfinite(rate) || rate <= 0.0))
 			err = osp_rj_fail(rd, "clock.cycles_per_ns", "%g is not a positive finite rate",
-				   rate);
+					  rate);
 		if (!err)
 			p->cycles_per_ns = rate;
 	}

@@ -113,7 +113,7 @@ static int read_buckets(struct rd *rd, const char *path, const struct js_span *a
 		if (why)
 			return osp_rj_fail(rd, p, "%s", why);
 		return osp_rj_fail(rd, p, "index %llu out of range for resolution %u (0..%u)",
-			    (unsigned long long)idx, h->res, OSP_HIST_NBUCKETS(h->res) - 1);
+				   (unsigned long long)idx, h->res, OSP_HIST_NBUCKETS(h->res) - 1);
 	}
 	return 0;
 }
@@ -126,7 +126,7 @@ static int check_hist(struct rd *rd, const char *path, const struct osp_hist *h)
 	if (h->count && h->min > h->max) {
 		osp_rj_subpath(p, sizeof(p), "%s%smin", path, *path ? "." : "");
 		return osp_rj_fail(rd, p, "%llu is greater than max (%llu)",
-			    (unsigned long long)h->min, (unsigned long long)h->max);
+				   (unsigned long long)h->min, (unsigned long long)h->max);
 	}
 	if (!h->count && (h->sum || h->min || h->max)) {
 		osp_rj_subpath(p, sizeof(p), "%s%scount", path, *path ? "." : "");

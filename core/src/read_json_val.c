@@ -37,14 +37,14 @@ void osp_rj_subpath(char *buf, size_t len, const char *fmt, ...)
 
 /* json-c's tree of the value @v (NULL for a JSON null): 0 or -EINVAL. */
 int osp_rj_parse(struct rd *rd, const char *path, const struct js_span *v,
-		      struct json_object **out)
+		 struct json_object **out)
 {
 	enum json_tokener_error e;
 
 	*out = NULL;
 	if (v->len > VALUE_TEXT_MAX)
 		return osp_rj_fail(rd, path, "over %u bytes of JSON in one value; refused",
-			    VALUE_TEXT_MAX);
+				   VALUE_TEXT_MAX);
 	json_tokener_reset(rd->tok);
 	*out = json_tokener_parse_ex(rd->tok, rd->js.s + v->off, (int)v->len);
 	e = json_tokener_get_error(rd->tok);
@@ -58,8 +58,8 @@ int osp_rj_parse(struct rd *rd, const char *path, const struct js_span *v,
 	json_object_put(*out);
 	*out = NULL;
 	return osp_rj_fail(rd, "", "invalid JSON at byte %zu: %s",
-		    v->off + json_tokener_get_parse_end(rd->tok),
-		    json_tokener_error_desc(e));
+			   v->off + json_tokener_get_parse_end(rd->tok),
+			   json_tokener_error_desc(e));
 }
 
 /*
@@ -72,7 +72,7 @@ static int key_nul(struct rd *rd, const char *path, const struct js_span *k)
 	int n = k->len > 48 ? 48 : (int)k->len;
 
 	return osp_rj_fail(rd, path, "key %.*s%s holds a NUL character (\\u0000)", n,
-		    rd->js.s + k->off, n < (int)k->len ? "..." : "");
+			   rd->js.s + k->off, n < (int)k->len ? "..." : "");
 }
 
 /*
@@ -80,7 +80,7 @@ static int key_nul(struct rd *rd, const char *path, const struct js_span *k)
  * no key the format knows is). A key with a NUL is refused.
  */
 int osp_rj_key(struct rd *rd, const char *path, const struct js_span *k,
-		      char *buf, size_t len)
+	       char *buf, size_t len)
 {
 	const char *raw = rd->js.s + k->off + 1;
 	size_t n = k->len - 2;
@@ -142,7 +142,7 @@ const char *osp_rj_u64_of(const struct rd *rd, const struct js_span *v,
 
 /* Paths are built only for a message: reading stays cheap. */
 int osp_rj_u64(struct rd *rd, const char *path, const char *key,
-		    const struct js_span *v, uint64_t *out)
+	       const struct js_span *v, uint64_t *out)
 {
 	const char *why = osp_rj_u64_of(rd, v, out);
 	char p[256];
@@ -159,7 +159,7 @@ int osp_rj_u64(struct rd *rd, const char *path, const char *key,
  * @nonempty, or holding a NUL.
  */
 int osp_rj_str(struct rd *rd, const char *path, const char *key,
-		    const struct js_span *v, bool nonempty, char **out)
+	       const struct js_span *v, bool nonempty, char **out)
 {
 	const char *raw = rd->js.s + v->off + 1, *why = NULL;
 	struct json_object *o;
