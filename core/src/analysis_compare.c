@@ -142,18 +142,36 @@ static bool over_noise(struct osp_cmp_item *it, const struct osp_cmp_opts *o)
 	return it->p_value < erfc(o->noise_factor / M_SQRT2);
 }
 
-static void find_peaks(struct osp_cmp_item *it)
+/* The peaks of both sides and how they changed: 0 or -ENOMEM. */
+static int find_peaks(struct osp_cmp_item *it)
 {
+	struct osp_peak pa[OSP_PEAKS_MAX], pb[OSP_PEAKS_MAX];
 	struct osp_peak_change ch[2 * OSP_PEAKS_MAX];
-	size_t n;
+	size_t na, nb, nc = 0, n;
+	struct osp_peak *mem;
 
-	it->npeaks_a = osp_hist_peaks(&it->a->lat, it->peaks_a, OSP_PEAKS_MAX);
-	it->npeaks_b = osp_hist_peaks(&it->b->lat, it->peaks_b, OSP_PEAKS_MAX);
-	n = osp_peaks_match(it->peaks_a, it->npeaks_a, it->peaks_b, it->npeaks_b, ch);
-	it->nchanges = 0;
+	na = osp_hist_peaks(&it->a->lat, pa, OSP_PEAKS_MAX);
+	nb = osp_hist_peaks(&it->b->lat, pb, OSP_PEAKS_MAX);
+	n = osp_peaks_match(pa, na, pb, nb, ch);
 	for (size_t i = 0; i < n; i++)
 		if (ch[i].kind != OSP_PEAK_SAME)
-			it->changes[it->nchanges++] = ch[i];
+			ch[nc++] = ch[i];
+	if (!na && !nb && !nc)
+		return 0;
+	/* Both structs hold doubles: the changes stay aligned after peaks. */
+	mem = malloc((na + nb) * sizeof(*mem) + nc * sizeof(ch[0]));
+	if (!mem)
+		return -ENOMEM;
+	memcpy(mem, pa, na * sizeof(*mem));
+	memcpy(mem + na, pb, nb * sizeof(*mem));
+	it->peaks_a = mem;
+	it->peaks_b = mem + na;
+	it->changes = (struct osp_peak_change *)(void *)(mem + na + nb);
+	memcpy(it->changes, ch, nc * sizeof(ch[0]));
+	it->npeaks_a = na;
+	it->npeaks_b = nb;
+	it->nchanges = nc;
+	return 0;
 }
 
 /* Buckets, not count, decide: a histogram failing its checksum with
@@ -183,8 +201,9 @@ static int rate_item(struct osp_cmp_item *it, const struct osp_cmp_opts *o,
 	}
 	it->count_change = rel_change((double)it->a->lat.count, (double)it->b->lat.count);
 	it->latency_change = rel_change((double)it->a->lat.sum, (double)it->b->lat.sum);
-	find_peaks(it);
-	err = osp_hist_distance(&it->a->lat, &it->b->lat, o->method, &it->score);
+	err = find_peaks(it);
+	if (!err)
+		err = osp_hist_distance(&it->a->lat, &it->b->lat, o->method, &it->score);
 	if (err)
 		return err;
 	if (fabs(it->count_change) <= eq && fabs(it->latency_change) <= eq &&
@@ -255,6 +274,8 @@ static int add_item(struct osp_cmp *c, const char *layer,
 	err = rate_item(it, o, c->threshold);
 	if (!err)
 		c->n++;
+	else
+		free(it->peaks_a);
 	return err;
 }
 
@@ -352,6 +373,8 @@ int osp_compare(const struct osp_profile *const *a, size_t na,
 
 void osp_cmp_free(struct osp_cmp *c)
 {
+	for (size_t i = 0; i < c->n; i++)
+		free(c->items[i].peaks_a);
 	free(c->items);
 	memset(c, 0, sizeof(*c));
 }

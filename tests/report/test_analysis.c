@@ -613,3 +613,26 @@ Test(compare, many_ops_match_by_name_in_linear_time, .timeout = 30)
 	osp_profile_free(a);
 	osp_profile_free(b);
 }
+
+Test(compare, an_item_holds_only_the_peaks_it_has)
+{
+	struct osp_profile *a = osp_profile_new("fs", 1), *b = osp_profile_new("fs", 1);
+	struct osp_cmp_opts o;
+	struct osp_cmp c;
+
+	/* A million ops once cost 2.4 KiB each in fixed peak arrays. */
+	cr_expect_lt(sizeof(struct osp_cmp_item), 256);
+	op_with(a, "read", 10, 1000, 800);
+	op_with(b, "read", 12, 1000, 3000);
+	op_with(a, "mkdir", 10, 1, 1000);
+	op_with(b, "mkdir", 10, 1, 1000);
+	osp_cmp_opts_default(&o, OSP_DIST_EMD);
+	cr_assert_eq(compare1(a, b, &o, &c), 0);
+	cr_expect_eq(item(&c, "read")->npeaks_a, 1);
+	cr_expect_eq(item(&c, "read")->peaks_b[0].mode, 12);
+	cr_expect_eq(item(&c, "mkdir")->verdict, OSP_CMP_TINY);
+	cr_expect_null(item(&c, "mkdir")->peaks_a, "set aside: no peaks kept");
+	osp_cmp_free(&c);
+	osp_profile_free(a);
+	osp_profile_free(b);
+}
