@@ -71,14 +71,17 @@ static uint64_t rnd(uint64_t *s)
 }
 
 /*
- * One operation's line: @nb consecutive buckets from a random start below
- * 2^40 ns (18 minutes), so that sums stay far from 2^64 even merged.
+ * One operation's line: @nb consecutive buckets from a random start
+ * between 16 ns (every bucket above holds an integer, so min and max can
+ * be in them) and 2^40 ns (18 minutes: sums stay far from 2^64 even
+ * merged).
  */
 static void gen_op(FILE *f, unsigned id, const struct scale_args *a,
 		   uint64_t *seed, bool b_side, bool last)
 {
-	unsigned nbk = 40 * a->res + 1, nb = a->buckets < nbk ? a->buckets : nbk;
-	unsigned lo = (unsigned)(rnd(seed) % (nbk - nb + 1));
+	unsigned first = 4 * a->res, nbk = 40 * a->res + 1;
+	unsigned nb = a->buckets < nbk - first ? a->buckets : nbk - first;
+	unsigned lo = first + (unsigned)(rnd(seed) % (nbk - first - nb + 1));
 	uint64_t count = 0, sum = 0, c[OSP_HIST_NBUCKETS_MAX];
 
 	if (b_side && lo + nb < nbk && rnd(seed) % 4 == 0)
@@ -240,7 +243,7 @@ static int parse_args(int argc, char **argv, struct scale_args *a, int *first)
 			a->res = (unsigned)v;
 			break;
 		case 'b':
-			if (osp_parse_u64(optarg, 1, 40 * OSP_RES_MAX + 1, &v))
+			if (osp_parse_u64(optarg, 1, 36 * OSP_RES_MAX + 1, &v))
 				goto usage;
 			a->buckets = (unsigned)v;
 			break;
