@@ -63,21 +63,21 @@ int osp_write_hist_ascii(FILE *out, const struct osp_hist *h, int indent)
 		return osp_stream_status(out);
 	}
 	for (unsigned i = lo; i <= hi; i++)
-		if (h->buckets[i] > peak)
-			peak = h->buckets[i];
+		if (osp_hist_bucket(h, i) > peak)
+			peak = osp_hist_bucket(h, i);
 	fprintf(out, "%*s%22s : %-10s %s\n", indent, "", "latency", "count",
 		"distribution");
 	for (unsigned i = lo; i <= hi; i++) {
 		char label[40], bar[STARS + 1];
 		/* Any non-empty bucket shows at least one star. */
-		unsigned n = (unsigned)((h->buckets[i] * STARS + peak - 1) / peak);
+		unsigned n = (unsigned)((osp_hist_bucket(h, i) * STARS + peak - 1) / peak);
 
 		bucket_label(label, sizeof(label), i, h->res);
 		memset(bar, '*', n);
 		memset(bar + n, ' ', STARS - n);
 		bar[STARS] = '\0';
 		fprintf(out, "%*s%22s : %-10" PRIu64 " |%s|\n", indent, "", label,
-			h->buckets[i], bar);
+			osp_hist_bucket(h, i), bar);
 	}
 	return osp_stream_status(out);
 }
