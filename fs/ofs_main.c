@@ -128,6 +128,14 @@ static int setup_profile(struct ofs *fs)
 	}
 	if (fs->opts.noprofile)
 		osp_set_enable(fs->set, false);
+	/* The timeline starts later (start_threads): refuse now, before mounting. */
+	if (fs->opts.timeline_size > osp_set_timeline_capacity_max(OSP_TIMELINE_BOUND_BYTES)) {
+		fprintf(stderr, "osprof-fs: -o timeline_size=%u: a timeline keeps at most %zu snapshots in its %zu MiB\n",
+			fs->opts.timeline_size,
+			osp_set_timeline_capacity_max(OSP_TIMELINE_BOUND_BYTES),
+			OSP_TIMELINE_BOUND_BYTES >> 20);
+		return -1;
+	}
 	return 0;
 }
 

@@ -361,6 +361,56 @@ Test(ctl, a_refusal_names_its_line_in_last_error)
 	free(v);
 }
 
+/* The ctl file's value for @key as a number. */
+static uint64_t ctl_u64(const char *key)
+{
+	char *v = ctl_value(key);
+	uint64_t n = v ? strtoull(v, NULL, 10) : 0;
+
+	cr_assert_not_null(v, "ctl has %s", key);
+	free(v);
+	return n;
+}
+
+/*
+ * Regression: `timeline 1 10000000` was accepted and an idle mount then
+ * grew about 5 MB a second. The ring is bounded in bytes; a request over
+ * the bound changes nothing and says why; idle intervals hold nothing.
+ */
+Test(ctl, the_timeline_is_bounded_in_bytes_and_idle_costs_nothing)
+{
+	uint64_t b0, b1;
+	unsigned long held;
+	char *v;
+
+	cr_expect_eq(ctl_write("disable\ntimeline 1 10000000\n"), -EINVAL);
+	v = ctl_value("last_error");
+	cr_expect_str_eq(v, "line 2: a timeline keeps at most 2796202 snapshots in its 64 MiB "
+			    "(asked for 10000000)");
+	free(v);
+	v = ctl_value("profiling");
+	cr_expect_str_eq(v, "on", "the disable before it was not applied");
+	free(v);
+	v = ctl_value("timeline");
+	cr_expect_str_eq(v, "off");
+	free(v);
+	cr_expect_eq(ctl_u64("timeline_bound_bytes"), 64u << 20);
+
+	cr_assert_eq(ctl_write("timeline 1 100000\n"), 0);
+	usleep(100000);
+	b0 = ctl_u64("timeline_bytes");
+	usleep(400000);
+	b1 = ctl_u64("timeline_bytes");
+	v = ctl_read("timeline");
+	cr_assert(sscanf(v, "timeline: interval 1ms, %lu snapshots", &held) == 1, "%s", v);
+	free(v);
+	cr_expect_geq(held, 200, "snapshots were taken: %lu", held);
+	cr_expect_eq(ctl_u64("timeline_dropped"), 0);
+	cr_expect_eq(b1, b0, "idle intervals added %ld bytes", (long)(b1 - b0));
+	cr_expect_leq(b0, 100000u * 64, "the ring: %lu bytes", (unsigned long)b0);
+	cr_expect_eq(ctl_write("timeline off\n"), 0);
+}
+
 Test(ctl, text_views_and_metrics)
 {
 	struct stat st;

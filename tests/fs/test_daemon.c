@@ -233,6 +233,12 @@ Test(daemon, bad_starts_exit_nonzero_with_one_line)
 		expect_refusal(a, "bad option -o timeline=10x");
 	}
 	{
+		const char *a[] = { m.lower, m.dir, "-f", "-o", "timeline=10,timeline_size=5000000",
+				    NULL };
+
+		expect_refusal(a, "-o timeline_size=5000000: a timeline keeps at most 2796202 snapshots in its 64 MiB");
+	}
+	{
 		const char *a[] = { m.lower, m.dir, "-f", "-o", "entry_timeout=-1", NULL };
 
 		expect_refusal(a, "bad option -o entry_timeout=-1");
