@@ -284,6 +284,23 @@ char *osp_kv_text(const struct osp_kv *kv)
 	return text;
 }
 
+int osp_kv_print(FILE *out, const struct osp_kvlist *l,
+		 void (*esc)(FILE *out, const char *s))
+{
+	for (size_t i = 0; i < l->n; i++) {
+		char *v = osp_kv_text(&l->items[i]);
+
+		if (!v)
+			return -ENOMEM;
+		fputc(' ', out);
+		esc(out, l->items[i].key);
+		fputc('=', out);
+		esc(out, v);
+		free(v);
+	}
+	return 0;
+}
+
 void osp_kv_free(struct osp_kvlist *l)
 {
 	for (size_t i = 0; i < l->n; i++) {

@@ -146,6 +146,14 @@ const char *osp_kv_get(const struct osp_kvlist *l, const char *key);
  * frees, or NULL (-ENOMEM).
  */
 char *osp_kv_text(const struct osp_kv *kv);
+/*
+ * osp_kv_print - write @l to @out as " key=value" pairs (values as
+ * osp_kv_text gives them), each key and value through @esc, the escaping
+ * of the language @out is in (osprof/escape.h). 0 or -ENOMEM; stream
+ * errors are left in @out's error flag.
+ */
+int osp_kv_print(FILE *out, const struct osp_kvlist *l,
+		 void (*esc)(FILE *out, const char *s));
 void osp_kv_free(struct osp_kvlist *l);
 int osp_kv_copy(struct osp_kvlist *dst, const struct osp_kvlist *src);
 
