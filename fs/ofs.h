@@ -372,10 +372,12 @@ void ofs_lock_stats(struct ofs *fs, unsigned *waiting, uint64_t *granted,
 /* ---- the polling session loop (ofs_loop.c) ---- */
 /*
  * ofs_loop_poll - serve @se with @nthreads workers that poll /dev/fuse for
- * @poll_ns after each request (at SCHED_IDLE) before blocking. Returns 0
- * when the session ends (unmount, signal), or -errno.
+ * @poll_ns after each request (at SCHED_IDLE) before blocking, and extra
+ * non-polling workers, up to @max_threads in all, while every worker is
+ * busy. Returns 0 when the session ends (unmount, signal), or -errno.
  */
-int ofs_loop_poll(struct fuse_session *se, unsigned nthreads, uint64_t poll_ns);
+int ofs_loop_poll(struct fuse_session *se, unsigned nthreads, unsigned max_threads,
+		  uint64_t poll_ns);
 
 /* ---- the timing wrapper (ofs_prof.c) ---- */
 extern const struct fuse_lowlevel_ops ofs_prof_ops;

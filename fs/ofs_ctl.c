@@ -181,17 +181,21 @@ static int gen_ctl(struct ofs *fs, const char *arg, FILE *out)
 {
 	uint64_t interval, dropped, inodes, fds, granted, cancelled, refused, underflows;
 	unsigned cap, waiting;
+	struct osp_timeline_stats tl;
 	bool handles;
 
 	(void)arg;
 	osp_set_timeline_info(fs->set, &interval, &cap, &dropped);
+	osp_set_timeline_stats(fs->set, &tl);
 	ofs_itab_stats(fs, &inodes, &fds, &handles, &underflows);
 	fprintf(out, "profiling %s\n", osp_set_enabled(fs->set) ? "on" : "off");
 	if (interval)
 		fprintf(out, "timeline %" PRIu64 " %u\n", interval / 1000000, cap);
 	else
 		fputs("timeline off\n", out);
-	fprintf(out, "timeline_dropped %" PRIu64 "\n", dropped);
+	fprintf(out, "timeline_dropped %" PRIu64 "\ntimeline_missed %" PRIu64
+		"\ntimeline_bytes %zu\ntimeline_bound_bytes %zu\n",
+		dropped, tl.missed, tl.bytes, (size_t)OSP_TIMELINE_BOUND_BYTES);
 	pthread_mutex_lock(&fs->ctl->mu);
 	fprintf(out, "last_error %s\n", fs->ctl->last_error[0] ? fs->ctl->last_error : "none");
 	pthread_mutex_unlock(&fs->ctl->mu);
@@ -248,6 +252,23 @@ static int cmd_apply(struct ofs *fs, const struct ofs_ctl_cmd *c)
 }
 
 /*
+ * What the daemon refuses of a well-formed command: a timeline whose ring
+ * alone would pass its bound in bytes. Checked for the whole batch before
+ * any command is applied. 0, or -EINVAL with the reason in @why.
+ */
+static int cmd_check(struct ofs *fs, const struct ofs_ctl_cmd *c, char *why, size_t len)
+{
+	uint64_t n = c->snapshots ? c->snapshots : fs->opts.timeline_size;
+	size_t max = osp_set_timeline_capacity_max(OSP_TIMELINE_BOUND_BYTES);
+
+	if (c->kind != OFS_CTL_TIMELINE || n <= max)
+		return 0;
+	snprintf(why, len, "line %zu: a timeline keeps at most %zu snapshots in its %zu MiB "
+		 "(asked for %" PRIu64 ")", c->line, max, OSP_TIMELINE_BOUND_BYTES >> 20, n);
+	return -EINVAL;
+}
+
+/*
  * Run the batch written at offset @off: all of it is checked before any
  * is applied. A refusal is kept, with its reason, for the `ctl` file's
  * last_error line (a write can only return an errno).
@@ -272,6 +293,8 @@ static int ctl_run(struct ofs *fs, const char *buf, size_t size, off_t off)
 	} else {
 		err = ofs_ctl_cmd_parse(buf, size, b, why, sizeof(why));
 	}
+	for (size_t i = 0; !err && i < b->n; i++)
+		err = cmd_check(fs, &b->cmds[i], why, sizeof(why));
 	pthread_mutex_lock(&c->mu);
 	for (size_t i = 0; !err && i < b->n; i++) {
 		err = cmd_apply(fs, &b->cmds[i]);

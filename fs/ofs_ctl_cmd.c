@@ -150,7 +150,7 @@ int ofs_ctl_cmd_parse(const char *buf, size_t len, struct ofs_ctl_batch *b,
 		r = parse_line(w, n, line, &b->cmds[b->n], err, errlen);
 		if (r)
 			return r;
-		b->n++;
+		b->cmds[b->n++].line = line;
 	}
 	return 0;
 }

@@ -38,6 +38,7 @@ enum ofs_ctl_cmd_kind {
 
 struct ofs_ctl_cmd {
 	enum ofs_ctl_cmd_kind kind;
+	size_t line;           /* where it is in the batch, from 1 */
 	uint64_t interval_ms;  /* OFS_CTL_TIMELINE: >= 1 */
 	uint64_t snapshots;    /* OFS_CTL_TIMELINE: 0 when not given */
 };

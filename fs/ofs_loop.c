@@ -16,6 +16,12 @@
  * normal policy, so a busy machine (a parallel build through the mount)
  * cannot starve it. The workers block the stop signals; the main thread
  * waits for them and wakes every worker through an eventfd.
+ *
+ * A request may block for long in the lower file system (a slow disk, a
+ * hung NFS server). So that the mount keeps answering, a worker that takes
+ * a request and leaves no other worker waiting starts one more, as
+ * libfuse's pool does, up to max_threads; the extra workers do not poll,
+ * and each leaves as soon as it finds another worker waiting.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,8 +42,21 @@ struct ofs_loop {
 	int fd;          /* /dev/fuse, non-blocking */
 	int stop_fd;     /* eventfd: wakes every poller at shutdown */
 	uint64_t poll_ns;
+	unsigned npollers; /* workers started at once, kept till the end */
+	unsigned max;    /* workers at most, pollers included */
+	unsigned idle;   /* atomic: workers waiting for a request */
 	int error;       /* first error, -errno (under mu) */
+	unsigned extra;  /* under mu: extra workers running */
 	pthread_mutex_t mu;
+	pthread_cond_t extra_gone;
+};
+
+static void *worker(void *arg);
+
+/* What one worker thread is. */
+struct worker_arg {
+	struct ofs_loop *l;
+	bool extra;      /* started for a busy moment: no polling, leaves */
 };
 
 static void set_policy(int policy)
@@ -81,13 +100,46 @@ static bool wait_readable(struct ofs_loop *l)
 	return false;
 }
 
+/*
+ * Every worker is busy: start an extra one (detached; it counts itself
+ * out), unless max_threads run or the loop stops.
+ */
+static void add_worker(struct ofs_loop *l)
+{
+	struct worker_arg *a = malloc(sizeof(*a));
+	pthread_attr_t attr;
+	pthread_t th;
+
+	if (!a)
+		return; /* the busy workers will serve, later */
+	a->l = l;
+	a->extra = true;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_mutex_lock(&l->mu);
+	if (l->npollers + l->extra < l->max && !fuse_session_exited(l->se)) {
+		l->extra++;
+		if (pthread_create(&th, &attr, worker, a) == 0)
+			a = NULL;
+		else
+			l->extra--;
+	}
+	pthread_mutex_unlock(&l->mu);
+	pthread_attr_destroy(&attr);
+	free(a);
+}
+
 static void *worker(void *arg)
 {
-	struct ofs_loop *l = arg;
+	struct worker_arg *a = arg;
+	struct ofs_loop *l = a->l;
 	struct fuse_buf buf = { 0 };
-	uint64_t until = 0;
-	bool polling = false;
+	bool polling = false, extra = a->extra;
+	uint64_t poll_ns = extra ? 0 : l->poll_ns, until = 0;
 
+	if (extra)
+		free(a); /* a poller's belongs to ofs_loop_poll */
+	__atomic_add_fetch(&l->idle, 1, __ATOMIC_ACQ_REL);
 	while (!fuse_session_exited(l->se)) {
 		int res = fuse_session_receive_buf(l->se, &buf);
 
@@ -96,8 +148,14 @@ static void *worker(void *arg)
 				set_policy(SCHED_OTHER);
 				polling = false;
 			}
+			if (__atomic_sub_fetch(&l->idle, 1, __ATOMIC_ACQ_REL) == 0)
+				add_worker(l);
 			fuse_session_process_buf(l->se, &buf);
-			until = osp_clock_mono_ns() + l->poll_ns;
+			/* An extra worker is not needed once another waits. */
+			if (extra && __atomic_load_n(&l->idle, __ATOMIC_ACQUIRE) > 0)
+				break;
+			__atomic_add_fetch(&l->idle, 1, __ATOMIC_ACQ_REL);
+			until = osp_clock_mono_ns() + poll_ns;
 			continue;
 		}
 		if (res == -EAGAIN) {
@@ -114,7 +172,7 @@ static void *worker(void *arg)
 			}
 			if (!wait_readable(l))
 				break;
-			until = osp_clock_mono_ns() + l->poll_ns;
+			until = osp_clock_mono_ns() + poll_ns;
 			continue;
 		}
 		if (res == -EINTR)
@@ -124,8 +182,15 @@ static void *worker(void *arg)
 		break;
 	}
 	/* A signal stopped the session in some thread: wake the others. */
-	stop_all(l, 0);
+	if (fuse_session_exited(l->se))
+		stop_all(l, 0);
 	free(buf.mem);
+	if (extra) {
+		pthread_mutex_lock(&l->mu);
+		l->extra--;
+		pthread_cond_broadcast(&l->extra_gone);
+		pthread_mutex_unlock(&l->mu);
+	}
 	return NULL;
 }
 
@@ -145,7 +210,8 @@ static void wait_for_stop(struct ofs_loop *l)
 	stop_all(l, 0);
 }
 
-static int start_workers(struct ofs_loop *l, pthread_t *th, unsigned n)
+static int start_workers(struct ofs_loop *l, pthread_t *th, struct worker_arg *args,
+			 unsigned n)
 {
 	sigset_t stop, old;
 	unsigned started = 0;
@@ -155,41 +221,58 @@ static int start_workers(struct ofs_loop *l, pthread_t *th, unsigned n)
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &stop, &old); /* inherited by the workers */
-	for (; started < n; started++)
-		if (pthread_create(&th[started], NULL, worker, l) != 0)
+	for (; started < n; started++) {
+		args[started] = (struct worker_arg){ .l = l, .extra = false };
+		if (pthread_create(&th[started], NULL, worker, &args[started]) != 0)
 			break;
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return (int)started;
 }
 
-int ofs_loop_poll(struct fuse_session *se, unsigned nthreads, uint64_t poll_ns)
+int ofs_loop_poll(struct fuse_session *se, unsigned nthreads, unsigned max_threads,
+		  uint64_t poll_ns)
 {
-	struct ofs_loop l = { .se = se, .fd = fuse_session_fd(se), .poll_ns = poll_ns };
+	struct ofs_loop l = { .se = se, .fd = fuse_session_fd(se), .poll_ns = poll_ns,
+			      .npollers = nthreads,
+			      .max = max_threads > nthreads ? max_threads : nthreads };
 	pthread_t *th = calloc(nthreads, sizeof(*th));
-	int flags, started;
+	struct worker_arg *args = calloc(nthreads, sizeof(*args));
+	int flags, started, err = 0;
 
-	if (!th)
+	if (!th || !args) {
+		free(th);
+		free(args);
 		return -ENOMEM;
+	}
 	l.stop_fd = eventfd(0, EFD_CLOEXEC);
 	flags = fcntl(l.fd, F_GETFL);
 	if (l.stop_fd < 0 || flags < 0 || fcntl(l.fd, F_SETFL, flags | O_NONBLOCK) < 0) {
-		int err = -errno;
-
+		err = -errno;
 		if (l.stop_fd >= 0)
 			close(l.stop_fd);
 		free(th);
+		free(args);
 		return err;
 	}
 	pthread_mutex_init(&l.mu, NULL);
-	started = start_workers(&l, th, nthreads);
+	pthread_cond_init(&l.extra_gone, NULL);
+	started = start_workers(&l, th, args, nthreads);
 	if (started == 0)
 		stop_all(&l, -EAGAIN);
 	else
 		wait_for_stop(&l);
 	for (int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
+	/* Extra workers are detached: wait until the last has counted out. */
+	pthread_mutex_lock(&l.mu);
+	while (l.extra > 0)
+		pthread_cond_wait(&l.extra_gone, &l.mu);
+	pthread_mutex_unlock(&l.mu);
 	close(l.stop_fd);
+	pthread_cond_destroy(&l.extra_gone);
 	pthread_mutex_destroy(&l.mu);
 	free(th);
+	free(args);
 	return l.error;
 }

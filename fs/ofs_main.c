@@ -128,10 +128,37 @@ static int setup_profile(struct ofs *fs)
 	}
 	if (fs->opts.noprofile)
 		osp_set_enable(fs->set, false);
-	if (fs->opts.timeline_ms &&
-	    osp_set_timeline_start(fs->set, (uint64_t)fs->opts.timeline_ms * 1000000,
-				   fs->opts.timeline_size) != 0) {
-		fprintf(stderr, "osprof-fs: cannot start the timeline\n");
+	/* The timeline starts later (start_threads): refuse now, before mounting. */
+	if (fs->opts.timeline_size > osp_set_timeline_capacity_max(OSP_TIMELINE_BOUND_BYTES)) {
+		fprintf(stderr, "osprof-fs: -o timeline_size=%u: a timeline keeps at most %zu snapshots in its %zu MiB\n",
+			fs->opts.timeline_size,
+			osp_set_timeline_capacity_max(OSP_TIMELINE_BOUND_BYTES),
+			OSP_TIMELINE_BOUND_BYTES >> 20);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The threads that run beside the workers: the timeline's and the lock
+ * waiters'. Started after daemonizing, whose fork only the calling thread
+ * survives. 0, or -1 after saying why.
+ */
+static int start_threads(struct ofs *fs)
+{
+	int err;
+
+	if (fs->opts.timeline_ms) {
+		err = osp_set_timeline_start(fs->set, (uint64_t)fs->opts.timeline_ms * 1000000,
+					     fs->opts.timeline_size);
+		if (err) {
+			fprintf(stderr, "osprof-fs: cannot start the timeline: %s\n", strerror(-err));
+			return -1;
+		}
+	}
+	err = ofs_lock_init(fs, OFS_LOCK_WAITERS_MAX);
+	if (err) {
+		fprintf(stderr, "osprof-fs: cannot start the lock waiters: %s\n", strerror(-err));
 		return -1;
 	}
 	return 0;
@@ -179,7 +206,7 @@ static int serve(struct ofs *fs)
 		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
 		/* One poller per CPU: more only compete for the same CPUs. */
-		return ofs_loop_poll(fs->se, ncpu > 1 ? (unsigned)ncpu : 2,
+		return ofs_loop_poll(fs->se, ncpu > 1 ? (unsigned)ncpu : 2, fs->opts.max_threads,
 				     (uint64_t)fs->opts.poll_us * 1000);
 	}
 	cfg = fuse_loop_cfg_create();
@@ -282,12 +309,7 @@ int main(int argc, char **argv)
 		goto out_signals;
 	}
 	ofs_kmod_register(&fs); /* after daemonizing: the pid is final */
-	/* After daemonizing too: its thread would not survive the fork. */
-	res = ofs_lock_init(&fs, OFS_LOCK_WAITERS_MAX);
-	if (res)
-		fprintf(stderr, "osprof-fs: cannot start the lock waiters: %s\n", strerror(-res));
-	else
-		res = serve(&fs);
+	res = start_threads(&fs) ? -1 : serve(&fs);
 	/* Waiting lock requests get EINTR while the kernel still listens. */
 	ofs_lock_cancel_all(&fs);
 	ofs_kmod_unregister(&fs);

@@ -89,6 +89,9 @@ void pt_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		pt_reply_attr(req, &st, fs->opts.attr_timeout);
 }
 
+#define SET_TIMES (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_CTIME | \
+		   FUSE_SET_ATTR_ATIME_NOW | FUSE_SET_ATTR_MTIME_NOW)
+
 static int set_times(int fd, const char *proc, const struct stat *attr,
 		     int valid, int ofd, bool is_link)
 {
@@ -127,8 +130,7 @@ static int do_setattr(int fd, const struct stat *attr, int valid, int ofd)
 	}
 	if (res == 0 && (valid & FUSE_SET_ATTR_SIZE))
 		res = ofd >= 0 ? ftruncate(ofd, attr->st_size) : truncate(proc, attr->st_size);
-	if (res == 0 && (valid & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME |
-				  FUSE_SET_ATTR_ATIME_NOW | FUSE_SET_ATTR_MTIME_NOW))) {
+	if (res == 0 && (valid & (SET_TIMES & ~FUSE_SET_ATTR_CTIME))) {
 		struct stat cur;
 
 		/* Only times need the type: a symlink's are set on itself. */
@@ -139,19 +141,62 @@ static int do_setattr(int fd, const struct stat *attr, int valid, int ofd)
 	return res == 0 ? 0 : -errno;
 }
 
+/*
+ * Of the changes in @valid, those the kernel may have made on its own
+ * (see pt_setattr), when we act as a caller: the times, and a mode change
+ * that only clears SUID and/or SGID of the file's current mode.
+ */
+static int kernel_own_changes(int fd, const struct stat *attr, int valid)
+{
+	const mode_t kill = S_ISUID | S_ISGID;
+	int own = valid & SET_TIMES;
+	struct stat cur;
+
+	if (!ofs_creds_active())
+		return 0;
+	if ((valid & FUSE_SET_ATTR_MODE) &&
+	    fstatat(fd, "", &cur, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) == 0) {
+		mode_t old = cur.st_mode & 07777, want = attr->st_mode & 07777;
+
+		if ((want & ~kill) == (old & ~kill) && (want & ~old) == 0 && want != old)
+			own |= FUSE_SET_ATTR_MODE;
+	}
+	return own;
+}
+
 void pt_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
 		struct fuse_file_info *fi)
 {
 	struct ofs *fs = ofs_of(req);
 	struct ofs_inode *in = ofs_inode_of(fs, ino);
 	struct stat st;
-	int fd = ofs_inode_fd(fs, in), err;
+	int fd = ofs_inode_fd(fs, in), ofd = fi && fi->fh ? pt_file(fi)->fd : -1, err, priv;
 
 	if (fd < 0) {
 		pt_reply_err(req, -fd);
 		return;
 	}
-	err = do_setattr(fd, attr, valid, fi && fi->fh ? pt_file(fi)->fd : -1);
+	err = do_setattr(fd, attr, valid, ofd);
+	priv = err == -EPERM ? kernel_own_changes(fd, attr, valid) : 0;
+	if (priv) {
+		/*
+		 * Changes the kernel makes itself, sent with the rights of
+		 * whoever caused them, which may not suffice: clearing SUID
+		 * and SGID before a write or truncate by someone without
+		 * CAP_FSETID (the writer cannot chmod a file not theirs),
+		 * and with the writeback cache, the file's times. Every
+		 * change a user asks for was checked by the kernel already
+		 * (default_permissions is on whenever we act as callers), so
+		 * these are made with our rights, the rest with the caller's.
+		 * (libfuse 3.14 cannot ask for FUSE_HANDLE_KILLPRIV, which
+		 * would leave the clearing to us.)
+		 */
+		ofs_creds_suspend();
+		err = do_setattr(fd, attr, priv, ofd);
+		ofs_creds_resume();
+		if (!err)
+			err = do_setattr(fd, attr, valid & ~priv, ofd);
+	}
 	if (!err && fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0)
 		err = -errno;
 	ofs_inode_fd_put(fs, in);

@@ -162,6 +162,30 @@ void pt_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	}
 }
 
+/*
+ * Writing data into a SUID or SGID file clears those bits, unless the
+ * writer may keep them (CAP_FSETID; for SGID, also membership of the
+ * file's group): the lower file system decides, for whoever writes. When
+ * root serves others the write must be made as the caller, or the bits
+ * would stay. Only such files pay for it (an fstat per write by a user
+ * other than root; the identity switch when the bits are set).
+ * Returns 0 with @cs set (leave it after the write) or -errno.
+ */
+static int as_writer(fuse_req_t req, int fd, struct ofs_creds_saved *cs)
+{
+	struct ofs *fs = ofs_of(req);
+	struct stat st;
+
+	cs->switched = false;
+	if (!fs->switch_creds || fuse_req_ctx(req)->uid == 0)
+		return 0;
+	if (fstat(fd, &st) != 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || !(st.st_mode & (S_ISUID | S_ISGID)))
+		return 0;
+	return ofs_creds_enter(fs, req, cs);
+}
+
 void pt_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	     struct fuse_file_info *fi)
 {
@@ -184,7 +208,9 @@ void pt_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 	      off_t off, struct fuse_file_info *fi)
 {
 	struct ofs_file *f = pt_file(fi);
+	struct ofs_creds_saved cs;
 	ssize_t n;
+	int err;
 
 	(void)ino;
 	if (f->direct && ((uintptr_t)buf & (IOBUF_ALIGN - 1))) {
@@ -197,9 +223,16 @@ void pt_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 		memcpy(aligned, buf, size);
 		buf = aligned;
 	}
+	err = as_writer(req, f->fd, &cs);
+	if (err) {
+		pt_reply_err(req, -err);
+		return;
+	}
 	n = pwrite(f->fd, buf, size, off);
-	if (n < 0)
-		pt_reply_err(req, errno);
+	err = n < 0 ? errno : 0;
+	ofs_creds_leave(&cs);
+	if (err)
+		pt_reply_err(req, err);
 	else
 		pt_reply_write(req, (size_t)n);
 }
@@ -236,10 +269,14 @@ void pt_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 void pt_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 		  off_t length, struct fuse_file_info *fi)
 {
-	int res = fallocate(pt_file(fi)->fd, mode, offset, length);
+	struct ofs_creds_saved cs;
+	int fd = pt_file(fi)->fd, err = as_writer(req, fd, &cs);
 
 	(void)ino;
-	pt_reply_err(req, res == 0 ? 0 : errno);
+	if (!err && fallocate(fd, mode, offset, length) != 0)
+		err = -errno;
+	ofs_creds_leave(&cs);
+	pt_reply_err(req, -err);
 }
 
 /*
@@ -266,14 +303,21 @@ void pt_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 			off_t off_out, struct fuse_file_info *fi_out,
 			size_t len, int flags)
 {
-	ssize_t n = copy_file_range(pt_file(fi_in)->fd, &off_in,
-				    pt_file(fi_out)->fd, &off_out, len,
-				    (unsigned)flags);
+	struct ofs_creds_saved cs;
+	int out = pt_file(fi_out)->fd, err = as_writer(req, out, &cs);
+	ssize_t n = -1;
 
 	(void)ino_in;
 	(void)ino_out;
-	if (n < 0)
-		pt_reply_err(req, errno);
+	if (!err) {
+		n = copy_file_range(pt_file(fi_in)->fd, &off_in, out, &off_out,
+				    len, (unsigned)flags);
+		if (n < 0)
+			err = -errno;
+	}
+	ofs_creds_leave(&cs);
+	if (err)
+		pt_reply_err(req, -err);
 	else
 		pt_reply_write(req, (size_t)n);
 }

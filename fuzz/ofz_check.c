@@ -102,12 +102,13 @@ static void same_name(const char *where, const char *a, const char *b)
 static void same_hist(const char *where, const struct osp_hist *a,
 		      const struct osp_hist *b)
 {
-	if (a->res != b->res || a->nbuckets != b->nbuckets ||
-	    a->count != b->count || a->sum != b->sum || a->min != b->min ||
-	    a->max != b->max)
-		ofz_fail("%s: count, sum, min, max or resolution changed", where);
-	if (memcmp(a->buckets, b->buckets, a->nbuckets * sizeof(*a->buckets)))
-		ofz_fail("%s: buckets changed", where);
+	if (a->res != b->res || a->nbk != b->nbk || a->count != b->count ||
+	    a->sum != b->sum || a->min != b->min || a->max != b->max)
+		ofz_fail("%s: count, sum, min, max, resolution or bucket count changed",
+			 where);
+	for (uint32_t k = 0; k < a->nbk; k++)
+		if (a->bk[k].idx != b->bk[k].idx || a->bk[k].count != b->bk[k].count)
+			ofz_fail("%s: bucket %u changed", where, a->bk[k].idx);
 }
 
 static void same_ops(const char *where, const struct osp_op *a, size_t na,
@@ -139,10 +140,18 @@ static void same_ops(const char *where, const struct osp_op *a, size_t na,
 	}
 }
 
+/* hist.h's promise: non-empty buckets only, ascending, in range. */
 static void check_hist_shape(const struct osp_hist *h, unsigned res)
 {
-	if (h->res != res || h->nbuckets != OSP_HIST_NBUCKETS(res) || !h->buckets)
+	if (h->res != res)
 		ofz_fail("a histogram of resolution %u in a profile of %u", h->res, res);
+	if (h->nbk > h->cap || h->nbk > OSP_HIST_NBUCKETS(res) || (h->nbk && !h->bk))
+		ofz_fail("%u buckets held in room for %u", h->nbk, h->cap);
+	for (uint32_t k = 0; k < h->nbk; k++)
+		if (h->bk[k].count == 0 || h->bk[k].idx >= OSP_HIST_NBUCKETS(res) ||
+		    (k && h->bk[k].idx <= h->bk[k - 1].idx))
+			ofz_fail("bucket %u: index %u, count 0 or out of order", k,
+				 h->bk[k].idx);
 }
 
 /* 1 when @h fails its checksum, the buckets added without wrapping. */
@@ -151,8 +160,8 @@ static size_t hist_bad(const struct osp_hist *h, unsigned res)
 	uint64_t total = 0;
 
 	check_hist_shape(h, res);
-	for (unsigned i = 0; i < h->nbuckets; i++)
-		if (__builtin_add_overflow(total, h->buckets[i], &total))
+	for (uint32_t k = 0; k < h->nbk; k++)
+		if (__builtin_add_overflow(total, h->bk[k].count, &total))
 			return 1;
 	return total != h->count;
 }

@@ -25,9 +25,8 @@ static void data_hist(FILE *f, const char *name, const struct osp_hist *h,
 		      double scale)
 {
 	orp_gp_data_begin(f, name);
-	for (unsigned i = 0; i < h->nbuckets; i++)
-		if (h->buckets[i])
-			fprintf(f, "%u %.6g\n", i, (double)h->buckets[i] * scale);
+	for (uint32_t k = 0; k < h->nbk; k++)
+		fprintf(f, "%u %.6g\n", h->bk[k].idx, (double)h->bk[k].count * scale);
 	orp_gp_data_end(f);
 }
 
@@ -35,9 +34,9 @@ static uint64_t hist_peak_count(const struct osp_hist *h)
 {
 	uint64_t m = 0;
 
-	for (unsigned i = 0; i < h->nbuckets; i++)
-		if (h->buckets[i] > m)
-			m = h->buckets[i];
+	for (uint32_t k = 0; k < h->nbk; k++)
+		if (h->bk[k].count > m)
+			m = h->bk[k].count;
 	return m;
 }
 
@@ -83,7 +82,7 @@ static void peak_labels(FILE *f, const struct osp_hist *h)
 		fprintf(f, "set label %zu ", k + 1);
 		osp_esc_gp(f, text);
 		fprintf(f, " at %u,%.6g center front font ',8'\n", pk[k].mode,
-			(double)h->buckets[pk[k].mode] * 2.2);
+			(double)osp_hist_bucket(h, pk[k].mode) * 2.2);
 	}
 }
 
@@ -208,11 +207,15 @@ int orp_chart_overview(struct orp_render *r, const struct osp_profile *p,
 	return orp_gp_end(r, &g, err, errlen);
 }
 
-/* Every op of snapshot @s summed into @h (zeroed by the caller). */
-static void snapshot_total(const struct osp_snapshot *s, struct osp_hist *h)
+/* Every op of snapshot @s summed into @h (zeroed by the caller): 0 or
+ * -errno of osp_hist_merge. */
+static int snapshot_total(const struct osp_snapshot *s, struct osp_hist *h)
 {
-	for (size_t i = 0; i < s->nops; i++)
-		osp_hist_merge(h, &s->ops[i].lat);
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < s->nops; i++)
+		rc = osp_hist_merge(h, &s->ops[i].lat);
+	return rc;
 }
 
 static void timeline_ytics(FILE *f, const struct osp_profile *p)
@@ -243,9 +246,10 @@ static int timeline_data(FILE *f, const struct osp_profile *p, unsigned *lo,
 		unsigned a, b;
 
 		rc = osp_hist_init(&h[s], p->res);
+		if (!rc)
+			rc = snapshot_total(&p->snaps[s], &h[s]);
 		if (rc)
 			break;
-		snapshot_total(&p->snaps[s], &h[s]);
 		if (osp_hist_range(&h[s], &a, &b)) {
 			*lo = a < *lo ? a : *lo;
 			*hi = b > *hi ? b : *hi;
@@ -256,8 +260,10 @@ static int timeline_data(FILE *f, const struct osp_profile *p, unsigned *lo,
 		orp_gp_data_begin(f, "tl");
 		for (size_t s = 0; s < p->nsnaps; s++) {
 			for (unsigned i = *lo; i <= *hi; i++) {
-				if (h[s].buckets[i])
-					fprintf(f, "%u %zu %" PRIu64 "\n", i, s, h[s].buckets[i]);
+				uint64_t c = osp_hist_bucket(&h[s], i);
+
+				if (c)
+					fprintf(f, "%u %zu %" PRIu64 "\n", i, s, c);
 				else
 					fprintf(f, "%u %zu NaN\n", i, s); /* no colour */
 			}
@@ -296,7 +302,7 @@ int orp_chart_timeline(struct orp_render *r, const struct osp_profile *p,
 		return orp_gp_end(r, &g, err, errlen);
 	}
 	if (rc) {
-		snprintf(err, errlen, "out of memory");
+		snprintf(err, errlen, "timeline of layer %s: %s", p->layer, strerror(-rc));
 		orp_gp_end(r, &g, err, errlen);
 		return rc;
 	}
@@ -317,7 +323,7 @@ static void change_label(FILE *f, const struct osp_cmp_item *it,
 {
 	const struct osp_peak *pk = c->ib >= 0 ? &it->peaks_b[c->ib] : &it->peaks_a[c->ia];
 	const struct osp_hist *h = c->ib >= 0 ? &it->b->lat : &it->a->lat;
-	double y = (double)h->buckets[pk->mode] * (c->ib >= 0 ? sb : sa) * 2.5;
+	double y = (double)osp_hist_bucket(h, pk->mode) * (c->ib >= 0 ? sb : sa) * 2.5;
 	char text[64];
 
 	if (c->kind == OSP_PEAK_MOVED)
@@ -441,7 +447,7 @@ static int layers_total(struct orp_render *r, struct osp_profile *const *p,
 		rc = layer_chart(r, "layers", "layered view: every request of each layer",
 				 hp, names, m, err, errlen);
 	else if (rc)
-		snprintf(err, errlen, "out of memory");
+		snprintf(err, errlen, "layered view: %s", strerror(-rc));
 	for (size_t k = 0; k < m; k++)
 		osp_hist_fini(&tot[k]);
 	return rc;
@@ -450,6 +456,7 @@ static int layers_total(struct orp_render *r, struct osp_profile *const *p,
 int orp_chart_layers(struct orp_render *r, struct osp_profile *const *p,
 		     size_t n, char *err, size_t errlen)
 {
+	struct osp_name_index *ix[ORP_LAYERS_MAX] = { NULL };
 	int rc;
 
 	if (n < 2)
@@ -458,6 +465,12 @@ int orp_chart_layers(struct orp_render *r, struct osp_profile *const *p,
 		if (p[k]->res != p[0]->res)
 			return 0; /* no common x axis */
 	rc = layers_total(r, p, n, err, errlen);
+	/* Names looked up through indexes: linear in the number of ops. */
+	for (size_t k = 1; !rc && k < n; k++)
+		if (!(ix[k] = osp_name_index_ops(p[k]->ops, p[k]->nops))) {
+			snprintf(err, errlen, "out of memory");
+			rc = -ENOMEM;
+		}
 	/* An operation several layers share (read, write): its own view. */
 	for (size_t i = 0; !rc && i < p[0]->nops; i++) {
 		const struct osp_op *op = &p[0]->ops[i];
@@ -469,7 +482,8 @@ int orp_chart_layers(struct orp_render *r, struct osp_profile *const *p,
 		if (!op->lat.count)
 			continue;
 		for (size_t k = 1; k < n; k++) {
-			const struct osp_op *o = osp_profile_find_op(p[k], op->name);
+			size_t pos = osp_name_index_find(ix[k], op->name);
+			const struct osp_op *o = pos == SIZE_MAX ? NULL : &p[k]->ops[pos];
 
 			if (o && o->lat.count) {
 				hp[m] = &o->lat;
@@ -482,6 +496,8 @@ int orp_chart_layers(struct orp_render *r, struct osp_profile *const *p,
 		snprintf(title, sizeof(title), "layered view of %s", op->name);
 		rc = layer_chart(r, hint, title, hp, names, m, err, errlen);
 	}
+	for (size_t k = 1; k < n; k++)
+		osp_name_index_free(ix[k]);
 	return rc;
 }
 

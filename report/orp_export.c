@@ -61,21 +61,21 @@ static void csv_hist(FILE *f, const char *layer, const char *op,
 {
 	bool any = false;
 
-	for (unsigned i = 0; i <= h->nbuckets; i++) {
+	for (uint32_t k = 0; k <= h->nbk; k++) {
 		/* The extra round writes the one row of an empty histogram. */
-		if (i == h->nbuckets ? any : !h->buckets[i])
+		if (k == h->nbk && any)
 			continue;
 		osp_csv_field(f, layer);
 		fputc(',', f);
 		osp_csv_field(f, op);
 		fprintf(f, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, kind,
 			h->count, h->sum, h->min, h->max);
-		if (i == h->nbuckets)
+		if (k == h->nbk)
 			fputs(",,,,\n", f);
 		else
-			fprintf(f, ",%u,%.17g,%.17g,%" PRIu64 "\n", i,
-				osp_bucket_lower_ns(i, h->res),
-				osp_bucket_upper_ns(i, h->res), h->buckets[i]);
+			fprintf(f, ",%u,%.17g,%.17g,%" PRIu64 "\n", h->bk[k].idx,
+				osp_bucket_lower_ns(h->bk[k].idx, h->res),
+				osp_bucket_upper_ns(h->bk[k].idx, h->res), h->bk[k].count);
 		any = true;
 	}
 }

@@ -123,18 +123,7 @@ static int kv_line(FILE *f, const char *what, const struct osp_kvlist *l)
 	if (!l->n)
 		return 0;
 	fprintf(f, "<br>%s:", what);
-	for (size_t i = 0; i < l->n; i++) {
-		char *v = osp_kv_text(&l->items[i]);
-
-		if (!v)
-			return -ENOMEM;
-		fputc(' ', f);
-		osp_esc_html(f, l->items[i].key);
-		fputc('=', f);
-		osp_esc_html(f, v);
-		free(v);
-	}
-	return 0;
+	return osp_kv_print(f, l, osp_esc_html);
 }
 
 static int profile_meta(FILE *f, const char *spec, const struct osp_profile *p)

@@ -82,6 +82,7 @@ static int make_view(const struct osp_profile *p, const struct show_args *a,
 	for (size_t i = 0; i < n; i++)
 		view->ops[i] = *sorted[i];
 	view->nops = n;
+	view->ops_cap = p->nops + 1;
 	free(sorted);
 	return 0;
 }

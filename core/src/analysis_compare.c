@@ -91,11 +91,12 @@ static double second_moment(const struct osp_hist *h)
 {
 	double total = 0.0, m2 = 0.0;
 
-	for (unsigned i = 0; i < h->nbuckets; i++) {
+	for (uint32_t k = 0; k < h->nbk; k++) {
+		unsigned i = h->bk[k].idx;
 		double mid = i == 0 ? 1.0 : exp2(((double)i - 0.5) / h->res);
 
-		total += (double)h->buckets[i];
-		m2 += (double)h->buckets[i] * mid * mid;
+		total += (double)h->bk[k].count;
+		m2 += (double)h->bk[k].count * mid * mid;
 	}
 	return total > 0.0 ? m2 / total : 0.0;
 }
@@ -141,18 +142,36 @@ static bool over_noise(struct osp_cmp_item *it, const struct osp_cmp_opts *o)
 	return it->p_value < erfc(o->noise_factor / M_SQRT2);
 }
 
-static void find_peaks(struct osp_cmp_item *it)
+/* The peaks of both sides and how they changed: 0 or -ENOMEM. */
+static int find_peaks(struct osp_cmp_item *it)
 {
+	struct osp_peak pa[OSP_PEAKS_MAX], pb[OSP_PEAKS_MAX];
 	struct osp_peak_change ch[2 * OSP_PEAKS_MAX];
-	size_t n;
+	size_t na, nb, nc = 0, n;
+	struct osp_peak *mem;
 
-	it->npeaks_a = osp_hist_peaks(&it->a->lat, it->peaks_a, OSP_PEAKS_MAX);
-	it->npeaks_b = osp_hist_peaks(&it->b->lat, it->peaks_b, OSP_PEAKS_MAX);
-	n = osp_peaks_match(it->peaks_a, it->npeaks_a, it->peaks_b, it->npeaks_b, ch);
-	it->nchanges = 0;
+	na = osp_hist_peaks(&it->a->lat, pa, OSP_PEAKS_MAX);
+	nb = osp_hist_peaks(&it->b->lat, pb, OSP_PEAKS_MAX);
+	n = osp_peaks_match(pa, na, pb, nb, ch);
 	for (size_t i = 0; i < n; i++)
 		if (ch[i].kind != OSP_PEAK_SAME)
-			it->changes[it->nchanges++] = ch[i];
+			ch[nc++] = ch[i];
+	if (!na && !nb && !nc)
+		return 0;
+	/* Both structs hold doubles: the changes stay aligned after peaks. */
+	mem = malloc((na + nb) * sizeof(*mem) + nc * sizeof(ch[0]));
+	if (!mem)
+		return -ENOMEM;
+	memcpy(mem, pa, na * sizeof(*mem));
+	memcpy(mem + na, pb, nb * sizeof(*mem));
+	it->peaks_a = mem;
+	it->peaks_b = mem + na;
+	it->changes = (struct osp_peak_change *)(void *)(mem + na + nb);
+	memcpy(it->changes, ch, nc * sizeof(ch[0]));
+	it->npeaks_a = na;
+	it->npeaks_b = nb;
+	it->nchanges = nc;
+	return 0;
 }
 
 /* Buckets, not count, decide: a histogram failing its checksum with
@@ -182,8 +201,9 @@ static int rate_item(struct osp_cmp_item *it, const struct osp_cmp_opts *o,
 	}
 	it->count_change = rel_change((double)it->a->lat.count, (double)it->b->lat.count);
 	it->latency_change = rel_change((double)it->a->lat.sum, (double)it->b->lat.sum);
-	find_peaks(it);
-	err = osp_hist_distance(&it->a->lat, &it->b->lat, o->method, &it->score);
+	err = find_peaks(it);
+	if (!err)
+		err = osp_hist_distance(&it->a->lat, &it->b->lat, o->method, &it->score);
 	if (err)
 		return err;
 	if (fabs(it->count_change) <= eq && fabs(it->latency_change) <= eq &&
@@ -222,11 +242,15 @@ static bool opts_valid(const struct osp_cmp_opts *o)
 	       o->noise_factor >= 0.0 && !isnan(o->threshold);
 }
 
-/* The op named @name in @p, which may be NULL (a layer absent there). */
+/* The op named @name in @p through its index @ix; NULL when @p is (a
+ * layer absent there). */
 static const struct osp_op *find_op(const struct osp_profile *p,
+				    const struct osp_name_index *ix,
 				    const char *name)
 {
-	return p ? osp_profile_find_op(p, name) : NULL;
+	size_t pos = p ? osp_name_index_find(ix, name) : SIZE_MAX;
+
+	return pos == SIZE_MAX ? NULL : &p->ops[pos];
 }
 
 /* Rate op @a of A against op @b of B (one may be NULL) as the next item. */
@@ -250,6 +274,8 @@ static int add_item(struct osp_cmp *c, const char *layer,
 	err = rate_item(it, o, c->threshold);
 	if (!err)
 		c->n++;
+	else
+		free(it->peaks_a);
 	return err;
 }
 
@@ -259,16 +285,23 @@ static int add_layer(struct osp_cmp *c, const struct osp_profile *pa,
 		     const struct osp_profile *pb, const struct osp_cmp_opts *o)
 {
 	struct totals ta = profile_totals(pa), tb = profile_totals(pb);
+	struct osp_name_index *ia = NULL, *ib = NULL;
 	int err = 0;
 
 	if (pa && pb && pa->res != pb->res)
 		return -EINVAL;
+	/* Matching by name through indexes: linear in the number of ops. */
+	if ((pa && !(ia = osp_name_index_ops(pa->ops, pa->nops))) ||
+	    (pb && !(ib = osp_name_index_ops(pb->ops, pb->nops))))
+		err = -ENOMEM;
 	for (size_t i = 0; !err && pa && i < pa->nops; i++)
 		err = add_item(c, pa->layer, &pa->ops[i],
-			       find_op(pb, pa->ops[i].name), ta, tb, o);
+			       find_op(pb, ib, pa->ops[i].name), ta, tb, o);
 	for (size_t i = 0; !err && pb && i < pb->nops; i++)
-		if (!find_op(pa, pb->ops[i].name))
+		if (!find_op(pa, ia, pb->ops[i].name))
 			err = add_item(c, pb->layer, NULL, &pb->ops[i], ta, tb, o);
+	osp_name_index_free(ia);
+	osp_name_index_free(ib);
 	return err;
 }
 
@@ -340,6 +373,8 @@ int osp_compare(const struct osp_profile *const *a, size_t na,
 
 void osp_cmp_free(struct osp_cmp *c)
 {
+	for (size_t i = 0; i < c->n; i++)
+		free(c->items[i].peaks_a);
 	free(c->items);
 	memset(c, 0, sizeof(*c));
 }

@@ -138,8 +138,10 @@ int osp_hist_normalise(const struct osp_hist *h, double *p)
 
 	if (total == 0.0)
 		return -EINVAL;
-	for (unsigned i = 0; i < h->nbuckets; i++)
-		p[i] = (double)h->buckets[i] / total;
+	for (unsigned i = 0; i < OSP_HIST_NBUCKETS(h->res); i++)
+		p[i] = 0.0;
+	for (uint32_t k = 0; k < h->nbk; k++)
+		p[h->bk[k].idx] = (double)h->bk[k].count / total;
 	return 0;
 }
 
@@ -189,6 +191,6 @@ int osp_hist_distance(const struct osp_hist *a, const struct osp_hist *b,
 	}
 	if (osp_hist_normalise(a, p) || osp_hist_normalise(b, q))
 		return -EINVAL;
-	*out = shape_distance(p, q, a->nbuckets, a->res, m);
+	*out = shape_distance(p, q, OSP_HIST_NBUCKETS(a->res), a->res, m);
 	return 0;
 }

@@ -16,9 +16,12 @@ double osp_emd_noise(const struct osp_hist *a, const struct osp_hist *b)
 	double na = (double)osp_hist_bucket_total(a);
 	double nb = (double)osp_hist_bucket_total(b);
 	double cum = 0.0, sum = 0.0;
+	uint64_t da[OSP_HIST_NBUCKETS_MAX], db[OSP_HIST_NBUCKETS_MAX];
 
 	if (a->res != b->res || na == 0.0 || nb == 0.0)
 		return 0.0;
+	osp_hist_to_dense(a, da);
+	osp_hist_to_dense(b, db);
 	/*
 	 * Under the null hypothesis each boundary's CDF difference is about
 	 * N(0, F(1-F)(1/nA + 1/nB)). The differences are correlated, and a
@@ -26,10 +29,10 @@ double osp_emd_noise(const struct osp_hist *a, const struct osp_hist *b)
 	 * correlation: a guard at k times it errs at most as a k-sigma
 	 * normal tail does.
 	 */
-	for (unsigned i = 0; i + 1 < a->nbuckets; i++) {
+	for (unsigned i = 0; i + 1 < OSP_HIST_NBUCKETS(a->res); i++) {
 		double f;
 
-		cum += (double)(a->buckets[i] + b->buckets[i]);
+		cum += (double)da[i] + (double)db[i];
 		f = cum / (na + nb);
 		if (f > 0.0 && f < 1.0)
 			sum += sqrt(f * (1.0 - f));
@@ -48,12 +51,15 @@ double osp_emd_noise(const struct osp_hist *a, const struct osp_hist *b)
 static unsigned chi2_pool(const struct osp_hist *a, const struct osp_hist *b,
 			  double *r, double *s)
 {
+	uint64_t da[OSP_HIST_NBUCKETS_MAX], db[OSP_HIST_NBUCKETS_MAX];
 	double pr = 0.0, ps = 0.0;
 	unsigned bins = 0;
 
-	for (unsigned i = 0; i < a->nbuckets; i++) {
-		pr += (double)a->buckets[i];
-		ps += (double)b->buckets[i];
+	osp_hist_to_dense(a, da);
+	osp_hist_to_dense(b, db);
+	for (unsigned i = 0; i < OSP_HIST_NBUCKETS(a->res); i++) {
+		pr += (double)da[i];
+		ps += (double)db[i];
 		if (pr + ps < CHI2_MIN_POOL)
 			continue;
 		r[bins] = pr;

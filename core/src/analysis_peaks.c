@@ -33,15 +33,16 @@ struct extremum {
 
 struct peak_work {
 	const struct osp_hist *h;
+	const double *c;         /* every bucket's count, dense */
 	unsigned lo, hi;         /* non-empty range of the histogram */
 	size_t n;                /* maxima left */
 	struct extremum *top;    /* n maxima */
 	struct extremum *valley; /* n - 1 valleys, valley[k] between k, k + 1 */
 };
 
-static double bucket_count(const struct osp_hist *h, unsigned i)
+static double bucket_count(const struct peak_work *w, unsigned i)
 {
-	return (double)h->buckets[i];
+	return w->c[i];
 }
 
 /* log2 of bucket @i's geometric midpoint in ns (bucket 0: 1 ns). */
@@ -53,18 +54,17 @@ static double bucket_mid_log2(unsigned i, unsigned res)
 /* Collect the local maxima (plateaus once) and the minima between them. */
 static void find_extrema(struct peak_work *w)
 {
-	const struct osp_hist *h = w->h;
 	unsigned i = w->lo;
 	double prev = -1.0;
 
 	w->n = 0;
 	while (i <= w->hi) {
 		unsigned end = i;
-		double c = bucket_count(h, i), next;
+		double c = bucket_count(w, i), next;
 
-		while (end + 1 <= w->hi && bucket_count(h, end + 1) == c)
+		while (end + 1 <= w->hi && bucket_count(w, end + 1) == c)
 			end++;
-		next = end + 1 <= w->hi ? bucket_count(h, end + 1) : -1.0;
+		next = end + 1 <= w->hi ? bucket_count(w, end + 1) : -1.0;
 		if (c > prev && c > next) {
 			w->top[w->n].pos = i;
 			w->top[w->n].c = c;
@@ -77,9 +77,9 @@ static void find_extrema(struct peak_work *w)
 		struct extremum v = { w->top[k].pos, w->top[k].c };
 
 		for (unsigned j = w->top[k].pos; j <= w->top[k + 1].pos; j++) {
-			if (bucket_count(h, j) < v.c) {
+			if (bucket_count(w, j) < v.c) {
 				v.pos = j;
-				v.c = bucket_count(h, j);
+				v.c = bucket_count(w, j);
 			}
 		}
 		w->valley[k] = v;
@@ -124,7 +124,7 @@ static double peak_count(const struct peak_work *w, size_t k)
 
 	peak_bounds(w, k, &lo, &hi);
 	for (unsigned i = lo; i <= hi; i++)
-		c += bucket_count(w->h, i);
+		c += bucket_count(w, i);
 	return c;
 }
 
@@ -180,13 +180,13 @@ static void describe_peak(const struct peak_work *w, size_t k, double total,
 	unsigned lo, hi;
 
 	peak_bounds(w, k, &lo, &hi);
-	while (lo < hi && h->buckets[lo] == 0)
+	while (lo < hi && bucket_count(w, lo) == 0.0)
 		lo++;
-	while (hi > lo && h->buckets[hi] == 0)
+	while (hi > lo && bucket_count(w, hi) == 0.0)
 		hi--;
 	memset(pk, 0, sizeof(*pk));
 	for (unsigned i = lo; i <= hi; i++) {
-		double ci = bucket_count(h, i), l2 = bucket_mid_log2(i, h->res);
+		double ci = bucket_count(w, i), l2 = bucket_mid_log2(i, h->res);
 
 		c += ci;
 		lsum += ci * l2;
@@ -211,11 +211,16 @@ size_t osp_hist_peaks(const struct osp_hist *h, struct osp_peak *out,
 		      size_t max)
 {
 	struct extremum top[OSP_HIST_NBUCKETS_MAX], valley[OSP_HIST_NBUCKETS_MAX];
-	struct peak_work w = { .h = h, .top = top, .valley = valley };
+	double c[OSP_HIST_NBUCKETS_MAX];
+	struct peak_work w = { .h = h, .c = c, .top = top, .valley = valley };
 	double total = (double)osp_hist_bucket_total(h);
 
 	if (max == 0 || !osp_hist_range(h, &w.lo, &w.hi))
 		return 0;
+	for (unsigned i = w.lo; i <= w.hi; i++)
+		c[i] = 0.0;
+	for (uint32_t k = 0; k < h->nbk; k++)
+		c[h->bk[k].idx] = (double)h->bk[k].count;
 	find_extrema(&w);
 	merge_insignificant(&w);
 	merge_smallest(&w, max);

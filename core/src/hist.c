@@ -32,11 +32,7 @@ int osp_hist_init(struct osp_hist *h, unsigned res)
 	memset(h, 0, sizeof(*h));
 	if (!osp_res_valid(res))
 		return -EINVAL;
-	h->buckets = calloc(OSP_HIST_NBUCKETS(res), sizeof(h->buckets[0]));
-	if (!h->buckets)
-		return -ENOMEM;
 	h->res = res;
-	h->nbuckets = OSP_HIST_NBUCKETS(res);
 	return 0;
 }
 
@@ -44,38 +40,211 @@ void osp_hist_fini(struct osp_hist *h)
 {
 	if (!h)
 		return;
-	free(h->buckets);
+	free(h->bk);
 	memset(h, 0, sizeof(*h));
 }
 
 void osp_hist_clear(struct osp_hist *h)
 {
-	memset(h->buckets, 0, h->nbuckets * sizeof(h->buckets[0]));
+	h->nbk = 0;
 	h->count = h->sum = h->min = h->max = 0;
+}
+
+/* Grow bk to room for @n buckets exactly (never shrinks). 0 or -ENOMEM. */
+static int hist_grow(struct osp_hist *h, size_t n)
+{
+	struct osp_bucket *bk;
+
+	if (n <= h->cap)
+		return 0;
+	bk = realloc(h->bk, n * sizeof(*bk));
+	if (!bk)
+		return -ENOMEM;
+	h->bk = bk;
+	h->cap = (uint32_t)n;
+	return 0;
+}
+
+int osp_hist_reserve(struct osp_hist *h, unsigned n)
+{
+	unsigned nb = OSP_HIST_NBUCKETS(h->res);
+
+	return hist_grow(h, n < nb ? n : nb);
 }
 
 int osp_hist_copy(struct osp_hist *dst, const struct osp_hist *src)
 {
-	int err = osp_hist_init(dst, src->res);
+	*dst = *src;
+	dst->bk = NULL;
+	dst->cap = 0;
+	if (hist_grow(dst, src->nbk)) {
+		memset(dst, 0, sizeof(*dst));
+		return -ENOMEM;
+	}
+	if (src->nbk)
+		memcpy(dst->bk, src->bk, src->nbk * sizeof(src->bk[0]));
+	return 0;
+}
+
+/* Position of the first held bucket whose index is >= @i. */
+static uint32_t hist_find(const struct osp_hist *h, unsigned i)
+{
+	uint32_t lo = 0, hi = h->nbk;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (h->bk[mid].idx < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+uint64_t osp_hist_bucket(const struct osp_hist *h, unsigned i)
+{
+	uint32_t k = hist_find(h, i);
+
+	return k < h->nbk && h->bk[k].idx == i ? h->bk[k].count : 0;
+}
+
+int osp_hist_bucket_set(struct osp_hist *h, unsigned i, uint64_t n)
+{
+	uint32_t k;
+
+	if (i >= OSP_HIST_NBUCKETS(h->res))
+		return -EINVAL;
+	k = hist_find(h, i);
+	if (k < h->nbk && h->bk[k].idx == i) {
+		if (n) {
+			h->bk[k].count = n;
+		} else {
+			memmove(&h->bk[k], &h->bk[k + 1], (h->nbk - k - 1) * sizeof(h->bk[0]));
+			h->nbk--;
+		}
+		return 0;
+	}
+	if (n == 0)
+		return 0;
+	/* Doubling keeps filling a histogram bucket by bucket linear. */
+	if (h->nbk == h->cap && osp_hist_reserve(h, h->cap ? 2u * h->cap : 1u))
+		return -ENOMEM;
+	memmove(&h->bk[k + 1], &h->bk[k], (h->nbk - k) * sizeof(h->bk[0]));
+	h->bk[k].idx = i;
+	h->bk[k].count = n;
+	h->nbk++;
+	return 0;
+}
+
+int osp_hist_record(struct osp_hist *h, uint64_t v_ns)
+{
+	unsigned i = osp_bucket_index(v_ns, h->res);
+	int err = osp_hist_bucket_set(h, i, osp_hist_bucket(h, i) + 1);
 
 	if (err)
 		return err;
-	memcpy(dst->buckets, src->buckets, src->nbuckets * sizeof(src->buckets[0]));
-	dst->count = src->count;
-	dst->sum = src->sum;
-	dst->min = src->min;
-	dst->max = src->max;
+	if (h->count == 0 || v_ns < h->min)
+		h->min = v_ns;
+	if (v_ns > h->max)
+		h->max = v_ns;
+	h->count++;
+	h->sum += v_ns;
 	return 0;
+}
+
+void osp_hist_to_dense(const struct osp_hist *h, uint64_t *out)
+{
+	memset(out, 0, OSP_HIST_NBUCKETS(h->res) * sizeof(*out));
+	for (uint32_t k = 0; k < h->nbk; k++)
+		out[h->bk[k].idx] = h->bk[k].count;
+}
+
+int osp_hist_from_dense(struct osp_hist *h, const uint64_t *in)
+{
+	unsigned nb = OSP_HIST_NBUCKETS(h->res), n = 0;
+
+	for (unsigned i = 0; i < nb; i++)
+		n += in[i] != 0;
+	if (n > h->cap) {
+		/* Exactly what is needed: no slack kept for later growth. */
+		struct osp_bucket *bk = malloc(n * sizeof(*bk));
+
+		if (!bk)
+			return -ENOMEM;
+		free(h->bk);
+		h->bk = bk;
+		h->cap = n;
+	}
+	h->nbk = 0;
+	for (unsigned i = 0; i < nb; i++) {
+		if (!in[i])
+			continue;
+		h->bk[h->nbk].idx = i;
+		h->bk[h->nbk].count = in[i];
+		h->nbk++;
+	}
+	return 0;
+}
+
+size_t osp_hist_bytes(const struct osp_hist *h)
+{
+	return (size_t)h->cap * sizeof(h->bk[0]);
+}
+
+/* Buckets of @dst and @src together, or SIZE_MAX when a common one would
+ * pass 2^64 - 1. */
+static size_t merged_size(const struct osp_hist *dst, const struct osp_hist *src)
+{
+	uint32_t i = 0, j = 0;
+	size_t n = 0;
+
+	while (i < dst->nbk || j < src->nbk) {
+		if (j == src->nbk || (i < dst->nbk && dst->bk[i].idx < src->bk[j].idx)) {
+			i++;
+		} else if (i == dst->nbk || src->bk[j].idx < dst->bk[i].idx) {
+			j++;
+		} else {
+			if (dst->bk[i].count > UINT64_MAX - src->bk[j].count)
+				return SIZE_MAX;
+			i++;
+			j++;
+		}
+		n++;
+	}
+	return n;
 }
 
 int osp_hist_merge(struct osp_hist *dst, const struct osp_hist *src)
 {
+	size_t n;
+	uint32_t i, j;
+
 	if (dst->res != src->res)
 		return -EINVAL;
-	if (src->count == 0 && osp_hist_bucket_total(src) == 0)
+	if (src->count == 0 && src->nbk == 0)
 		return 0;
-	for (unsigned i = 0; i < src->nbuckets; i++)
-		dst->buckets[i] += src->buckets[i];
+	n = merged_size(dst, src);
+	if (n == SIZE_MAX || dst->count > UINT64_MAX - src->count ||
+	    dst->sum > UINT64_MAX - src->sum)
+		return -EOVERFLOW;
+	if (hist_grow(dst, n))
+		return -ENOMEM;
+	/* Merge from the top down, in place: no element is overwritten
+	 * before it is read. */
+	i = dst->nbk;
+	j = src->nbk;
+	dst->nbk = (uint32_t)n;
+	for (size_t w = dst->nbk; w-- > 0;) {
+		if (j == 0 || (i > 0 && dst->bk[i - 1].idx > src->bk[j - 1].idx)) {
+			dst->bk[w] = dst->bk[--i];
+		} else if (i == 0 || src->bk[j - 1].idx > dst->bk[i - 1].idx) {
+			dst->bk[w] = src->bk[--j];
+		} else {
+			dst->bk[w].idx = dst->bk[--i].idx;
+			dst->bk[w].count = dst->bk[i].count + src->bk[--j].count;
+		}
+	}
 	if (src->count && (dst->count == 0 || src->min < dst->min))
 		dst->min = src->min;
 	if (src->max > dst->max)
@@ -86,14 +255,14 @@ int osp_hist_merge(struct osp_hist *dst, const struct osp_hist *src)
 }
 
 /*
- * Buckets read from a file may add up past 2^64 - 1; a wrapped total could
- * then equal count and pass the checksum. False on overflow.
+ * Buckets read from a file may add up past 2^64 - 1; saturated, their
+ * total would pass the checksum of a count of 2^64 - 1. False on overflow.
  */
 static bool bucket_sum(const struct osp_hist *h, uint64_t *total)
 {
 	*total = 0;
-	for (unsigned i = 0; i < h->nbuckets; i++)
-		if (__builtin_add_overflow(*total, h->buckets[i], total))
+	for (uint32_t k = 0; k < h->nbk; k++)
+		if (__builtin_add_overflow(*total, h->bk[k].count, total))
 			return false;
 	return true;
 }
@@ -114,16 +283,10 @@ bool osp_hist_checksum_ok(const struct osp_hist *h)
 
 bool osp_hist_range(const struct osp_hist *h, unsigned *lo, unsigned *hi)
 {
-	unsigned i, j;
-
-	for (i = 0; i < h->nbuckets && !h->buckets[i]; i++)
-		;
-	if (i == h->nbuckets)
+	if (h->nbk == 0)
 		return false;
-	for (j = h->nbuckets - 1; !h->buckets[j]; j--)
-		;
-	*lo = i;
-	*hi = j;
+	*lo = h->bk[0].idx;
+	*hi = h->bk[h->nbk - 1].idx;
 	return true;
 }
 
@@ -144,10 +307,11 @@ double osp_hist_percentile(const struct osp_hist *h, double p)
 	if (p > 100.0)
 		p = 100.0;
 	rank = p / 100.0 * (double)total;
-	for (unsigned i = 0; i < h->nbuckets; i++) {
-		double c = (double)h->buckets[i], lo, hi, frac;
+	for (uint32_t k = 0; k < h->nbk; k++) {
+		unsigned i = h->bk[k].idx;
+		double c = (double)h->bk[k].count, lo, hi, frac;
 
-		if (c == 0.0 || seen + c < rank) {
+		if (seen + c < rank) {
 			seen += c;
 			continue;
 		}
@@ -170,5 +334,6 @@ double osp_hist_percentile(const struct osp_hist *h, double p)
 			v = lo * pow(hi / lo, frac);
 		return v;
 	}
-	return h->count ? (double)h->max : osp_bucket_upper_ns(h->nbuckets - 1, h->res);
+	return h->count ? (double)h->max
+			: osp_bucket_upper_ns(OSP_HIST_NBUCKETS(h->res) - 1, h->res);
 }

@@ -155,17 +155,33 @@ int osp_op_add_counter(struct osp_op *op, const char *name, uint64_t value)
 	return 0;
 }
 
+/* Room for @n ops in @p, growing geometrically: 0 or -ENOMEM. */
+static int ops_reserve(struct osp_profile *p, size_t n)
+{
+	size_t cap = p->ops_cap > p->nops ? p->ops_cap : p->nops;
+	struct osp_op *ops;
+
+	if (n <= cap)
+		return 0;
+	if (n < 2 * cap)
+		n = 2 * cap;
+	if (n > SIZE_MAX / sizeof(*ops))
+		return -ENOMEM;
+	ops = realloc(p->ops, n * sizeof(*ops));
+	if (!ops)
+		return -ENOMEM;
+	p->ops = ops;
+	p->ops_cap = n;
+	return 0;
+}
+
 struct osp_op *osp_profile_add_op(struct osp_profile *p, const char *name,
 				  bool has_cpu)
 {
-	struct osp_op *ops = realloc(p->ops, (p->nops + 1) * sizeof(*ops));
-
-	if (!ops)
+	if (ops_reserve(p, p->nops + 1) ||
+	    osp_op_init(&p->ops[p->nops], name, p->res, has_cpu))
 		return NULL;
-	p->ops = ops;
-	if (osp_op_init(&ops[p->nops], name, p->res, has_cpu))
-		return NULL;
-	return &ops[p->nops++];
+	return &p->ops[p->nops++];
 }
 
 struct osp_op *osp_profile_find_op(const struct osp_profile *p,
@@ -268,6 +284,23 @@ char *osp_kv_text(const struct osp_kv *kv)
 	return text;
 }
 
+int osp_kv_print(FILE *out, const struct osp_kvlist *l,
+		 void (*esc)(FILE *out, const char *s))
+{
+	for (size_t i = 0; i < l->n; i++) {
+		char *v = osp_kv_text(&l->items[i]);
+
+		if (!v)
+			return -ENOMEM;
+		fputc(' ', out);
+		esc(out, l->items[i].key);
+		fputc('=', out);
+		esc(out, v);
+		free(v);
+	}
+	return 0;
+}
+
 void osp_kv_free(struct osp_kvlist *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
@@ -332,8 +365,73 @@ size_t osp_profile_check(const struct osp_profile *p, FILE *warn)
 	return bad;
 }
 
-int osp_profile_merge(struct osp_profile *dst, const struct osp_profile *src,
-		      char *err, size_t errlen)
+/* The position of counter @name in @op (through @ix when given), or
+ * SIZE_MAX. */
+static size_t counter_find(const struct osp_op *op,
+			   const struct osp_name_index *ix, const char *name)
+{
+	if (ix)
+		return osp_name_index_find(ix, name);
+	for (size_t k = 0; k < op->ncounters; k++)
+		if (strcmp(op->counters[k].name, name) == 0)
+			return k;
+	return SIZE_MAX;
+}
+
+/* Add @src's counters to @d's, by name, new ones appended: 0, -EOVERFLOW
+ * (a sum would pass 2^64 - 1), -ENOMEM. */
+static int counters_merge(struct osp_op *d, const struct osp_op *src)
+{
+	struct osp_name_index *ix = NULL;
+	int rc = 0;
+
+	/* A few counters (an IRQ line's events) need no index; a file's
+	 * thousands would make the pairwise search quadratic. */
+	if (d->ncounters * src->ncounters > 64) {
+		ix = osp_name_index_new(d->ncounters + src->ncounters);
+		for (size_t k = 0; !rc && ix && k < d->ncounters; k++)
+			if (osp_name_index_add(ix, d->counters[k].name, k) == -ENOMEM)
+				rc = -ENOMEM;
+		if (!ix)
+			rc = -ENOMEM;
+	}
+	for (size_t c = 0; !rc && c < src->ncounters; c++) {
+		const struct osp_counter *sc = &src->counters[c];
+		size_t k = counter_find(d, ix, sc->name);
+
+		if (k != SIZE_MAX) {
+			if (d->counters[k].value > UINT64_MAX - sc->value)
+				rc = -EOVERFLOW;
+			else
+				d->counters[k].value += sc->value;
+			continue;
+		}
+		rc = osp_op_add_counter(d, sc->name, sc->value);
+		k = d->ncounters - 1;
+		if (!rc && ix && osp_name_index_add(ix, d->counters[k].name, k) == -ENOMEM)
+			rc = -ENOMEM;
+	}
+	osp_name_index_free(ix);
+	return rc;
+}
+
+/* Add op @so into op @d of the same name: 0, -EOVERFLOW, -ENOMEM. */
+static int op_merge(struct osp_op *d, const struct osp_op *so)
+{
+	int rc = osp_hist_merge(&d->lat, &so->lat);
+
+	if (!rc && so->has_cpu && d->has_cpu)
+		rc = osp_hist_merge(&d->cpu, &so->cpu);
+	if (!rc)
+		rc = counters_merge(d, so);
+	return rc;
+}
+
+/* Everything that refuses a merge, checked before anything changes; the
+ * ops only @src has are added to @ix at the positions they will take. */
+static int merge_check(struct osp_profile *dst, const struct osp_profile *src,
+		       struct osp_name_index *ix, size_t *nnew, char *err,
+		       size_t errlen)
 {
 	if (dst->res != src->res) {
 		snprintf(err, errlen,
@@ -346,50 +444,70 @@ int osp_profile_merge(struct osp_profile *dst, const struct osp_profile *src,
 			 dst->unit ? dst->unit : "?", src->unit ? src->unit : "?");
 		return -EINVAL;
 	}
-	/* Check everything that can fail before changing anything. */
-	for (size_t i = 0; i < src->nops; i++) {
-		const struct osp_op *so = &src->ops[i];
-		struct osp_op *d = osp_profile_find_op(dst, so->name);
-
-		if (d && so->has_cpu && d->has_cpu && d->cpu.res != so->cpu.res) {
-			snprintf(err, errlen, "op %s: cpu resolutions differ",
-				 so->name);
-			return -EINVAL;
-		}
+	if (dst->elapsed_ns > UINT64_MAX - src->elapsed_ns) {
+		snprintf(err, errlen, "elapsed times add up to more than 2^64 - 1 ns");
+		return -EOVERFLOW;
 	}
+	*nnew = 0;
 	for (size_t i = 0; i < src->nops; i++) {
 		const struct osp_op *so = &src->ops[i];
-		struct osp_op *d = osp_profile_find_op(dst, so->name);
+		size_t pos = osp_name_index_find(ix, so->name);
+		const struct osp_op *d;
 
-		if (!d) {
-			struct osp_op *ops = realloc(dst->ops, (dst->nops + 1) * sizeof(*ops));
-
-			if (!ops || osp_op_copy(&ops[dst->nops], so)) {
-				if (ops)
-					dst->ops = ops;
+		if (pos == SIZE_MAX) {
+			if (osp_name_index_add(ix, so->name, dst->nops + *nnew)) {
 				snprintf(err, errlen, "out of memory");
 				return -ENOMEM;
 			}
-			dst->ops = ops;
-			dst->nops++;
+			++*nnew;
 			continue;
 		}
-		osp_hist_merge(&d->lat, &so->lat);
-		if (so->has_cpu && d->has_cpu)
-			osp_hist_merge(&d->cpu, &so->cpu);
-		for (size_t c = 0; c < so->ncounters; c++) {
-			size_t k;
-
-			for (k = 0; k < d->ncounters; k++)
-				if (strcmp(d->counters[k].name, so->counters[c].name) == 0)
-					break;
-			if (k < d->ncounters)
-				d->counters[k].value += so->counters[c].value;
-			else if (osp_op_add_counter(d, so->counters[c].name,
-						    so->counters[c].value))
-				return -ENOMEM;
+		if (pos >= dst->nops)
+			continue; /* a name @src repeats: merged into its first */
+		d = &dst->ops[pos];
+		if (so->has_cpu && d->has_cpu && d->cpu.res != so->cpu.res) {
+			snprintf(err, errlen, "op %s: cpu resolutions differ", so->name);
+			return -EINVAL;
 		}
 	}
-	dst->elapsed_ns += src->elapsed_ns;
 	return 0;
+}
+
+int osp_profile_merge(struct osp_profile *dst, const struct osp_profile *src,
+		      char *err, size_t errlen)
+{
+	struct osp_name_index *ix = osp_name_index_ops(dst->ops, dst->nops);
+	size_t nnew;
+	int rc;
+
+	if (!ix) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	rc = merge_check(dst, src, ix, &nnew, err, errlen);
+	if (!rc && ops_reserve(dst, dst->nops + nnew)) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+	}
+	/* Room is reserved: the ops do not move from here on. */
+	for (size_t i = 0; !rc && i < src->nops; i++) {
+		const struct osp_op *so = &src->ops[i];
+		size_t pos = osp_name_index_find(ix, so->name);
+
+		if (pos == dst->nops) {
+			rc = osp_op_copy(&dst->ops[pos], so);
+			if (!rc)
+				dst->nops++;
+		} else {
+			rc = op_merge(&dst->ops[pos], so);
+		}
+		if (rc == -EOVERFLOW)
+			snprintf(err, errlen, "op %s: counts would pass 2^64 - 1", so->name);
+		else if (rc)
+			snprintf(err, errlen, "op %s: out of memory", so->name);
+	}
+	if (!rc)
+		dst->elapsed_ns += src->elapsed_ns;
+	osp_name_index_free(ix);
+	return rc;
 }

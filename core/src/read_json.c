@@ -1,419 +1,341 @@
 // SPDX-License-Identifier: MIT
 /*
- * The JSON reader of profiles, on json-c. It validates everything it
- * takes -- types, ranges, bucket indices against the resolution, ascending
- * unique buckets, unique operation names -- and fails with one line that
- * names the offending key path. Unknown top-level keys are ignored (the
- * format's forward compatibility); unknown keys of an operation are kept in
- * its attrs so they round-trip.
+ * The JSON reader of profiles. It validates everything it takes -- types,
+ * ranges, bucket indices against the resolution, ascending unique buckets,
+ * unique operation names, min <= max, counts that fit 64 bits, no NUL
+ * character in any string it keeps -- and fails with one line that names
+ * the offending key path. Unknown top-level keys are ignored (the format's
+ * forward compatibility); unknown keys of an operation are kept in its
+ * attrs so they round-trip.
+ *
+ * Its time and memory are linear in the text: json_scan.c validates the
+ * whole text first and walks the document; the operations
+ * (read_json_op.c) and numbers are read from the text itself, json-c
+ * builds only small trees (a header value, an unknown key's value); names
+ * are matched through a hash index; a histogram holds only its non-empty
+ * buckets. This file reads the document: its header and timeline.
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <json-c/json.h>
 
 #include "osprof/format.h"
+#include "osprof/parse.h"
+#include "read_json.h"
 
-struct rd {
-	char *err;
-	size_t errlen;
-	unsigned res;
-};
-
-__attribute__((format(printf, 3, 4)))
-static int fail(struct rd *rd, const char *path, const char *fmt, ...)
+/* Append @key = @json to @l, whose keys are known to be new: no search,
+ * so an object of many keys reads in linear time. */
+static int kv_append(struct osp_kvlist *l, const char *key, const char *json)
 {
-	va_list ap;
-	int n = snprintf(rd->err, rd->errlen, "%s%s", path, *path ? ": " : "");
+	struct osp_kv *kv = &l->items[l->n];
 
-	va_start(ap, fmt);
-	if (n >= 0 && (size_t)n < rd->errlen)
-		vsnprintf(rd->err + n, rd->errlen - (size_t)n, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-/* Build a key path for messages; truncation only shortens a message. */
-__attribute__((format(printf, 3, 4)))
-static void subpath(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
-
-static int get_u64(struct rd *rd, const char *path, struct json_object *o,
-		   uint64_t *out)
-{
-	if (!json_object_is_type(o, json_type_int))
-		return fail(rd, path, "must be an unsigned integer");
-	if (json_object_get_int64(o) < 0)
-		return fail(rd, path, "must not be negative");
-	*out = json_object_get_uint64(o);
-	return 0;
-}
-
-/*
- * json-c keeps a \u0000 inside a string; our C strings would end there, so
- * "a\u0000b" would silently read as "a" (and "\u0000" as an empty name).
- */
-static bool has_nul(struct json_object *o)
-{
-	return strlen(json_object_get_string(o)) !=
-	       (size_t)json_object_get_string_len(o);
-}
-
-static int get_str(struct rd *rd, const char *path, struct json_object *o,
-		   char **out)
-{
-	if (!json_object_is_type(o, json_type_string))
-		return fail(rd, path, "must be a string");
-	if (has_nul(o))
-		return fail(rd, path, "must not contain \\u0000");
-	return osp_str_set(out, json_object_get_string(o)) ? fail(rd, path, "out of memory") : 0;
-}
-
-/* Optional member @key of @obj as u64 (left unchanged when absent). */
-static int opt_u64(struct rd *rd, const char *path, struct json_object *obj,
-		   const char *key, uint64_t *out)
-{
-	struct json_object *v;
-	char p[256];
-
-	if (!json_object_object_get_ex(obj, key, &v))
-		return 0;
-	subpath(p, sizeof(p), "%s%s%s", path, *path ? "." : "", key);
-	return get_u64(rd, p, v, out);
-}
-
-static int read_buckets(struct rd *rd, const char *path, struct json_object *arr,
-			struct osp_hist *h)
-{
-	size_t n;
-	long last = -1;
-
-	if (!json_object_is_type(arr, json_type_array))
-		return fail(rd, path, "must be an array of [index, count] pairs");
-	n = json_object_array_length(arr);
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *pair = json_object_array_get_idx(arr, i);
-		uint64_t idx, cnt;
-		char p[256];
-		int err;
-
-		subpath(p, sizeof(p), "%s[%zu]", path, i);
-		if (!json_object_is_type(pair, json_type_array) ||
-		    json_object_array_length(pair) != 2)
-			return fail(rd, p, "must be an [index, count] pair");
-		err = get_u64(rd, p, json_object_array_get_idx(pair, 0), &idx);
-		if (!err)
-			err = get_u64(rd, p, json_object_array_get_idx(pair, 1), &cnt);
-		if (err)
-			return err;
-		if (idx >= h->nbuckets)
-			return fail(rd, p, "index %llu out of range for resolution %u (0..%u)",
-				    (unsigned long long)idx, h->res, h->nbuckets - 1);
-		if ((long)idx <= last)
-			return fail(rd, p, "indices must ascend without repeats");
-		last = (long)idx;
-		h->buckets[idx] = cnt;
+	kv->key = strdup(key);
+	kv->json = strdup(json);
+	if (!kv->key || !kv->json) {
+		free(kv->key);
+		free(kv->json);
+		return -ENOMEM;
 	}
+	l->n++;
 	return 0;
 }
 
-static int read_hist(struct rd *rd, const char *path, struct json_object *obj,
-		     struct osp_hist *h)
+static int read_kv(struct rd *rd, const char *path, const struct js_span *v,
+		   struct osp_kvlist *l)
 {
-	struct json_object *b;
-	char p[256];
-	int err;
+	struct json_object *obj;
+	int err = osp_rj_parse(rd, path, v, &obj);
 
-	if (!json_object_is_type(obj, json_type_object))
-		return fail(rd, path, "must be an object");
-	err = opt_u64(rd, path, obj, "count", &h->count);
-	if (!err)
-		err = opt_u64(rd, path, obj, "sum", &h->sum);
-	if (!err)
-		err = opt_u64(rd, path, obj, "min", &h->min);
-	if (!err)
-		err = opt_u64(rd, path, obj, "max", &h->max);
-	if (err)
-		return err;
-	subpath(p, sizeof(p), "%s%sbuckets", path, *path ? "." : "");
-	if (!json_object_object_get_ex(obj, "buckets", &b))
-		return fail(rd, p, "missing");
-	return read_buckets(rd, p, b, h);
-}
-
-static bool is_op_key(const char *k)
-{
-	static const char *const known[] = { "name", "count", "sum", "min", "max",
-					     "buckets", "cpu", "counters" };
-
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (strcmp(k, known[i]) == 0)
-			return true;
-	return false;
-}
-
-static int read_op_extras(struct rd *rd, const char *path,
-			  struct json_object *obj, struct osp_op *op)
-{
-	struct json_object *c;
-
-	if (json_object_object_get_ex(obj, "counters", &c)) {
-		char p[256];
-
-		subpath(p, sizeof(p), "%s.counters", path);
-		if (!json_object_is_type(c, json_type_object))
-			return fail(rd, p, "must be an object");
-		json_object_object_foreach(c, key, val) {
-			char q[320];
-			uint64_t v;
-			int err;
-
-			subpath(q, sizeof(q), "%s.%s", p, key);
-			err = get_u64(rd, q, val, &v);
-			if (err)
-				return err;
-			if (osp_op_add_counter(op, key, v))
-				return fail(rd, q, "out of memory");
+	if (!err && !json_object_is_type(obj, json_type_object))
+		err = osp_rj_fail(rd, path, "must be an object");
+	if (!err && v->nul)
+		err = osp_rj_fail(rd, path, "a key or string holds a NUL character (\\u0000)");
+	if (!err) {
+		/* json-c's keys are unique: room for all at once. */
+		l->items = calloc((size_t)json_object_object_length(obj) + 1,
+				  sizeof(*l->items));
+		if (!l->items)
+			err = osp_rj_fail(rd, path, "out of memory");
+	}
+	if (!err) {
+		json_object_object_foreach(obj, key, val) {
+			if (kv_append(l, key, osp_rj_json_text(val))) {
+				err = osp_rj_fail(rd, path, "out of memory");
+				break;
+			}
 		}
 	}
-	json_object_object_foreach(obj, key, val) {
-		if (is_op_key(key))
-			continue;
-		if (osp_kv_set_json(&op->attrs, key,
-				    json_object_to_json_string_ext(val, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)))
-			return fail(rd, path, "out of memory");
-	}
-	return 0;
-}
-
-static int read_op(struct rd *rd, const char *path, struct json_object *obj,
-		   struct osp_op *op)
-{
-	struct json_object *name, *cpu;
-	bool has_cpu;
-	char p[256];
-	int err;
-
-	if (!json_object_is_type(obj, json_type_object))
-		return fail(rd, path, "must be an object");
-	subpath(p, sizeof(p), "%s.name", path);
-	if (!json_object_object_get_ex(obj, "name", &name))
-		return fail(rd, p, "missing");
-	if (!json_object_is_type(name, json_type_string) ||
-	    json_object_get_string_len(name) == 0)
-		return fail(rd, p, "must be a non-empty string");
-	if (has_nul(name))
-		return fail(rd, p, "must not contain \\u0000");
-	has_cpu = json_object_object_get_ex(obj, "cpu", &cpu);
-	if (osp_op_init(op, json_object_get_string(name), rd->res, has_cpu))
-		return fail(rd, path, "out of memory");
-	err = read_hist(rd, path, obj, &op->lat);
-	if (!err && has_cpu) {
-		subpath(p, sizeof(p), "%s.cpu", path);
-		err = read_hist(rd, p, cpu, &op->cpu);
-	}
-	if (!err)
-		err = read_op_extras(rd, path, obj, op);
+	json_object_put(obj);
 	return err;
 }
 
-static int read_ops(struct rd *rd, const char *path, struct json_object *arr,
-		    struct osp_op **ops_out, size_t *n_out)
+static int read_snapshot(struct rd *rd, const char *path, const struct js_span *v,
+			 struct osp_snapshot *s)
 {
-	size_t n;
-	struct osp_op *ops;
+	struct js_span k, m, ops = { 0 };
+	struct js_iter it;
+	bool has_ops = false;
+	char key[16], p[96];
+	int err = 0;
 
-	if (!json_object_is_type(arr, json_type_array))
-		return fail(rd, path, "must be an array");
-	n = json_object_array_length(arr);
-	ops = calloc(n ? n : 1, sizeof(*ops));
-	if (!ops)
-		return fail(rd, path, "out of memory");
-	*ops_out = ops;
-	*n_out = 0;
-	for (size_t i = 0; i < n; i++) {
-		char p[256];
-		int err;
-
-		subpath(p, sizeof(p), "%s[%zu]", path, i);
-		err = read_op(rd, p, json_object_array_get_idx(arr, i), &ops[i]);
-		*n_out = i + 1; /* the caller frees what was (partly) built */
-		if (err)
-			return err;
-		for (size_t j = 0; j < i; j++)
-			if (strcmp(ops[j].name, ops[i].name) == 0)
-				return fail(rd, p, "duplicate operation name \"%s\"",
-					    ops[i].name);
+	if (js_open(&rd->js, v, '{', &it))
+		return osp_rj_fail(rd, path, "must be an object");
+	while (!err && js_next(&rd->js, &it, &k, &m) == 1) {
+		err = osp_rj_key(rd, path, &k, key, sizeof(key));
+		if (!err && strcmp(key, "t_ns") == 0) {
+			err = osp_rj_u64(rd, path, "t_ns", &m, &s->t_ns);
+		} else if (!err && strcmp(key, "ops") == 0) {
+			ops = m;
+			has_ops = true;
+		}
 	}
-	return 0;
-}
-
-static int read_kv(struct rd *rd, const char *path, struct json_object *obj,
-		   struct osp_kvlist *l)
-{
-	if (!json_object_is_type(obj, json_type_object))
-		return fail(rd, path, "must be an object");
-	json_object_object_foreach(obj, key, val) {
-		if (osp_kv_set_json(l, key,
-				    json_object_to_json_string_ext(val, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)))
-			return fail(rd, path, "out of memory");
-	}
-	return 0;
-}
-
-static int read_timeline(struct rd *rd, struct json_object *tl,
-			 struct osp_profile *p)
-{
-	struct json_object *snaps;
-	size_t n;
-	int err;
-
-	if (!json_object_is_type(tl, json_type_object))
-		return fail(rd, "timeline", "must be an object");
-	err = opt_u64(rd, "timeline", tl, "interval_ns", &p->tl_interval_ns);
-	if (!err)
-		err = opt_u64(rd, "timeline", tl, "dropped", &p->tl_dropped);
 	if (err)
 		return err;
-	if (!json_object_object_get_ex(tl, "snapshots", &snaps))
-		return fail(rd, "timeline.snapshots", "missing");
-	if (!json_object_is_type(snaps, json_type_array))
-		return fail(rd, "timeline.snapshots", "must be an array");
-	n = json_object_array_length(snaps);
+	if (!has_ops)
+		return osp_rj_fail(rd, path, "ops missing");
+	osp_rj_subpath(p, sizeof(p), "%s.ops", path);
+	return osp_rj_read_ops(rd, p, &ops, &s->ops, &s->nops);
+}
+
+static int read_timeline(struct rd *rd, const struct js_span *tl,
+			 struct osp_profile *p)
+{
+	struct js_span k, m, snaps = { 0 };
+	struct js_iter it;
+	bool has_snaps = false;
+	char key[16];
+	size_t n;
+	int err = 0;
+
+	if (js_open(&rd->js, tl, '{', &it))
+		return osp_rj_fail(rd, "timeline", "must be an object");
+	while (!err && js_next(&rd->js, &it, &k, &m) == 1) {
+		err = osp_rj_key(rd, "timeline", &k, key, sizeof(key));
+		if (!err && strcmp(key, "interval_ns") == 0)
+			err = osp_rj_u64(rd, "timeline", "interval_ns", &m, &p->tl_interval_ns);
+		else if (!err && strcmp(key, "dropped") == 0)
+			err = osp_rj_u64(rd, "timeline", "dropped", &m, &p->tl_dropped);
+		else if (!err && strcmp(key, "snapshots") == 0)
+			snaps = m, has_snaps = true;
+	}
+	if (err)
+		return err;
+	if (!has_snaps)
+		return osp_rj_fail(rd, "timeline.snapshots", "missing");
+	n = osp_rj_count(rd, &snaps, '[');
+	if (js_open(&rd->js, &snaps, '[', &it))
+		return osp_rj_fail(rd, "timeline.snapshots", "must be an array");
 	p->snaps = calloc(n ? n : 1, sizeof(*p->snaps));
 	if (!p->snaps)
-		return fail(rd, "timeline", "out of memory");
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *s = json_object_array_get_idx(snaps, i), *ops;
+		return osp_rj_fail(rd, "timeline", "out of memory");
+	for (size_t i = 0; !err && js_next(&rd->js, &it, NULL, &m) == 1; i++) {
 		char path[64];
 
-		subpath(path, sizeof(path), "timeline.snapshots[%zu]", i);
-		if (!json_object_is_type(s, json_type_object))
-			return fail(rd, path, "must be an object");
-		p->nsnaps = i + 1;
-		err = opt_u64(rd, path, s, "t_ns", &p->snaps[i].t_ns);
-		if (err)
-			return err;
-		if (!json_object_object_get_ex(s, "ops", &ops))
-			return fail(rd, path, "ops missing");
-		strncat(path, ".ops", sizeof(path) - strlen(path) - 1);
-		err = read_ops(rd, path, ops, &p->snaps[i].ops, &p->snaps[i].nops);
-		if (err)
-			return err;
+		osp_rj_subpath(path, sizeof(path), "timeline.snapshots[%zu]", i);
+		p->nsnaps = i + 1; /* the caller frees what was (partly) built */
+		err = read_snapshot(rd, path, &m, &p->snaps[i]);
+		/* Ends of consecutive intervals: time does not go back. */
+		if (!err && i && p->snaps[i].t_ns < p->snaps[i - 1].t_ns)
+			err = osp_rj_fail(rd, path, "t_ns: %llu is before the previous snapshot's %llu",
+					  (unsigned long long)p->snaps[i].t_ns,
+					  (unsigned long long)p->snaps[i - 1].t_ns);
 	}
+	return err;
+}
+
+/* The top-level keys the format knows; the last of repeated keys counts. */
+enum root_key {
+	RK_FORMAT, RK_VERSION, RK_RESOLUTION, RK_LAYER, RK_HOST, RK_UNIT,
+	RK_SOURCE, RK_OPTIONS, RK_CLOCK, RK_START, RK_ELAPSED, RK_OPS,
+	RK_TIMELINE, RK__COUNT
+};
+
+static const char *const root_keys[] = {
+	[RK_FORMAT] = "format", [RK_VERSION] = "version",
+	[RK_RESOLUTION] = "resolution", [RK_LAYER] = "layer", [RK_HOST] = "host",
+	[RK_UNIT] = "unit", [RK_SOURCE] = "source", [RK_OPTIONS] = "options",
+	[RK_CLOCK] = "clock", [RK_START] = "start_unix_ns",
+	[RK_ELAPSED] = "elapsed_ns", [RK_OPS] = "ops", [RK_TIMELINE] = "timeline",
+};
+_Static_assert(sizeof(root_keys) / sizeof(root_keys[0]) == RK__COUNT,
+	       "a name for every top-level key");
+
+struct root {
+	bool has[RK__COUNT];
+	struct js_span v[RK__COUNT];
+	struct json_object *obj[RK__COUNT]; /* parsed on demand */
+};
+
+static int collect_root(struct rd *rd, const struct js_span *doc, struct root *r)
+{
+	struct js_span k, v;
+	struct js_iter it;
+	char key[32];
+	unsigned i;
+
+	if (js_open(&rd->js, doc, '{', &it))
+		return osp_rj_fail(rd, "", "a profile must be a JSON object");
+	while (js_next(&rd->js, &it, &k, &v) == 1) {
+		if (osp_rj_key(rd, "", &k, key, sizeof(key)))
+			return -EINVAL;
+		if (osp_parse_name(key, root_keys, RK__COUNT, &i) == 0) {
+			r->has[i] = true;
+			r->v[i] = v;
+		}
+	}
+	return 0;
+}
+
+/* The tree of top-level member @k, NULL when absent: 0 or -EINVAL. */
+static int root_get(struct rd *rd, struct root *r, enum root_key k,
+		    struct json_object **out)
+{
+	*out = NULL;
+	if (!r->has[k])
+		return 0;
+	if (!r->obj[k] && osp_rj_parse(rd, root_keys[k], &r->v[k], &r->obj[k]))
+		return -EINVAL;
+	*out = r->obj[k];
 	return 0;
 }
 
 /* Is it an osprof profile, of a version this reader understands? */
-static int check_format(struct rd *rd, struct json_object *root)
+static int check_format(struct rd *rd, struct root *r)
 {
 	struct json_object *v;
 	int64_t version;
 
-	if (!json_object_object_get_ex(root, "format", &v) ||
-	    !json_object_is_type(v, json_type_string) ||
-	    strcmp(json_object_get_string(v), "osprof") != 0)
-		return fail(rd, "format", "not an osprof profile (expected \"format\": \"osprof\")");
-	if (!json_object_object_get_ex(root, "version", &v) ||
-	    !json_object_is_type(v, json_type_int))
-		return fail(rd, "version", "missing or not an integer");
+	if (root_get(rd, r, RK_FORMAT, &v))
+		return -EINVAL;
+	if (!json_object_is_type(v, json_type_string) ||
+	    strcmp(json_object_get_string(v), "osprof") != 0 || r->v[RK_FORMAT].nul)
+		return osp_rj_fail(rd, "format", "not an osprof profile (expected \"format\": \"osprof\")");
+	if (root_get(rd, r, RK_VERSION, &v))
+		return -EINVAL;
+	if (!json_object_is_type(v, json_type_int))
+		return osp_rj_fail(rd, "version", "missing or not an integer");
 	version = json_object_get_int64(v);
 	if (version < 1)
-		return fail(rd, "version", "%lld is not a valid version", (long long)version);
+		return osp_rj_fail(rd, "version", "%lld is not a valid version", (long long)version);
 	if (version > OSP_FORMAT_VERSION)
-		return fail(rd, "version",
-			    "profile format version %lld is newer than this reader (%d); upgrade osprof",
-			    (long long)version, OSP_FORMAT_VERSION);
+		return osp_rj_fail(rd, "version",
+				   "profile format version %lld is newer than this reader (%d); upgrade osprof",
+				   (long long)version, OSP_FORMAT_VERSION);
 	return 0;
 }
 
-static int read_header(struct rd *rd, struct json_object *root,
-		       struct osp_profile *p)
+static int read_clock(struct rd *rd, const struct js_span *v,
+		      struct osp_profile *p)
 {
-	struct json_object *v;
+	struct js_span k, m;
+	struct js_iter it;
+	char key[16];
 	int err = 0;
 
-	if (!json_object_object_get_ex(root, "layer", &v))
-		return fail(rd, "layer", "missing");
-	err = get_str(rd, "layer", v, &p->layer);
-	if (!err && json_object_object_get_ex(root, "host", &v))
-		err = get_str(rd, "host", v, &p->host);
-	if (!err && json_object_object_get_ex(root, "unit", &v))
-		err = get_str(rd, "unit", v, &p->unit);
-	if (!err && json_object_object_get_ex(root, "source", &v))
-		err = read_kv(rd, "source", v, &p->source);
-	if (!err && json_object_object_get_ex(root, "options", &v))
-		err = read_kv(rd, "options", v, &p->options);
-	if (!err)
-		err = opt_u64(rd, "", root, "start_unix_ns", &p->start_unix_ns);
-	if (!err)
-		err = opt_u64(rd, "", root, "elapsed_ns", &p->elapsed_ns);
-	if (!err && json_object_object_get_ex(root, "clock", &v)) {
-		struct json_object *c;
+	if (js_open(&rd->js, v, '{', &it))
+		return osp_rj_fail(rd, "clock", "must be an object");
+	while (!err && js_next(&rd->js, &it, &k, &m) == 1) {
+		struct json_object *o;
+		double rate;
 
-		if (!json_object_is_type(v, json_type_object))
-			return fail(rd, "clock", "must be an object");
-		if (json_object_object_get_ex(v, "source", &c))
-			err = get_str(rd, "clock.source", c, &p->clock_source);
-		if (!err && json_object_object_get_ex(v, "cycles_per_ns", &c)) {
-			if (!json_object_is_type(c, json_type_double) &&
-			    !json_object_is_type(c, json_type_int))
-				return fail(rd, "clock.cycles_per_ns", "must be a number");
-			p->cycles_per_ns = json_object_get_double(c);
-			/* json-c takes 1e999 and Infinity; the writer cannot write them. */
-			if (!isfinite(p->cycles_per_ns) || p->cycles_per_ns < 0)
-				return fail(rd, "clock.cycles_per_ns",
-					    "must be a finite number >= 0");
+		err = osp_rj_key(rd, "clock", &k, key, sizeof(key));
+		if (!err && strcmp(key, "source") == 0) {
+			free(p->clock_source);
+			err = osp_rj_str(rd, "clock", "source", &m, false, &p->clock_source);
 		}
+		if (err || strcmp(key, "cycles_per_ns") != 0)
+			continue;
+		err = osp_rj_parse(rd, "clock.cycles_per_ns", &m, &o);
+		if (!err && !json_object_is_type(o, json_type_double) &&
+		    !json_object_is_type(o, json_type_int))
+			err = osp_rj_fail(rd, "clock.cycles_per_ns", "must be a number");
+		rate = err ? 0.0 : json_object_get_double(o);
+		json_object_put(o);
+		/* Every cycle count is divided by it. */
+		if (!err && (!isfinite(rate) || rate <= 0.0))
+			err = osp_rj_fail(rd, "clock.cycles_per_ns", "%g is not a positive finite rate",
+					  rate);
+		if (!err)
+			p->cycles_per_ns = rate;
 	}
 	return err;
 }
 
-static struct osp_profile *parse_root(struct rd *rd, struct json_object *root)
+static int read_header(struct rd *rd, struct root *r, struct osp_profile *p)
+{
+	static const enum root_key strs[] = { RK_LAYER, RK_HOST, RK_UNIT };
+	static const enum root_key nums[] = { RK_START, RK_ELAPSED };
+	char **sfield[] = { &p->layer, &p->host, &p->unit };
+	uint64_t *nfield[] = { &p->start_unix_ns, &p->elapsed_ns };
+	int err = 0;
+
+	if (!r->has[RK_LAYER])
+		return osp_rj_fail(rd, "layer", "missing");
+	for (size_t i = 0; !err && i < 3; i++) {
+		if (!r->has[strs[i]])
+			continue;
+		free(*sfield[i]);
+		err = osp_rj_str(rd, "", root_keys[strs[i]], &r->v[strs[i]], false, sfield[i]);
+	}
+	if (!err && r->has[RK_SOURCE])
+		err = read_kv(rd, "source", &r->v[RK_SOURCE], &p->source);
+	if (!err && r->has[RK_OPTIONS])
+		err = read_kv(rd, "options", &r->v[RK_OPTIONS], &p->options);
+	for (size_t i = 0; !err && i < 2; i++)
+		if (r->has[nums[i]])
+			err = osp_rj_u64(rd, "", root_keys[nums[i]], &r->v[nums[i]], nfield[i]);
+	if (!err && r->has[RK_CLOCK])
+		err = read_clock(rd, &r->v[RK_CLOCK], p);
+	return err;
+}
+
+static int read_resolution(struct rd *rd, struct root *r)
 {
 	struct json_object *v;
-	struct osp_profile *p;
 	int64_t res;
-	int err;
 
-	if (!json_object_is_type(root, json_type_object)) {
-		fail(rd, "", "a profile must be a JSON object");
-		return NULL;
-	}
-	if (check_format(rd, root))
-		return NULL;
-	if (!json_object_object_get_ex(root, "resolution", &v) ||
-	    !json_object_is_type(v, json_type_int)) {
-		fail(rd, "resolution", "missing or not an integer");
-		return NULL;
-	}
+	if (root_get(rd, r, RK_RESOLUTION, &v))
+		return -EINVAL;
+	if (!json_object_is_type(v, json_type_int))
+		return osp_rj_fail(rd, "resolution", "missing or not an integer");
 	res = json_object_get_int64(v);
-	if (res != 1 && res != 2 && res != 4 && res != 8) {
-		fail(rd, "resolution", "%lld is not one of 1, 2, 4, 8", (long long)res);
-		return NULL;
-	}
+	if (res != 1 && res != 2 && res != 4 && res != 8)
+		return osp_rj_fail(rd, "resolution", "%lld is not one of 1, 2, 4, 8", (long long)res);
 	rd->res = (unsigned)res;
-	p = osp_profile_new(NULL, rd->res);
-	if (!p) {
-		fail(rd, "", "out of memory");
-		return NULL;
-	}
-	err = read_header(rd, root, p);
-	if (!err && !json_object_object_get_ex(root, "ops", &v))
-		err = fail(rd, "ops", "missing");
+	return 0;
+}
+
+static struct osp_profile *parse_root(struct rd *rd, const struct js_span *doc)
+{
+	struct root r = { 0 };
+	struct osp_profile *p = NULL;
+	int err = collect_root(rd, doc, &r);
+
 	if (!err)
-		err = read_ops(rd, "ops", v, &p->ops, &p->nops);
-	if (!err && json_object_object_get_ex(root, "timeline", &v))
-		err = read_timeline(rd, v, p);
+		err = check_format(rd, &r);
+	if (!err)
+		err = read_resolution(rd, &r);
+	if (!err) {
+		p = osp_profile_new(NULL, rd->res);
+		if (!p)
+			err = osp_rj_fail(rd, "", "out of memory");
+	}
+	if (!err)
+		err = read_header(rd, &r, p);
+	if (!err && !r.has[RK_OPS])
+		err = osp_rj_fail(rd, "ops", "missing");
+	if (!err) {
+		err = osp_rj_read_ops(rd, "ops", &r.v[RK_OPS], &p->ops, &p->nops);
+		p->ops_cap = p->nops;
+	}
+	if (!err && r.has[RK_TIMELINE])
+		err = read_timeline(rd, &r.v[RK_TIMELINE], p);
+	for (size_t i = 0; i < RK__COUNT; i++)
+		json_object_put(r.obj[i]);
 	if (err) {
 		osp_profile_free(p);
 		return NULL;
@@ -424,81 +346,84 @@ static struct osp_profile *parse_root(struct rd *rd, struct json_object *root)
 struct osp_profile *osp_read_json(const char *text, size_t len, char *err,
 				  size_t errlen)
 {
-	struct rd rd = { .err = err, .errlen = errlen };
-	struct json_tokener *tok;
-	struct json_object *root;
-	struct osp_profile *p = NULL;
-	enum json_tokener_error jerr;
+	struct rd rd = { .err = err, .errlen = errlen,
+			 .js = { .s = text, .len = len, .err = err, .errlen = errlen } };
+	struct osp_profile *p;
+	struct js_span doc;
 
 	if (len > INT32_MAX) {
-		fail(&rd, "", "input too large");
-		return NULL;
-	}
-	tok = json_tokener_new();
-	if (!tok) {
-		fail(&rd, "", "out of memory");
+		osp_rj_fail(&rd, "", "input too large");
 		return NULL;
 	}
 	/* Standard JSON only: no comments, single quotes or invalid UTF-8. */
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-	root = json_tokener_parse_ex(tok, text, (int)len);
-	jerr = json_tokener_get_error(tok);
-	if (jerr == json_tokener_continue) {
-		fail(&rd, "", "truncated JSON (input ends after %zu bytes)", len);
-	} else if (jerr != json_tokener_success) {
-		fail(&rd, "", "invalid JSON at byte %zu: %s",
-		     json_tokener_get_parse_end(tok), json_tokener_error_desc(jerr));
-	} else {
-		/* Strict mode has already refused anything after the object. */
-		p = parse_root(&rd, root);
+	if (js_check(&rd.js, &doc))
+		return NULL;
+	rd.tok = json_tokener_new();
+	if (!rd.tok) {
+		osp_rj_fail(&rd, "", "out of memory");
+		return NULL;
 	}
-	json_object_put(root);
-	json_tokener_free(tok);
+	json_tokener_set_flags(rd.tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	p = parse_root(&rd, &doc);
+	json_tokener_free(rd.tok);
 	return p;
+}
+
+/* The whole of @f into *@buf: 0, or -errno. */
+static int read_all(FILE *f, char **buf, size_t *len)
+{
+	struct stat st;
+	size_t cap = 0;
+
+	*buf = NULL;
+	*len = 0;
+	/* A regular file's size is known: one buffer, no copies while it grows
+	 * (the extra byte lets fread see the end without growing). */
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size < SIZE_MAX / 2)
+		cap = (size_t)st.st_size + 1;
+	for (;;) {
+		size_t n;
+
+		if (*len == cap || !*buf) {
+			size_t ncap = *len < cap ? cap : cap ? cap * 2 : 65536;
+			char *nb = realloc(*buf, ncap);
+
+			if (!nb)
+				return -ENOMEM;
+			*buf = nb;
+			cap = ncap;
+		}
+		n = fread(*buf + *len, 1, cap - *len, f);
+		*len += n;
+		if (n == 0)
+			return ferror(f) ? -EIO : 0;
+	}
 }
 
 struct osp_profile *osp_read_json_file(const char *path, char *err,
 				       size_t errlen)
 {
 	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	struct osp_profile *p;
+	struct osp_profile *p = NULL;
+	char *buf;
+	size_t len;
+	int rc;
 
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
-	for (;;) {
-		size_t n;
-
-		if (cap - len < 65536) {
-			char *nb = realloc(buf, cap ? cap * 2 : 65536);
-
-			if (!nb) {
-				snprintf(err, errlen, "%s: out of memory", path);
-				goto fail;
-			}
-			buf = nb;
-			cap = cap ? cap * 2 : 65536;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f)) {
+	rc = read_all(f, &buf, &len);
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory", path);
+	else if (rc)
 		snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
-		goto fail;
-	}
+	else if (len == 0)
+		snprintf(err, errlen, "%s: empty file, not a profile", path);
 	if (f != stdin)
 		fclose(f);
-	if (len == 0) {
-		snprintf(err, errlen, "%s: empty file, not a profile", path);
-		free(buf);
-		return NULL;
-	}
-	{
+	if (!rc && len) {
 		char inner[512];
 
 		p = osp_read_json(buf, len, inner, sizeof(inner));
@@ -507,9 +432,4 @@ struct osp_profile *osp_read_json_file(const char *path, char *err,
 	}
 	free(buf);
 	return p;
-fail:
-	if (f != stdin)
-		fclose(f);
-	free(buf);
-	return NULL;
 }

@@ -35,6 +35,7 @@ struct km_line {
 	struct km_tok tok[KM_MAX_KEYS];
 	char *err;
 	size_t errlen;
+	struct osp_name_index *ix; /* the ops so far, by name */
 };
 
 static void km_err(char *err, size_t errlen, const char *fmt, ...)
@@ -155,6 +156,7 @@ static int km_hist_buckets(const struct km_line *l, const char *key,
 {
 	const char *p = val;
 	long prev = -1;
+	uint64_t total = 0;
 
 	while (*p) {
 		char num[32];
@@ -167,9 +169,9 @@ static int km_hist_buckets(const struct km_line *l, const char *key,
 		}
 		memcpy(num, p, n);
 		num[n] = '\0';
-		if (osp_parse_u64(num, 0, h->nbuckets - 1, &b)) {
+		if (osp_parse_u64(num, 0, OSP_HIST_NBUCKETS(h->res) - 1, &b)) {
 			KM_LERR(l, "key '%s': bucket index '%.32s' not in 0..%u",
-				key, num, h->nbuckets - 1);
+				key, num, OSP_HIST_NBUCKETS(h->res) - 1);
 			return -EINVAL;
 		}
 		if ((long)b <= prev) {
@@ -192,7 +194,14 @@ static int km_hist_buckets(const struct km_line *l, const char *key,
 				key, (unsigned long long)b, num);
 			return -EINVAL;
 		}
-		h->buckets[b] = c;
+		/* A wrapped total could pass the checksum against count. */
+		if (c > UINT64_MAX - total) {
+			KM_LERR(l, "key '%s': the buckets add up to more than 2^64 - 1", key);
+			return -EINVAL;
+		}
+		total += c;
+		if (osp_hist_bucket_set(h, (unsigned)b, c))
+			return -ENOMEM;
 		p += n;
 		if (*p == ',') {
 			p++;
@@ -220,6 +229,18 @@ static int km_hist(const struct km_line *l, const char *p, struct osp_hist *h)
 		snprintf(key, sizeof(key), "%s%s", p, names[i]);
 		if (km_u64(l, key, fields[i]))
 			return -EINVAL;
+	}
+	/* What no recording can produce: the module copies each histogram
+	 * consistently (under its sequence count). */
+	if (h->count && h->min > h->max) {
+		KM_LERR(l, "key '%smin_ns': %llu is greater than %smax_ns (%llu)", p,
+			(unsigned long long)h->min, p, (unsigned long long)h->max);
+		return -EINVAL;
+	}
+	if (!h->count && (h->sum || h->min || h->max)) {
+		KM_LERR(l, "key '%scount': 0, but %ssum_ns, %smin_ns or %smax_ns is not",
+			p, p, p, p);
+		return -EINVAL;
 	}
 	snprintf(key, sizeof(key), "%shist", p);
 	val = km_need(l, key);
@@ -274,13 +295,15 @@ static struct osp_op *km_add_op(const struct km_line *l, struct osp_profile *p,
 {
 	struct osp_op *op;
 
-	if (osp_profile_find_op(p, name)) {
+	if (osp_name_index_find(l->ix, name) != SIZE_MAX) {
 		KM_LERR(l, "op '%.64s' repeated", name);
 		return NULL;
 	}
 	op = osp_profile_add_op(p, name, has_cpu);
-	if (!op)
+	if (!op || osp_name_index_add(l->ix, op->name, p->nops - 1)) {
 		KM_LERR(l, "%s", "out of memory");
+		return NULL;
+	}
 	return op;
 }
 
@@ -363,6 +386,7 @@ struct osp_profile *osp_read_kmod(const char *layer, const char *text,
 	struct km_line *l = NULL;
 	char *buf = NULL, *line, *next;
 	bool seen_record = false;
+	uint64_t total = 0;
 	unsigned kind;
 
 	if (err && errlen)
@@ -383,7 +407,8 @@ struct osp_profile *osp_read_kmod(const char *layer, const char *text,
 	buf = malloc(len + 1);
 	l = calloc(1, sizeof(*l));
 	p = osp_profile_new(layer, 1);
-	if (!buf || !l || !p || osp_str_set(&p->clock_source, "ktime"))
+	if (!buf || !l || !p || osp_str_set(&p->clock_source, "ktime") ||
+	    !(l->ix = osp_name_index_new(0)))
 		goto fail;
 	if (len)
 		memcpy(buf, text, len);
@@ -414,7 +439,14 @@ struct osp_profile *osp_read_kmod(const char *layer, const char *text,
 		seen_record = true;
 		if (km_record(l, (enum km_layer)kind, p))
 			goto fail;
+		/* Requests past 2^64 cannot be, and would wrap every total. */
+		if (p->ops[p->nops - 1].lat.count > UINT64_MAX - total) {
+			KM_LERR(l, "key 'count': the records' counts add up to more than 2^64 - 1%s", "");
+			goto fail;
+		}
+		total += p->ops[p->nops - 1].lat.count;
 	}
+	osp_name_index_free(l->ix);
 	free(buf);
 	free(l);
 	return p;
@@ -425,6 +457,8 @@ fail:
 		km_err(err, errlen, "%s: out of memory", layer);
 	osp_profile_free(p);
 	free(buf);
+	if (l)
+		osp_name_index_free(l->ix);
 	free(l);
 	return NULL;
 }

@@ -141,13 +141,15 @@ void osp_set_record(struct osp_set *set, unsigned op, uint64_t lat_ns,
 	__atomic_store_n(&o[0], seq + 2, __ATOMIC_RELEASE);
 }
 
-/* Add a consistent copy of one shard histogram to @h. */
-static void hist_fold(struct osp_hist *h, const uint64_t *tmp, unsigned nb)
+/* Add a consistent copy of one shard histogram to @h, whose buckets are
+ * kept dense in @acc until the last shard is folded in. */
+static void hist_fold(struct osp_hist *h, uint64_t *acc, const uint64_t *tmp,
+		      unsigned nb)
 {
 	if (tmp[SH_COUNT] == 0)
 		return;
 	for (unsigned i = 0; i < nb; i++)
-		h->buckets[i] += tmp[SH_BUCKETS + i];
+		acc[i] += tmp[SH_BUCKETS + i];
 	if (h->count == 0 || tmp[SH_MIN] < h->min)
 		h->min = tmp[SH_MIN];
 	if (tmp[SH_MAX] > h->max)
@@ -187,30 +189,61 @@ static bool shard_read_op(const struct osp_set *set, struct osp_shard *sh,
 	}
 }
 
-void osp_set_read_ops(struct osp_set *set, struct osp_op *ops)
+/* Merge op @op of every shard into @o (cleared first); @w: op_words +
+ * 2 * nbuckets words of scratch. 0 or -ENOMEM. */
+static int read_op(struct osp_set *set, unsigned op, uint64_t epoch,
+		   struct osp_op *o, uint64_t *w)
+{
+	uint64_t *tmp = w, *acc = w + set->op_words, *cacc = acc + set->nbuckets;
+	bool cpu = set->cpu && o->has_cpu;
+	struct osp_shard *sh;
+	int err;
+
+	osp_hist_clear(&o->lat);
+	if (o->has_cpu)
+		osp_hist_clear(&o->cpu);
+	memset(acc, 0, 2 * set->nbuckets * sizeof(*acc));
+	for (sh = __atomic_load_n(&set->shards, __ATOMIC_ACQUIRE); sh; sh = sh->next) {
+		if (!shard_read_op(set, sh, op, epoch, tmp))
+			continue;
+		hist_fold(&o->lat, acc, tmp + 1, set->nbuckets);
+		if (cpu)
+			hist_fold(&o->cpu, cacc, tmp + 1 + set->hist_words, set->nbuckets);
+	}
+	err = osp_hist_from_dense(&o->lat, acc);
+	if (!err && cpu)
+		err = osp_hist_from_dense(&o->cpu, cacc);
+	return err;
+}
+
+size_t osp_set_scratch_words(const struct osp_set *set)
+{
+	return set->op_words + 2 * set->nbuckets;
+}
+
+int osp_set_read_ops_scratch(struct osp_set *set, struct osp_op *ops,
+			     uint64_t *scratch)
 {
 	uint64_t epoch = LD(&set->epoch);
-	uint64_t *tmp = malloc(set->op_words * sizeof(uint64_t));
-	struct osp_shard *sh;
+	int err = scratch ? 0 : -ENOMEM;
 
-	for (unsigned op = 0; op < set->nops; op++) {
+	for (unsigned op = 0; !err && op < set->nops; op++)
+		err = read_op(set, op, epoch, &ops[op], scratch);
+	/* Never half a set that looks whole: on error every op is empty. */
+	for (unsigned op = 0; err && op < set->nops; op++) {
 		osp_hist_clear(&ops[op].lat);
-		if (ops[op].has_cpu)
-			osp_hist_clear(&ops[op].cpu);
+		osp_hist_clear(&ops[op].cpu);
 	}
-	if (!tmp)
-		return;
-	for (sh = __atomic_load_n(&set->shards, __ATOMIC_ACQUIRE); sh; sh = sh->next) {
-		for (unsigned op = 0; op < set->nops; op++) {
-			if (!shard_read_op(set, sh, op, epoch, tmp))
-				continue;
-			hist_fold(&ops[op].lat, tmp + 1, set->nbuckets);
-			if (set->cpu && ops[op].has_cpu)
-				hist_fold(&ops[op].cpu, tmp + 1 + set->hist_words,
-					  set->nbuckets);
-		}
-	}
-	free(tmp);
+	return err;
+}
+
+int osp_set_read_ops(struct osp_set *set, struct osp_op *ops)
+{
+	uint64_t *w = malloc(osp_set_scratch_words(set) * sizeof(uint64_t));
+	int err = osp_set_read_ops_scratch(set, ops, w);
+
+	free(w);
+	return err;
 }
 
 struct osp_op *osp_set_ops_new(const struct osp_set *set)
@@ -349,18 +382,23 @@ int osp_set_snapshot(struct osp_set *set, struct osp_profile *p)
 	if (!now)
 		return -ENOMEM;
 	pthread_mutex_lock(&set->tl_mu);
-	osp_set_read_ops(set, now);
+	err = osp_set_read_ops(set, now);
 	p->start_unix_ns = LD(&set->start_unix_ns);
 	p->elapsed_ns = osp_clock_mono_ns() - LD(&set->start_mono_ns);
-	if (set->tl)
+	if (!err && set->tl)
 		err = osp_tl_copy_locked(set, p, now);
 	pthread_mutex_unlock(&set->tl_mu);
+	/* Records the profile lacks are said in it, not only in ctl. */
+	if (!err && osp_set_lost(set))
+		err = osp_kv_set_u64(&p->options, "lost_records", osp_set_lost(set));
 	if (!err) {
 		/* Hand the merged ops over to the profile. */
 		p->ops = now;
-		p->nops = set->nops;
+		p->nops = p->ops_cap = set->nops;
 		return 0;
 	}
+	/* No part of a profile that would look whole. */
+	osp_profile_drop_timeline(p);
 	osp_set_ops_free(set, now);
 	return err;
 }

@@ -59,6 +59,15 @@ void osp_tl_reset_locked(struct osp_set *set);
 int osp_tl_copy_locked(struct osp_set *set, struct osp_profile *p,
 		       const struct osp_op *now);
 
+/*
+ * osp_set_read_ops with caller scratch of osp_set_scratch_words() words
+ * (NULL: -ENOMEM, every op emptied), so that a timeline tick allocates
+ * nothing when nothing happened.
+ */
+size_t osp_set_scratch_words(const struct osp_set *set);
+int osp_set_read_ops_scratch(struct osp_set *set, struct osp_op *ops,
+			     uint64_t *scratch);
+
 /* Allocate @n ops initialised with the set's names and resolution. */
 struct osp_op *osp_set_ops_new(const struct osp_set *set);
 void osp_set_ops_free(const struct osp_set *set, struct osp_op *ops);

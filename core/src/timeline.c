@@ -2,9 +2,18 @@
 /*
  * The timeline of a profile set: a thread wakes every interval, merges the
  * shards and stores the difference from the previous merge as a snapshot
- * in a bounded ring. Differences of cumulative counters lose no event
- * between snapshots (no copy-then-zero). When the ring is full the oldest
- * snapshot is dropped and counted.
+ * in a ring. Differences of cumulative counters lose no event between
+ * snapshots (no copy-then-zero).
+ *
+ * Its memory is bounded in bytes, not only in snapshots: the ring of
+ * @capacity slots (allocated when the timeline starts) and what its
+ * snapshots hold -- for each operation that had events, the op, its name
+ * and its non-empty buckets -- are accounted, and the oldest snapshots
+ * are dropped (and counted) while the total is over the bound. An
+ * interval without events is a slot with its timestamp and nothing else:
+ * the tick reads the shards into arrays kept from tick to tick, so it
+ * allocates nothing. A tick that cannot allocate is counted as missed;
+ * its events are in the next snapshot, which then spans two intervals.
  *
  * A snapshot's min and max are exact when the interval moved the
  * cumulative min or max; otherwise they are the tightest integers inside
@@ -21,16 +30,45 @@
 
 struct osp_timeline {
 	uint64_t interval_ns;
-	unsigned cap;
+	unsigned cap;           /* slots in the ring */
+	size_t bound_bytes;     /* what bytes may not exceed */
+	size_t bytes;           /* the ring's slots and what its snapshots hold */
 	pthread_t thread;
 	pthread_cond_t cv;      /* signals stop; waits use CLOCK_MONOTONIC */
 	bool stop;              /* set->tl_mu */
 	struct osp_op *prev;    /* cumulative ops at the last tick */
+	struct osp_op *now;     /* the next tick's read; kept, so as not to
+				 * allocate every interval */
+	uint64_t *scratch;      /* osp_set_scratch_words() words for the read */
 	struct osp_snapshot *ring;
 	unsigned head;          /* index of the oldest snapshot */
 	unsigned n;             /* snapshots held */
-	uint64_t dropped;
+	uint64_t dropped;       /* over capacity or over the bound */
+	uint64_t missed;        /* ticks that could not allocate */
 };
+
+size_t osp_set_timeline_capacity_max(size_t bound_bytes)
+{
+	size_t n = bound_bytes / OSP_TIMELINE_SNAPSHOT_MIN_BYTES;
+
+	return n < UINT32_MAX ? n : UINT32_MAX;
+}
+
+static size_t op_bytes(const struct osp_op *o)
+{
+	return sizeof(*o) + strlen(o->name) + 1 + osp_hist_bytes(&o->lat) +
+	       osp_hist_bytes(&o->cpu);
+}
+
+/* What snapshot @s holds beyond its slot in the ring. */
+static size_t snap_bytes(const struct osp_snapshot *s)
+{
+	size_t b = 0;
+
+	for (size_t i = 0; i < s->nops; i++)
+		b += op_bytes(&s->ops[i]);
+	return b;
+}
 
 static void snap_free(struct osp_snapshot *s)
 {
@@ -70,26 +108,41 @@ static void hist_delta_bounds(struct osp_hist *d, const struct osp_hist *cur,
 static int hist_delta(struct osp_hist *d, const struct osp_hist *cur,
 		      const struct osp_hist *prev)
 {
+	uint64_t c[OSP_HIST_NBUCKETS_MAX], p[OSP_HIST_NBUCKETS_MAX];
 	int err = osp_hist_init(d, cur->res);
 
 	if (err)
 		return err;
-	for (unsigned i = 0; i < d->nbuckets; i++)
-		d->buckets[i] = cur->buckets[i] - prev->buckets[i];
+	osp_hist_to_dense(cur, c);
+	osp_hist_to_dense(prev, p);
+	for (unsigned i = 0; i < OSP_HIST_NBUCKETS(cur->res); i++)
+		c[i] -= p[i];
+	err = osp_hist_from_dense(d, c);
+	if (err)
+		return err;
 	d->count = cur->count - prev->count;
 	d->sum = cur->sum - prev->sum;
 	hist_delta_bounds(d, cur, prev);
 	return 0;
 }
 
-/* Build the snapshot of @now minus @prev (non-empty ops only). */
+/*
+ * Build the snapshot of @now minus @prev: only the ops with events, and
+ * no allocation at all when there were none.
+ */
 static int snap_make(const struct osp_set *set, struct osp_snapshot *s,
 		     const struct osp_op *now, const struct osp_op *prev,
 		     uint64_t t_ns)
 {
+	size_t busy = 0;
+
 	memset(s, 0, sizeof(*s));
 	s->t_ns = t_ns;
-	s->ops = calloc(set->nops, sizeof(*s->ops));
+	for (unsigned i = 0; i < set->nops; i++)
+		busy += now[i].lat.count != prev[i].lat.count;
+	if (!busy)
+		return 0;
+	s->ops = calloc(busy, sizeof(*s->ops));
 	if (!s->ops)
 		return -ENOMEM;
 	for (unsigned i = 0; i < set->nops; i++) {
@@ -98,7 +151,6 @@ static int snap_make(const struct osp_set *set, struct osp_snapshot *s,
 		if (now[i].lat.count == prev[i].lat.count)
 			continue;
 		o = &s->ops[s->nops];
-		memset(o, 0, sizeof(*o));
 		o->name = strdup(now[i].name);
 		if (!o->name || hist_delta(&o->lat, &now[i].lat, &prev[i].lat) ||
 		    (set->cpu && hist_delta(&o->cpu, &now[i].cpu, &prev[i].cpu))) {
@@ -112,17 +164,28 @@ static int snap_make(const struct osp_set *set, struct osp_snapshot *s,
 	return 0;
 }
 
-static void ops_assign(const struct osp_set *set, struct osp_op *dst,
-		       const struct osp_op *src)
+static void drop_oldest(struct osp_timeline *tl)
 {
-	for (unsigned i = 0; i < set->nops; i++) {
-		osp_hist_clear(&dst[i].lat);
-		osp_hist_merge(&dst[i].lat, &src[i].lat);
-		if (set->cpu) {
-			osp_hist_clear(&dst[i].cpu);
-			osp_hist_merge(&dst[i].cpu, &src[i].cpu);
-		}
-	}
+	struct osp_snapshot *s = &tl->ring[tl->head];
+
+	tl->bytes -= snap_bytes(s);
+	snap_free(s);
+	tl->head = (tl->head + 1) % tl->cap;
+	tl->n--;
+	tl->dropped++;
+}
+
+/* Keep @s as the newest snapshot, within capacity and bound. */
+static void ring_push(struct osp_timeline *tl, const struct osp_snapshot *s)
+{
+	if (tl->n == tl->cap)
+		drop_oldest(tl);
+	tl->ring[(tl->head + tl->n) % tl->cap] = *s;
+	tl->n++;
+	tl->bytes += snap_bytes(s);
+	/* The oldest go first; a snapshot over the bound on its own, too. */
+	while (tl->bytes > tl->bound_bytes && tl->n)
+		drop_oldest(tl);
 }
 
 static uint64_t rel_now(const struct osp_set *set)
@@ -135,28 +198,25 @@ static uint64_t rel_now(const struct osp_set *set)
 static int tick_locked(struct osp_set *set)
 {
 	struct osp_timeline *tl = set->tl;
-	struct osp_op *now = osp_set_ops_new(set);
 	struct osp_snapshot s;
-	uint64_t t = rel_now(set);
-	int err;
+	int err = osp_set_read_ops_scratch(set, tl->now, tl->scratch);
 
-	if (!now)
-		return -ENOMEM;
-	osp_set_read_ops(set, now);
-	err = snap_make(set, &s, now, tl->prev, t);
-	if (!err) {
-		if (tl->n == tl->cap) {
-			snap_free(&tl->ring[tl->head]);
-			tl->head = (tl->head + 1) % tl->cap;
-			tl->n--;
-			tl->dropped++;
-		}
-		tl->ring[(tl->head + tl->n) % tl->cap] = s;
-		tl->n++;
-		ops_assign(set, tl->prev, now);
+	if (!err)
+		err = snap_make(set, &s, tl->now, tl->prev, rel_now(set));
+	if (err) {
+		/* prev stays: the next snapshot holds this interval too. */
+		tl->missed++;
+		return err;
 	}
-	osp_set_ops_free(set, now);
-	return err;
+	ring_push(tl, &s);
+	/* The cumulative ops just read become the next tick's base. */
+	{
+		struct osp_op *old = tl->prev;
+
+		tl->prev = tl->now;
+		tl->now = old;
+	}
+	return 0;
 }
 
 static void *tl_thread(void *arg)
@@ -177,24 +237,29 @@ static void *tl_thread(void *arg)
 			;
 		if (set->tl->stop)
 			break;
-		tick_locked(set);
+		tick_locked(set); /* a failure is counted in tl->missed */
 	}
 	pthread_mutex_unlock(&set->tl_mu);
 	return NULL;
 }
 
-void osp_tl_free_locked(struct osp_set *set)
+static void tl_free(const struct osp_set *set, struct osp_timeline *tl)
 {
-	struct osp_timeline *tl = set->tl;
-
-	if (!tl)
-		return;
 	for (unsigned i = 0; i < tl->n; i++)
 		snap_free(&tl->ring[(tl->head + i) % tl->cap]);
 	free(tl->ring);
+	free(tl->scratch);
 	osp_set_ops_free(set, tl->prev);
+	osp_set_ops_free(set, tl->now);
 	pthread_cond_destroy(&tl->cv);
 	free(tl);
+}
+
+void osp_tl_free_locked(struct osp_set *set)
+{
+	if (!set->tl)
+		return;
+	tl_free(set, set->tl);
 	set->tl = NULL;
 }
 
@@ -202,10 +267,11 @@ void osp_tl_reset_locked(struct osp_set *set)
 {
 	struct osp_timeline *tl = set->tl;
 
-	for (unsigned i = 0; i < tl->n; i++)
-		snap_free(&tl->ring[(tl->head + i) % tl->cap]);
-	tl->head = tl->n = 0;
+	while (tl->n)
+		drop_oldest(tl);
+	tl->head = 0;
 	tl->dropped = 0;
+	tl->missed = 0;
 	for (unsigned i = 0; i < set->nops; i++) {
 		osp_hist_clear(&tl->prev[i].lat);
 		if (set->cpu)
@@ -213,9 +279,13 @@ void osp_tl_reset_locked(struct osp_set *set)
 	}
 }
 
+/* Deep copies of @n ops (NULL for none: an idle interval costs nothing). */
 static int ops_copy_n(struct osp_op **dst, const struct osp_op *src, size_t n)
 {
-	*dst = calloc(n ? n : 1, sizeof(**dst));
+	*dst = NULL;
+	if (!n)
+		return 0;
+	*dst = calloc(n, sizeof(**dst));
 	if (!*dst)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
@@ -233,7 +303,8 @@ static int ops_copy_n(struct osp_op **dst, const struct osp_op *src, size_t n)
 /*
  * Copy the ring into @p, plus the interval in progress (deltas from the
  * last tick to @now) when it is not empty, so the snapshots always add up
- * to the totals taken at the same moment, unless some were dropped.
+ * to the totals taken at the same moment, unless some were dropped. On
+ * error @p has no timeline.
  */
 int osp_tl_copy_locked(struct osp_set *set, struct osp_profile *p,
 		       const struct osp_op *now)
@@ -256,9 +327,10 @@ int osp_tl_copy_locked(struct osp_set *set, struct osp_profile *p,
 
 		p->snaps[i].t_ns = s->t_ns;
 		err = ops_copy_n(&p->snaps[i].ops, s->ops, s->nops);
+		p->nsnaps = i;
 		if (err) {
-			p->nsnaps = i;
 			snap_free(&partial);
+			osp_profile_drop_timeline(p);
 			return err;
 		}
 		p->snaps[i].nops = s->nops;
@@ -292,39 +364,53 @@ void osp_set_timeline_stop(struct osp_set *set)
 	pthread_mutex_unlock(&set->tl_mu);
 }
 
-int osp_set_timeline_start(struct osp_set *set, uint64_t interval_ns,
-			   unsigned capacity)
+/* A timeline, not started: 0, -EINVAL, -E2BIG or -ENOMEM. */
+static int tl_new(const struct osp_set *set, uint64_t interval_ns,
+		  unsigned capacity, size_t bound_bytes, struct osp_timeline **out)
 {
 	struct osp_timeline *tl;
 	pthread_condattr_t ca;
-	int err;
 
 	if (interval_ns < 1000000 || capacity == 0)
 		return -EINVAL;
+	/* Not even idle intervals would fit: refuse, do not shrink it. */
+	if (capacity > osp_set_timeline_capacity_max(bound_bytes))
+		return -E2BIG;
 	tl = calloc(1, sizeof(*tl));
 	if (!tl)
 		return -ENOMEM;
 	tl->interval_ns = interval_ns;
 	tl->cap = capacity;
+	tl->bound_bytes = bound_bytes;
+	tl->bytes = (size_t)capacity * sizeof(*tl->ring);
 	tl->ring = calloc(capacity, sizeof(*tl->ring));
+	tl->scratch = malloc(osp_set_scratch_words(set) * sizeof(uint64_t));
+	/* prev starts empty, so the first snapshot holds everything since the
+	 * set's start (or last reset) and the snapshots add up to the totals. */
 	tl->prev = osp_set_ops_new(set);
-	if (!tl->ring || !tl->prev) {
-		free(tl->ring);
-		osp_set_ops_free(set, tl->prev);
-		free(tl);
-		return -ENOMEM;
-	}
+	tl->now = osp_set_ops_new(set);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&tl->cv, &ca);
 	pthread_condattr_destroy(&ca);
+	if (!tl->ring || !tl->scratch || !tl->prev || !tl->now) {
+		tl_free(set, tl);
+		return -ENOMEM;
+	}
+	*out = tl;
+	return 0;
+}
 
+int osp_set_timeline_start_bounded(struct osp_set *set, uint64_t interval_ns,
+				   unsigned capacity, size_t bound_bytes)
+{
+	struct osp_timeline *tl;
+	int err = tl_new(set, interval_ns, capacity, bound_bytes, &tl);
+
+	if (err)
+		return err;
 	osp_set_timeline_stop(set);
 	pthread_mutex_lock(&set->tl_mu);
-	/*
-	 * prev starts empty, so the first snapshot holds everything since the
-	 * set's start (or last reset) and the snapshots add up to the totals.
-	 */
 	set->tl = tl;
 	err = -pthread_create(&tl->thread, NULL, tl_thread, set);
 	if (err)
@@ -333,13 +419,40 @@ int osp_set_timeline_start(struct osp_set *set, uint64_t interval_ns,
 	return err;
 }
 
+int osp_set_timeline_start(struct osp_set *set, uint64_t interval_ns,
+			   unsigned capacity)
+{
+	return osp_set_timeline_start_bounded(set, interval_ns, capacity,
+					      OSP_TIMELINE_BOUND_BYTES);
+}
+
 void osp_set_timeline_info(struct osp_set *set, uint64_t *interval_ns,
 			   unsigned *capacity, uint64_t *dropped)
 {
+	struct osp_timeline_stats st;
+
+	osp_set_timeline_stats(set, &st);
+	*interval_ns = st.interval_ns;
+	*capacity = st.capacity;
+	*dropped = st.dropped;
+}
+
+void osp_set_timeline_stats(struct osp_set *set, struct osp_timeline_stats *out)
+{
+	struct osp_timeline *tl;
+
+	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&set->tl_mu);
-	*interval_ns = set->tl ? set->tl->interval_ns : 0;
-	*capacity = set->tl ? set->tl->cap : 0;
-	*dropped = set->tl ? set->tl->dropped : 0;
+	tl = set->tl;
+	if (tl) {
+		out->interval_ns = tl->interval_ns;
+		out->capacity = tl->cap;
+		out->held = tl->n;
+		out->bytes = tl->bytes;
+		out->bound_bytes = tl->bound_bytes;
+		out->dropped = tl->dropped;
+		out->missed = tl->missed;
+	}
 	pthread_mutex_unlock(&set->tl_mu);
 }
 

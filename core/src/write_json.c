@@ -40,10 +40,9 @@ static void json_hist_fields(FILE *out, const struct osp_hist *h)
 	fprintf(out, "\"count\": %" PRIu64 ", \"sum\": %" PRIu64 ", \"min\": %" PRIu64
 		     ", \"max\": %" PRIu64 ", \"buckets\": [",
 		h->count, h->sum, h->min, h->max);
-	for (unsigned i = 0; i < h->nbuckets; i++) {
-		if (!h->buckets[i])
-			continue;
-		fprintf(out, "%s[%u, %" PRIu64 "]", first ? "" : ", ", i, h->buckets[i]);
+	for (uint32_t k = 0; k < h->nbk; k++) {
+		fprintf(out, "%s[%u, %" PRIu64 "]", first ? "" : ", ", h->bk[k].idx,
+			h->bk[k].count);
 		first = false;
 	}
 	fputc(']', out);

@@ -25,7 +25,7 @@ static void write_hist(FILE *out, const char *family, const char *op,
 
 	if (osp_hist_range(h, &lo, &hi)) {
 		for (unsigned i = 0; i <= hi; i++) {
-			cum += h->buckets[i];
+			cum += osp_hist_bucket(h, i);
 			fprintf(out, "%s_bucket{op=\"", family);
 			osp_esc_om(out, op);
 			fprintf(out, "\",le=\"%.9g\"} %" PRIu64 "\n",

@@ -63,40 +63,23 @@ int osp_write_hist_ascii(FILE *out, const struct osp_hist *h, int indent)
 		return osp_stream_status(out);
 	}
 	for (unsigned i = lo; i <= hi; i++)
-		if (h->buckets[i] > peak)
-			peak = h->buckets[i];
+		if (osp_hist_bucket(h, i) > peak)
+			peak = osp_hist_bucket(h, i);
 	fprintf(out, "%*s%22s : %-10s %s\n", indent, "", "latency", "count",
 		"distribution");
 	for (unsigned i = lo; i <= hi; i++) {
 		char label[40], bar[STARS + 1];
 		/* Any non-empty bucket shows at least one star. */
-		unsigned n = (unsigned)((h->buckets[i] * STARS + peak - 1) / peak);
+		unsigned n = (unsigned)((osp_hist_bucket(h, i) * STARS + peak - 1) / peak);
 
 		bucket_label(label, sizeof(label), i, h->res);
 		memset(bar, '*', n);
 		memset(bar + n, ' ', STARS - n);
 		bar[STARS] = '\0';
 		fprintf(out, "%*s%22s : %-10" PRIu64 " |%s|\n", indent, "", label,
-			h->buckets[i], bar);
+			osp_hist_bucket(h, i), bar);
 	}
 	return osp_stream_status(out);
-}
-
-/* " key=value" pairs, strings without their quotes; -ENOMEM or 0. */
-static int print_kv(FILE *out, const struct osp_kvlist *l)
-{
-	for (size_t i = 0; i < l->n; i++) {
-		char *v = osp_kv_text(&l->items[i]);
-
-		if (!v)
-			return -ENOMEM;
-		fputc(' ', out);
-		osp_esc_text(out, l->items[i].key);
-		fputc('=', out);
-		osp_esc_text(out, v);
-		free(v);
-	}
-	return 0;
 }
 
 static int cmp_total_desc(const void *a, const void *b)
@@ -126,12 +109,12 @@ static int write_header(FILE *out, const struct osp_profile *p,
 	fputc('\n', out);
 	if (p->options.n) {
 		fputs("options:", out);
-		err = print_kv(out, &p->options);
+		err = osp_kv_print(out, &p->options, osp_esc_text);
 		fputc('\n', out);
 	}
 	if (!err && p->source.n) {
 		fputs("source:", out);
-		err = print_kv(out, &p->source);
+		err = osp_kv_print(out, &p->source, osp_esc_text);
 		fputc('\n', out);
 	}
 	return err;
@@ -204,7 +187,7 @@ static int write_op_detail(FILE *out, const struct osp_op *o)
 		int err;
 
 		fputs("attributes:", out);
-		err = print_kv(out, &o->attrs);
+		err = osp_kv_print(out, &o->attrs, osp_esc_text);
 		fputc('\n', out);
 		return err;
 	}

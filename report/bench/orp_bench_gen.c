@@ -190,11 +190,14 @@ uint64_t orp_gen_value(gsl_rng *rng, const struct orp_mixture *m)
 	return v < 1.0 ? 1 : (uint64_t)llround(v);
 }
 
-void orp_gen_sample(gsl_rng *rng, const struct orp_mixture *m, unsigned long n,
-		    struct osp_hist *h)
+int orp_gen_sample(gsl_rng *rng, const struct orp_mixture *m, unsigned long n,
+		   struct osp_hist *h)
 {
-	for (unsigned long i = 0; i < n; i++)
-		osp_hist_record(h, orp_gen_value(rng, m));
+	int err = 0;
+
+	for (unsigned long i = 0; !err && i < n; i++)
+		err = osp_hist_record(h, orp_gen_value(rng, m));
+	return err;
 }
 
 static struct osp_profile *sampled(gsl_rng *rng, const struct orp_mixture *m,
@@ -203,11 +206,10 @@ static struct osp_profile *sampled(gsl_rng *rng, const struct orp_mixture *m,
 	struct osp_profile *p = osp_profile_new("fs", res);
 	struct osp_op *op = p ? osp_profile_add_op(p, "op", false) : NULL;
 
-	if (!op) {
+	if (!op || orp_gen_sample(rng, m, n, &op->lat)) {
 		osp_profile_free(p);
 		return NULL;
 	}
-	orp_gen_sample(rng, m, n, &op->lat);
 	p->elapsed_ns = op->lat.sum;
 	return p;
 }

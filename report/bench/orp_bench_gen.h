@@ -48,9 +48,9 @@ void orp_gen_change(gsl_rng *rng, const struct orp_mixture *a,
 		    enum orp_gen_kind kind, struct orp_mixture *b);
 /* One latency (ns) drawn from @m. */
 uint64_t orp_gen_value(gsl_rng *rng, const struct orp_mixture *m);
-/* Record @n requests drawn from @m into @h. */
-void orp_gen_sample(gsl_rng *rng, const struct orp_mixture *m, unsigned long n,
-		    struct osp_hist *h);
+/* Record @n requests drawn from @m into @h: 0 or -ENOMEM. */
+int orp_gen_sample(gsl_rng *rng, const struct orp_mixture *m, unsigned long n,
+		   struct osp_hist *h);
 
 /* One labelled pair: single-operation profiles A and B. */
 struct orp_pair {

@@ -134,10 +134,11 @@ Test(hist, init_rejects_bad_resolution)
 	struct osp_hist h;
 
 	cr_expect_eq(osp_hist_init(&h, 3), -EINVAL);
-	cr_expect_null(h.buckets);
+	cr_expect_null(h.bk);
 	cr_expect_eq(osp_hist_init(&h, 16), -EINVAL);
 	cr_assert_eq(osp_hist_init(&h, 4), 0);
-	cr_expect_eq(h.nbuckets, 257u);
+	cr_expect_eq(h.res, 4u);
+	cr_expect_eq(h.nbk, 0u);
 	osp_hist_fini(&h);
 	osp_hist_fini(NULL);
 }
@@ -154,27 +155,30 @@ Test(hist, record_keeps_count_sum_min_max_and_checksum)
 	cr_expect_eq(h.sum, 2027);
 	cr_expect_eq(h.min, 3);
 	cr_expect_eq(h.max, 1024);
-	cr_expect_eq(h.buckets[10], 2);
-	cr_expect_eq(h.buckets[2], 1);
+	cr_expect_eq(osp_hist_bucket(&h, 10), 2);
+	cr_expect_eq(osp_hist_bucket(&h, 2), 1);
 	cr_expect(osp_hist_checksum_ok(&h));
-	h.buckets[5]++;
+	cr_assert_eq(osp_hist_bucket_set(&h, 5, 1), 0);
 	cr_expect_not(osp_hist_checksum_ok(&h));
 	osp_hist_fini(&h);
 }
 
-/* Found by fuzz/fuzz_kmod.c: UINT64_MAX + 1 wrapped to 0 and passed as count 0. */
+/*
+ * Found by fuzz/fuzz_kmod.c: UINT64_MAX + 1 wrapped to 0 and passed as
+ * count 0; saturated, it passed as count UINT64_MAX.
+ */
 Test(hist, buckets_adding_up_past_2_64_fail_the_checksum)
 {
 	struct osp_hist h;
 
 	cr_assert_eq(osp_hist_init(&h, 1), 0);
-	h.buckets[0] = UINT64_MAX;
-	h.buckets[1] = 1;
+	cr_assert_eq(osp_hist_bucket_set(&h, 0, UINT64_MAX), 0);
+	cr_assert_eq(osp_hist_bucket_set(&h, 1, 1), 0);
 	cr_expect_not(osp_hist_checksum_ok(&h));
 	cr_expect_eq(osp_hist_bucket_total(&h), UINT64_MAX);
 	h.count = UINT64_MAX;
 	cr_expect_not(osp_hist_checksum_ok(&h));
-	h.buckets[1] = 0;
+	cr_assert_eq(osp_hist_bucket_set(&h, 1, 0), 0);
 	cr_expect(osp_hist_checksum_ok(&h));
 	osp_hist_fini(&h);
 }
@@ -234,5 +238,125 @@ Test(hist, percentile_walks_buckets_in_order)
 	cr_expect_leq(osp_hist_percentile(&h, 50), 128.0);
 	cr_expect_gt(osp_hist_percentile(&h, 95), 4096.0);
 	cr_expect_leq(osp_hist_percentile(&h, 95), 5000.0);
+	osp_hist_fini(&h);
+}
+
+Test(hist, memory_follows_the_buckets_used_not_the_resolution)
+{
+	struct osp_hist h, c;
+
+	cr_assert_eq(osp_hist_init(&h, 8), 0);
+	cr_expect_eq(osp_hist_bytes(&h), 0, "an empty histogram allocates nothing");
+	cr_assert_eq(osp_hist_record(&h, 123456), 0);
+	cr_expect_eq(h.nbk, 1u);
+	cr_expect_leq(osp_hist_bytes(&h), sizeof(struct osp_bucket),
+		      "one bucket at resolution 8: one pair, not 513 counters");
+	cr_assert_eq(osp_hist_bucket_set(&h, 512, 3), 0);
+	cr_assert_eq(osp_hist_bucket_set(&h, 0, 2), 0);
+	cr_assert_eq(osp_hist_copy(&c, &h), 0);
+	cr_expect_eq(osp_hist_bytes(&c), 3 * sizeof(struct osp_bucket),
+		     "the extremes of the range cost two pairs, not the range");
+	osp_hist_fini(&h);
+	osp_hist_fini(&c);
+}
+
+Test(hist, bucket_set_inserts_updates_and_empties_in_order)
+{
+	struct osp_hist h;
+
+	cr_assert_eq(osp_hist_init(&h, 1), 0);
+	cr_expect_eq(osp_hist_bucket_set(&h, 65, 1), -EINVAL);
+	cr_expect_eq(osp_hist_bucket_set(&h, 64, 1), 0);
+	cr_expect_eq(osp_hist_bucket_set(&h, 3, 5), 0);
+	cr_expect_eq(osp_hist_bucket_set(&h, 10, 7), 0);
+	cr_expect_eq(osp_hist_bucket_set(&h, 3, 0), 0);
+	cr_expect_eq(osp_hist_bucket_set(&h, 20, 0), 0, "emptying an empty bucket");
+	cr_expect_eq(osp_hist_bucket_set(&h, 10, 8), 0);
+	cr_assert_eq(h.nbk, 2u);
+	cr_expect_eq(h.bk[0].idx, 10u);
+	cr_expect_eq(h.bk[0].count, 8u);
+	cr_expect_eq(h.bk[1].idx, 64u);
+	cr_expect_eq(osp_hist_bucket(&h, 3), 0u);
+	cr_expect_eq(osp_hist_bucket(&h, 1000), 0u, "out of range reads as empty");
+	osp_hist_fini(&h);
+}
+
+Test(hist, merge_interleaves_sorted_buckets)
+{
+	struct osp_hist a, b;
+	static const unsigned ia[] = { 2, 5, 9 }, ib[] = { 1, 5, 7, 12 };
+
+	osp_hist_init(&a, 1);
+	osp_hist_init(&b, 1);
+	for (size_t k = 0; k < 3; k++)
+		cr_assert_eq(osp_hist_bucket_set(&a, ia[k], 10 + ia[k]), 0);
+	for (size_t k = 0; k < 4; k++)
+		cr_assert_eq(osp_hist_bucket_set(&b, ib[k], 100 + ib[k]), 0);
+	a.count = osp_hist_bucket_total(&a);
+	b.count = osp_hist_bucket_total(&b);
+	cr_assert_eq(osp_hist_merge(&a, &b), 0);
+	cr_assert_eq(a.nbk, 6u);
+	for (uint32_t k = 1; k < a.nbk; k++)
+		cr_expect_lt(a.bk[k - 1].idx, a.bk[k].idx);
+	cr_expect_eq(osp_hist_bucket(&a, 5), 15u + 105u);
+	cr_expect_eq(osp_hist_bucket(&a, 1), 101u);
+	cr_expect_eq(osp_hist_bucket(&a, 12), 112u);
+	cr_expect(osp_hist_checksum_ok(&a));
+	osp_hist_fini(&a);
+	osp_hist_fini(&b);
+}
+
+Test(hist, merge_refuses_to_overflow_and_changes_nothing)
+{
+	struct osp_hist a, b;
+
+	osp_hist_init(&a, 1);
+	osp_hist_init(&b, 1);
+	cr_assert_eq(osp_hist_bucket_set(&a, 4, UINT64_MAX - 1), 0);
+	a.count = UINT64_MAX - 1;
+	cr_assert_eq(osp_hist_bucket_set(&b, 4, 2), 0);
+	b.count = 2;
+	cr_expect_eq(osp_hist_merge(&a, &b), -EOVERFLOW);
+	cr_expect_eq(osp_hist_bucket(&a, 4), UINT64_MAX - 1);
+	cr_expect_eq(a.count, UINT64_MAX - 1);
+	/* The sum alone can pass 2^64 too. */
+	osp_hist_clear(&a);
+	osp_hist_clear(&b);
+	a.sum = UINT64_MAX;
+	b.count = 1;
+	b.sum = 1;
+	cr_expect_eq(osp_hist_merge(&a, &b), -EOVERFLOW);
+	cr_expect_eq(a.count, 0u);
+	osp_hist_fini(&a);
+	osp_hist_fini(&b);
+}
+
+Test(hist, bucket_total_saturates_rather_than_wraps)
+{
+	struct osp_hist h;
+
+	osp_hist_init(&h, 1);
+	cr_assert_eq(osp_hist_bucket_set(&h, 1, UINT64_MAX), 0);
+	cr_assert_eq(osp_hist_bucket_set(&h, 2, 2), 0);
+	h.count = 1; /* a wrapped total would be 1 and pass the checksum */
+	cr_expect_eq(osp_hist_bucket_total(&h), UINT64_MAX);
+	cr_expect_not(osp_hist_checksum_ok(&h));
+	osp_hist_fini(&h);
+}
+
+Test(hist, dense_round_trip_keeps_every_bucket)
+{
+	uint64_t d[OSP_HIST_NBUCKETS_MAX] = { 0 }, e[OSP_HIST_NBUCKETS_MAX];
+	struct osp_hist h;
+
+	d[0] = 1;
+	d[77] = 2;
+	d[512] = 3;
+	osp_hist_init(&h, 8);
+	cr_assert_eq(osp_hist_from_dense(&h, d), 0);
+	cr_expect_eq(h.nbk, 3u);
+	cr_expect_eq(osp_hist_bytes(&h), 3 * sizeof(struct osp_bucket));
+	osp_hist_to_dense(&h, e);
+	cr_expect_arr_eq(d, e, sizeof(d));
 	osp_hist_fini(&h);
 }

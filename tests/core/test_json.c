@@ -133,14 +133,41 @@ static const struct bad_doc docs[] = {
 		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"source\": []}", "source: must be an object" },
 		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"clock\": {\"cycles_per_ns\": \"x\"}}", "clock.cycles_per_ns: must be a number" },
 		/* Found by fuzz/fuzz_json.c: read as an empty name, written, then refused. */
-		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [{\"name\": \"\\u0000r\", \"buckets\": []}]}", "ops[0].name: must not contain \\u0000" },
-		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"f\\u0000s\", \"ops\": []}", "layer: must not contain \\u0000" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [{\"name\": \"\\u0000r\", \"buckets\": []}]}", "ops[0].name: holds a NUL character (\\u0000)" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"f\\u0000s\", \"ops\": []}", "layer: holds a NUL character (\\u0000)" },
 		/* Found with fuzz/fuzz_json.c's round trip: the writer wrote inf, not JSON. */
-		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"clock\": {\"cycles_per_ns\": 1e999}}", "clock.cycles_per_ns: must be a finite number" },
-		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"clock\": {\"cycles_per_ns\": -Infinity}}", "clock.cycles_per_ns: must be a finite number" },
-		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"clock\": {\"cycles_per_ns\": -1}}", "clock.cycles_per_ns: must be a finite number >= 0" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"clock\": {\"cycles_per_ns\": 1e999}}", "clock.cycles_per_ns: inf is not a positive finite rate" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"clock\": {\"cycles_per_ns\": -Infinity}}", "invalid JSON" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"clock\": {\"cycles_per_ns\": -1}}", "clock.cycles_per_ns: -1 is not a positive finite rate" },
 		{ "{\"format\": \"osprof\", /* c */ \"version\": 1}", "invalid JSON" },
 		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"f\xff\", \"ops\": []}", "invalid JSON" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [{\"name\": \"r\", \"count\": 2, \"min\": 9, \"max\": 5, \"buckets\": [[4, 2]]}]}", "ops[0].min: 9 is greater than max (5)" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [{\"name\": \"r\", \"buckets\": [], \"cpu\": {\"count\": 1, \"min\": 7, \"max\": 6, \"buckets\": [[3, 1]]}}]}", "ops[0].cpu.min: 7 is greater than max (6)" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [{\"name\": \"r\", \"count\": 0, \"sum\": 5, \"buckets\": []}]}", "ops[0].count: is 0 but sum, min or max is not" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [{\"name\": \"r\", \"count\": 18446744073709551616, \"buckets\": []}]}", "ops[0].count: too large" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [{\"name\": \"r\", \"count\": 3, \"buckets\": [[1, 18446744073709551615], [2, 1]]}]}", "ops[0].buckets[1]: the buckets add up to more than 2^64 - 1" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [{\"name\": \"r\", \"count\": 9223372036854775808, \"min\": 1, \"max\": 1, \"buckets\": [[1, 1]]}, {\"name\": \"w\", \"count\": 9223372036854775808, \"min\": 1, \"max\": 1, \"buckets\": [[1, 1]]}]}", "ops[1]: count: the operations' counts add up to more than 2^64 - 1" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [{\"name\": \"r\", \"count\": 1, \"buckets\": [[-1, 1]]}]}", "ops[0].buckets[0]: must not be negative" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"clock\": {\"cycles_per_ns\": 0}}", "clock.cycles_per_ns: 0 is not a positive finite rate" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"clock\": {\"cycles_per_ns\": -2.5}}", "clock.cycles_per_ns: -2.5 is not a positive finite rate" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"clock\": {\"cycles_per_ns\": 1e400}}", "clock.cycles_per_ns: inf is not a positive finite rate" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"clock\": {\"cycles_per_ns\": 1e-400}}", "clock.cycles_per_ns: 0 is not a positive finite rate" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [{\"name\": \"re\\u0000ad\", \"buckets\": []}]}", "ops[0].name: holds a NUL character" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"f\\u0000s\", \"ops\": []}", "layer: holds a NUL character" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"host\": \"h\\u0000\"}", "host: holds a NUL character" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"unit\": \"ns\\u0000\"}", "unit: holds a NUL character" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"clock\": {\"source\": \"tsc\\u0000\"}}", "clock.source: holds a NUL character" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"source\": {\"mount\": \"/m\\u0000nt\"}}", "source: a key or string holds a NUL character" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"options\": {\"ca\\u0000che\": 1}}", "options: a key or string holds a NUL character" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"op\\u0000s\": 1}", "key \"op\\u0000s\" holds a NUL character" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [{\"name\": \"r\", \"buckets\": [], \"counters\": {\"in\\u0000sns\": 1}}]}", "ops[0].counters: key \"in\\u0000sns\" holds a NUL character" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [{\"name\": \"r\", \"buckets\": [], \"pmc\": \"a\\u0000\"}]}", "ops[0]: a key or string holds a NUL character" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [{\"name\": \"r\", \"buckets\": [], \"p\\u0000mc\": 1}]}", "ops[0]: key \"p\\u0000mc\" holds a NUL character" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"timeline\": {\"snapshots\": [{\"t_ns\": 1, \"ops\": [{\"name\": \"\\u0000\", \"buckets\": []}]}]}}", "timeline.snapshots[0].ops[0].name: holds a NUL character" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"timeline\": {\"snapshots\": [{\"t_ns\": 10, \"ops\": []}, {\"t_ns\": 5, \"ops\": []}]}}", "timeline.snapshots[1]: t_ns: 5 is before the previous snapshot's 10" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"x\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}", "nested too deeply" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"x\": NaN}", "invalid JSON at byte" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [1,]}", "invalid JSON at byte" },
 };
 
 /* Criterion passes parameters to another process: pass indices, not pointers. */
@@ -176,8 +203,8 @@ Test(json, unknown_keys_are_ignored_and_minimal_profile_reads)
 	cr_expect_str_eq(p->layer, "block");
 	cr_expect_str_eq(p->unit, "ns");
 	cr_expect_eq(p->res, 8);
-	cr_expect_eq(p->ops[0].lat.nbuckets, 513);
-	cr_expect_eq(p->ops[0].lat.buckets[32], 2);
+	cr_expect_eq(p->ops[0].lat.nbk, 2);
+	cr_expect_eq(osp_hist_bucket(&p->ops[0].lat, 32), 2);
 	cr_expect_eq(osp_profile_check(p, NULL), 0);
 	osp_profile_free(p);
 }
@@ -203,4 +230,85 @@ Test(json, file_reader_names_the_file)
 	p = osp_read_json_file(path, err, sizeof(err));
 	cr_expect_null(p);
 	cr_expect_not_null(strstr(err, "No such file"), "%s", err);
+}
+
+/* A profile of @n ops "op0".. with one bucket each at resolution @res. */
+static char *many_ops(size_t n, unsigned res, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	cr_assert_not_null(f);
+	fprintf(f, "{\"format\": \"osprof\", \"version\": 1, \"resolution\": %u, \"layer\": \"fs\", \"ops\": [", res);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s\n{\"name\": \"op%zu\", \"count\": 1, \"sum\": 9, \"min\": 9, \"max\": 9, \"buckets\": [[%zu, 1]]}",
+			i ? "," : "", i, (i * 7) % (64 * res + 1));
+	fputs("]}\n", f);
+	fclose(f);
+	return buf;
+}
+
+Test(json, many_ops_read_in_linear_time, .timeout = 30)
+{
+	size_t len;
+	char err[256] = "", *doc = many_ops(200000, 1, &len);
+	struct osp_profile *p = osp_read_json(doc, len, err, sizeof(err));
+
+	/* Pairwise duplicate checks took minutes at this size. */
+	cr_assert_not_null(p, "%s", err);
+	cr_expect_eq(p->nops, 200000);
+	cr_expect_str_eq(p->ops[199999].name, "op199999");
+	osp_profile_free(p);
+	free(doc);
+}
+
+Test(json, a_one_bucket_op_costs_one_pair_at_any_resolution)
+{
+	size_t len, bytes = 0;
+	char err[256] = "", *doc = many_ops(1000, 8, &len);
+	struct osp_profile *p = osp_read_json(doc, len, err, sizeof(err));
+
+	cr_assert_not_null(p, "%s", err);
+	for (size_t i = 0; i < p->nops; i++)
+		bytes += osp_hist_bytes(&p->ops[i].lat);
+	/* Dense, it was 513 counters (4 KiB) an op. */
+	cr_expect_eq(bytes, p->nops * sizeof(struct osp_bucket));
+	osp_profile_free(p);
+	free(doc);
+}
+
+Test(json, a_value_json_c_would_blow_up_is_refused)
+{
+	size_t n = (1u << 20) + 100, len;
+	char err[256] = "", *doc = NULL;
+	FILE *f = open_memstream(&doc, &len);
+	struct osp_profile *p;
+
+	fputs("{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"source\": {\"x\": \"", f);
+	for (size_t i = 0; i < n; i++)
+		fputc('a', f);
+	fputs("\"}}", f);
+	fclose(f);
+	p = osp_read_json(doc, len, err, sizeof(err));
+	cr_expect_null(p);
+	cr_expect_not_null(strstr(err, "source: over 1048576 bytes of JSON in one value"), "%s", err);
+	osp_profile_free(p);
+	free(doc);
+}
+
+Test(json, escaped_names_and_repeated_counters_read_as_json_c_would)
+{
+	const char *doc = "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"irq\", \"ops\": ["
+			  "{\"name\": \"\\u0031\\u0032:timer\", \"buckets\": [], \"counters\": {\"i\": 1, \"i\": 2},"
+			  " \"pmc\": \"a\", \"pmc\": \"b\"}]}";
+	char err[256] = "";
+	struct osp_profile *p = osp_read_json(doc, strlen(doc), err, sizeof(err));
+
+	cr_assert_not_null(p, "%s", err);
+	cr_expect_str_eq(p->ops[0].name, "12:timer");
+	cr_assert_eq(p->ops[0].ncounters, 1);
+	cr_expect_eq(p->ops[0].counters[0].value, 2, "the last of a repeated key");
+	cr_assert_eq(p->ops[0].attrs.n, 1);
+	cr_expect_str_eq(osp_kv_get(&p->ops[0].attrs, "pmc"), "\"b\"");
+	osp_profile_free(p);
 }

@@ -35,7 +35,7 @@ Test(profile, check_names_every_bad_histogram)
 	FILE *f = open_memstream(&buf, &len);
 
 	cr_expect_eq(osp_profile_check(p, f), 0);
-	p->ops[0].cpu.buckets[3] = 7;
+	cr_assert_eq(osp_hist_bucket_set(&p->ops[0].cpu, 3, 7), 0);
 	p->snaps[0].ops[0].lat.count = 1;
 	cr_expect_eq(osp_profile_check(p, f), 2);
 	fclose(f);
@@ -70,8 +70,9 @@ Test(profile, merge_with_itself_doubles_every_bucket)
 		cr_expect_eq(a->ops[i].lat.count, 2 * b->ops[i].lat.count);
 		cr_expect_eq(a->ops[i].lat.sum, 2 * b->ops[i].lat.sum);
 		cr_expect_eq(a->ops[i].lat.min, b->ops[i].lat.min);
-		for (unsigned j = 0; j < a->ops[i].lat.nbuckets; j++)
-			cr_expect_eq(a->ops[i].lat.buckets[j], 2 * b->ops[i].lat.buckets[j]);
+		for (unsigned j = 0; j < OSP_HIST_NBUCKETS(a->ops[i].lat.res); j++)
+			cr_expect_eq(osp_hist_bucket(&a->ops[i].lat, j),
+				     2 * osp_hist_bucket(&b->ops[i].lat, j));
 	}
 	cr_expect_eq(a->ops[1].counters[0].value, 2 * 123456789012ull);
 	cr_expect_eq(osp_profile_check(a, NULL), 0);
@@ -105,6 +106,76 @@ Test(profile, merge_appends_ops_only_in_source)
 	cr_expect_eq(a->nops, 3);
 	cr_expect_not_null(osp_profile_find_op(a, "getattr"));
 	cr_expect_eq(osp_profile_find_op(a, "read")->lat.count, 1010);
+	osp_profile_free(a);
+	osp_profile_free(b);
+}
+
+Test(name_index, finds_every_name_and_refuses_a_repeat)
+{
+	struct osp_name_index *ix = osp_name_index_new(0);
+	enum { N = 5000 };
+	static char names[N][16];
+
+	cr_assert_not_null(ix);
+	for (size_t i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "op%zu", i);
+		cr_assert_eq(osp_name_index_add(ix, names[i], i), 0);
+	}
+	for (size_t i = 0; i < N; i++)
+		cr_expect_eq(osp_name_index_find(ix, names[i]), i);
+	cr_expect_eq(osp_name_index_add(ix, "op17", 99), -EEXIST);
+	cr_expect_eq(osp_name_index_find(ix, "op17"), 17, "the first position stays");
+	cr_expect_eq(osp_name_index_find(ix, "op"), SIZE_MAX);
+	cr_expect_eq(osp_name_index_find(ix, ""), SIZE_MAX);
+	osp_name_index_free(ix);
+	osp_name_index_free(NULL);
+}
+
+/* Two profiles of @n ops each, B's names in reverse order plus one new. */
+static void big_pair(size_t n, struct osp_profile **a, struct osp_profile **b)
+{
+	char name[32];
+
+	*a = osp_profile_new("fs", 1);
+	*b = osp_profile_new("fs", 1);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "op%zu", i);
+		cr_assert_eq(osp_hist_record(&osp_profile_add_op(*a, name, false)->lat, 100), 0);
+		snprintf(name, sizeof(name), "op%zu", n - 1 - i);
+		cr_assert_eq(osp_hist_record(&osp_profile_add_op(*b, name, false)->lat, 5000), 0);
+	}
+	osp_profile_add_op(*b, "new", false);
+}
+
+Test(profile, merge_of_many_ops_is_linear, .timeout = 20)
+{
+	struct osp_profile *a, *b;
+	char err[128];
+
+	/* Pairwise matching took minutes at this size. */
+	big_pair(200000, &a, &b);
+	cr_assert_eq(osp_profile_merge(a, b, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(a->nops, 200001);
+	cr_expect_eq(a->ops[0].lat.count, 2);
+	cr_expect_eq(a->ops[0].lat.nbk, 2);
+	cr_expect_str_eq(a->ops[200000].name, "new");
+	osp_profile_free(a);
+	osp_profile_free(b);
+}
+
+Test(profile, merge_refuses_counts_past_64_bits)
+{
+	struct osp_profile *a = fixture_profile(1), *b = fixture_profile(1);
+	char err[128] = "";
+
+	b->ops[1].counters[0].value = UINT64_MAX;
+	cr_expect_eq(osp_profile_merge(a, b, err, sizeof(err)), -EOVERFLOW);
+	cr_expect_not_null(strstr(err, "op getattr: counts would pass 2^64 - 1"), "%s", err);
+	osp_profile_free(b);
+	b = fixture_profile(1);
+	b->elapsed_ns = UINT64_MAX;
+	cr_expect_eq(osp_profile_merge(a, b, err, sizeof(err)), -EOVERFLOW);
+	cr_expect_not_null(strstr(err, "elapsed"), "%s", err);
 	osp_profile_free(a);
 	osp_profile_free(b);
 }

@@ -136,7 +136,7 @@ Test(set, counts_survive_thread_exit_and_shards_are_reused)
 	p = osp_profile_new("fs", 1);
 	osp_set_snapshot(set, p);
 	cr_expect_eq(p->ops[1].lat.count, 50);
-	cr_expect_eq(p->ops[1].lat.buckets[11], 50);
+	cr_expect_eq(osp_hist_bucket(&p->ops[1].lat, 11), 50);
 	osp_profile_free(p);
 	osp_set_free(set);
 }
@@ -164,7 +164,7 @@ Test(set, reset_zeroes_and_recording_continues)
 	cr_expect_eq(p->ops[0].lat.sum, 3000);
 	cr_expect(p->ops[0].has_cpu);
 	cr_expect_eq(p->ops[0].cpu.sum, 1000);
-	cr_expect_eq(p->ops[0].cpu.buckets[osp_bucket_index(1000, 2)], 1);
+	cr_expect_eq(osp_hist_bucket(&p->ops[0].cpu, osp_bucket_index(1000, 2)), 1);
 	cr_expect_eq(p->ops[2].lat.count, 0);
 	osp_profile_free(p);
 	osp_set_free(set);

@@ -44,13 +44,13 @@ Test(timeline, deltas_sum_to_totals)
 			count += h->count;
 			sum += h->sum;
 			for (unsigned j = 0; j < 65; j++)
-				b[j] += h->buckets[j];
+				b[j] += osp_hist_bucket(h, j);
 			cr_expect(osp_hist_checksum_ok(h));
 		}
 	cr_expect_eq(count, p->ops[0].lat.count);
 	cr_expect_eq(sum, p->ops[0].lat.sum);
 	for (unsigned j = 0; j < 65; j++)
-		cr_expect_eq(b[j], p->ops[0].lat.buckets[j], "bucket %u", j);
+		cr_expect_eq(b[j], osp_hist_bucket(&p->ops[0].lat, j), "bucket %u", j);
 	cr_expect_eq(osp_profile_check(p, NULL), 0);
 	/* Interval 2 (k = 1) only had writes. */
 	cr_expect_eq(p->snaps[1].nops, 1);
@@ -141,5 +141,91 @@ Test(timeline, tick_without_timeline_is_einval)
 
 	cr_expect_eq(osp_set_timeline_tick(set), -EINVAL);
 	osp_set_timeline_stop(set);
+	osp_set_free(set);
+}
+
+Test(timeline, an_idle_timeline_holds_timestamps_and_its_bytes_stay_flat)
+{
+	struct osp_set *set = osp_set_new(names, 2, 8, true);
+	struct osp_timeline_stats st;
+	struct osp_profile *p;
+	size_t busy;
+
+	cr_assert_eq(osp_set_timeline_start(set, 3600000000000ull, 1000), 0);
+	osp_set_timeline_stats(set, &st);
+	cr_expect_eq(st.bytes, 1000 * OSP_TIMELINE_SNAPSHOT_MIN_BYTES, "the ring's slots");
+	osp_set_record(set, 0, 5000, 100);
+	cr_assert_eq(osp_set_timeline_tick(set), 0);
+	osp_set_timeline_stats(set, &st);
+	busy = st.bytes;
+	cr_expect_gt(busy, 1000 * OSP_TIMELINE_SNAPSHOT_MIN_BYTES);
+	/* Ten times round the ring with nothing happening. */
+	for (int k = 0; k < 10000; k++) {
+		cr_assert_eq(osp_set_timeline_tick(set), 0);
+		osp_set_timeline_stats(set, &st);
+		if (k < 999)
+			cr_assert_eq(st.bytes, busy, "tick %d: an idle interval holds nothing", k);
+		else
+			cr_assert_eq(st.bytes, 1000 * OSP_TIMELINE_SNAPSHOT_MIN_BYTES,
+				     "tick %d: the busy one has gone round", k);
+	}
+	cr_expect_eq(st.held, 1000);
+	cr_expect_eq(st.dropped, 10001 - 1000);
+	p = snap(set);
+	cr_assert_eq(p->nsnaps, 1000);
+	cr_expect_eq(p->snaps[0].nops, 0);
+	cr_expect_null(p->snaps[0].ops, "an idle copy allocates nothing either");
+	osp_profile_free(p);
+	osp_set_free(set);
+}
+
+Test(timeline, the_byte_bound_drops_the_oldest_and_is_never_passed)
+{
+	struct osp_set *set = osp_set_new(names, 2, 8, false);
+	size_t slots = 64 * OSP_TIMELINE_SNAPSHOT_MIN_BYTES, bound = slots + 4096;
+	struct osp_timeline_stats st;
+	struct osp_profile *p;
+
+	cr_assert_eq(osp_set_timeline_start_bounded(set, 3600000000000ull, 64, bound), 0);
+	for (int k = 0; k < 200; k++) {
+		/* Many buckets an interval: a few hundred bytes a snapshot. */
+		for (uint64_t v = 2; v < 100000000; v = v * 5 / 4 + 1)
+			osp_set_record(set, (unsigned)k % 2, v, 0);
+		cr_assert_eq(osp_set_timeline_tick(set), 0);
+		osp_set_timeline_stats(set, &st);
+		cr_assert_leq(st.bytes, bound, "tick %d", k);
+	}
+	cr_expect_eq(st.bound_bytes, bound);
+	cr_expect_lt(st.held, 64, "the bytes, not the slots, ran out");
+	cr_expect_gt(st.held, 0);
+	cr_expect_eq(st.dropped, 200 - st.held);
+	p = snap(set);
+	/* The newest survive, in order. */
+	cr_expect_eq(p->tl_dropped, st.dropped);
+	cr_expect_eq(p->nsnaps, st.held);
+	for (size_t s = 1; s < p->nsnaps; s++)
+		cr_expect_lt(p->snaps[s - 1].t_ns, p->snaps[s].t_ns + 1);
+	osp_profile_free(p);
+	osp_set_free(set);
+}
+
+Test(timeline, a_ring_that_cannot_fit_even_idle_is_e2big)
+{
+	struct osp_set *set = osp_set_new(names, 2, 1, false);
+	uint64_t interval, dropped;
+	unsigned cap;
+	size_t max = osp_set_timeline_capacity_max(OSP_TIMELINE_BOUND_BYTES);
+
+	cr_expect_eq(max, OSP_TIMELINE_BOUND_BYTES / OSP_TIMELINE_SNAPSHOT_MIN_BYTES);
+	cr_assert_eq(osp_set_timeline_start(set, 1000000000, 16), 0);
+	/* `timeline 1 10000000`: ten million 1 ms snapshots. */
+	cr_expect_eq(osp_set_timeline_start(set, 1000000, 10000000), -E2BIG);
+	cr_expect_eq(osp_set_timeline_start(set, 1000000, (unsigned)max + 1), -E2BIG);
+	osp_set_timeline_info(set, &interval, &cap, &dropped);
+	cr_expect_eq(interval, 1000000000, "the running timeline is left as it was");
+	cr_expect_eq(cap, 16);
+	cr_expect_eq(osp_set_timeline_start_bounded(set, 1000000, 5, 4 * OSP_TIMELINE_SNAPSHOT_MIN_BYTES),
+		     -E2BIG);
+	cr_expect_eq(osp_set_timeline_start_bounded(set, 1000000, 4, 4 * OSP_TIMELINE_SNAPSHOT_MIN_BYTES), 0);
 	osp_set_free(set);
 }

@@ -300,7 +300,10 @@ void h_sleepfs_start(struct sleepfs *s, const char *top, const char *sleep_us)
 	cr_assert_eq(mkdir(s->dir, 0755), 0);
 	s->pid = fork();
 	if (s->pid == 0) {
-		execl(bin, bin, s->dir, sleep_us, "-f", "-s", (char *)NULL);
+		if (s->threaded)
+			execl(bin, bin, s->dir, sleep_us, "-f", (char *)NULL);
+		else
+			execl(bin, bin, s->dir, sleep_us, "-f", "-s", (char *)NULL);
 		_exit(127);
 	}
 	for (int i = 0; i < 500; i++) {

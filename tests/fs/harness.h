@@ -76,9 +76,11 @@ char *h_at(const char *a, const char *b);
 struct sleepfs {
 	char dir[PATH_MAX];  /* its mountpoint, top/slow */
 	pid_t pid;           /* 0 when not started */
+	bool threaded;       /* set before start: serve requests in parallel */
 };
 /*
  * Mount sleepfs at @top/slow with reads of "slow" taking @sleep_us
+ * (single-threaded, for exact timings, unless s->threaded)
  * (SLEEPFS from meson names the binary); wait until it serves. Fails the
  * test (cr_assert) when it does not mount within 5 s; s->pid is set as
  * soon as it runs, so h_sleepfs_stop can always reap it.

@@ -292,6 +292,14 @@ static char *ctl_value(const char *key)
 	return v;
 }
 
+/* Expect ctl's @key to read @want. */
+#define EXPECT_CTL(key, want, ...)                                 \
+	do {                                                       \
+		char *v_ = ctl_value(key);                         \
+		cr_expect_str_eq(v_, want, "" __VA_ARGS__);        \
+		free(v_);                                          \
+	} while (0)
+
 /*
  * Regression: a write larger than one FUSE request arrived in pieces and
  * each was applied, so `disable`, a megabyte of blanks, then `bogus` left
@@ -301,7 +309,7 @@ static char *ctl_value(const char *key)
 Test(ctl, a_batch_is_one_bounded_write_at_offset_zero)
 {
 	size_t big = 1u << 20;
-	char *buf = malloc(big), path[PATH_MAX], *v;
+	char *buf = malloc(big), path[PATH_MAX];
 	int fd;
 
 	cr_assert_not_null(buf);
@@ -314,12 +322,8 @@ Test(ctl, a_batch_is_one_bounded_write_at_offset_zero)
 	cr_expect_eq(write(fd, buf, big), -1);
 	cr_expect_eq(errno, EINVAL);
 	close(fd);
-	v = ctl_value("profiling");
-	cr_expect_str_eq(v, "on", "the disable in the first piece was applied");
-	free(v);
-	v = ctl_value("last_error");
-	cr_expect_str_eq(v, "a batch is at most 65536 bytes, in one write");
-	free(v);
+	EXPECT_CTL("profiling", "on", "the disable in the first piece was applied");
+	EXPECT_CTL("last_error", "a batch is at most 65536 bytes, in one write");
 
 	/* Two writes on one open file: the second is not at offset 0. */
 	fd = open(path, O_WRONLY);
@@ -328,12 +332,8 @@ Test(ctl, a_batch_is_one_bounded_write_at_offset_zero)
 	cr_expect_eq(write(fd, "disable\n", 8), -1);
 	cr_expect_eq(errno, EINVAL);
 	close(fd);
-	v = ctl_value("profiling");
-	cr_expect_str_eq(v, "on");
-	free(v);
-	v = ctl_value("last_error");
-	cr_expect_str_eq(v, "a batch is one write at offset 0 (this one at 6)");
-	free(v);
+	EXPECT_CTL("profiling", "on");
+	EXPECT_CTL("last_error", "a batch is one write at offset 0 (this one at 6)");
 
 	/* Exactly the bound is one batch, applied. */
 	cr_expect_eq(ctl_write("reset\n"), 0);
@@ -343,22 +343,59 @@ Test(ctl, a_batch_is_one_bounded_write_at_offset_zero)
 	cr_assert_geq(fd, 0);
 	cr_expect_eq(write(fd, buf, 65536), 65536);
 	close(fd);
-	v = ctl_value("profiling");
-	cr_expect_str_eq(v, "off");
-	free(v);
+	EXPECT_CTL("profiling", "off");
 	free(buf);
 }
 
 Test(ctl, a_refusal_names_its_line_in_last_error)
 {
-	char *v = ctl_value("last_error");
-
-	cr_expect_str_eq(v, "none");
-	free(v);
+	EXPECT_CTL("last_error", "none");
 	cr_expect_eq(ctl_write("reset\n\ntimeline 100 0\n"), -EINVAL);
-	v = ctl_value("last_error");
-	cr_expect_str_eq(v, "line 3: timeline's snapshot count must be 1 to 10000000");
+	EXPECT_CTL("last_error", "line 3: timeline's snapshot count must be 1 to 10000000");
+}
+
+/* The ctl file's value for @key as a number. */
+static uint64_t ctl_u64(const char *key)
+{
+	char *v = ctl_value(key);
+	uint64_t n = v ? strtoull(v, NULL, 10) : 0;
+
+	cr_assert_not_null(v, "ctl has %s", key);
 	free(v);
+	return n;
+}
+
+/*
+ * Regression: `timeline 1 10000000` was accepted and an idle mount then
+ * grew about 5 MB a second. The ring is bounded in bytes; a request over
+ * the bound changes nothing and says why; idle intervals hold nothing.
+ */
+Test(ctl, the_timeline_is_bounded_in_bytes_and_idle_costs_nothing)
+{
+	uint64_t b0, b1;
+	unsigned long held;
+	char *v;
+
+	cr_expect_eq(ctl_write("disable\ntimeline 1 10000000\n"), -EINVAL);
+	EXPECT_CTL("last_error", "line 2: a timeline keeps at most 2796202 snapshots in its 64 MiB "
+				 "(asked for 10000000)");
+	EXPECT_CTL("profiling", "on", "the disable before it was not applied");
+	EXPECT_CTL("timeline", "off");
+	cr_expect_eq(ctl_u64("timeline_bound_bytes"), 64u << 20);
+
+	cr_assert_eq(ctl_write("timeline 1 100000\n"), 0);
+	usleep(100000);
+	b0 = ctl_u64("timeline_bytes");
+	usleep(400000);
+	b1 = ctl_u64("timeline_bytes");
+	v = ctl_read("timeline");
+	cr_assert(sscanf(v, "timeline: interval 1ms, %lu snapshots", &held) == 1, "%s", v);
+	free(v);
+	cr_expect_geq(held, 200, "snapshots were taken: %lu", held);
+	cr_expect_eq(ctl_u64("timeline_dropped"), 0);
+	cr_expect_eq(b1, b0, "idle intervals added %ld bytes", (long)(b1 - b0));
+	cr_expect_leq(b0, 100000u * 64, "the ring: %lu bytes", (unsigned long)b0);
+	cr_expect_eq(ctl_write("timeline off\n"), 0);
 }
 
 Test(ctl, text_views_and_metrics)

@@ -233,6 +233,12 @@ Test(daemon, bad_starts_exit_nonzero_with_one_line)
 		expect_refusal(a, "bad option -o timeline=10x");
 	}
 	{
+		const char *a[] = { m.lower, m.dir, "-f", "-o", "timeline=10,timeline_size=5000000",
+				    NULL };
+
+		expect_refusal(a, "-o timeline_size=5000000: a timeline keeps at most 2796202 snapshots in its 64 MiB");
+	}
+	{
 		const char *a[] = { m.lower, m.dir, "-f", "-o", "entry_timeout=-1", NULL };
 
 		expect_refusal(a, "bad option -o entry_timeout=-1");
@@ -333,4 +339,27 @@ Test(daemon, polling_workers_serve_and_stop_cleanly)
 	h_start(&m, args);
 	cr_assert_eq(h_write_str(h_path(file, m.dir, "again"), "x"), 0);
 	cr_expect_eq(h_stop(&m), 0);
+}
+
+/*
+ * Regression: the timeline's thread was started before daemonizing, whose
+ * fork only the calling thread survives: a daemon started without -f took
+ * no timeline snapshot.
+ */
+Test(daemon, threads_survive_daemonizing)
+{
+	char cmd[3 * PATH_MAX], stats[PATH_MAX];
+	char *s;
+	unsigned n = 0;
+
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s' -o timeline=50", h_osprof_fs(), m.lower,
+		 m.dir);
+	cr_assert_eq(h_sh("%s", cmd), 0, "started in the background");
+	usleep(1000000);
+	s = h_slurp(h_path(stats, m.dir, ".osprof/timeline"), NULL);
+	cr_expect_not_null(s);
+	cr_expect(s && sscanf(s, "timeline: interval 50ms, %u snapshots", &n) == 1, "%s", s);
+	cr_expect_geq(n, 10, "a snapshot every 50 ms for a second: %u", n);
+	free(s);
+	cr_expect_eq(h_sh("fusermount3 -u '%s'", m.dir), 0);
 }

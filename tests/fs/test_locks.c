@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Blocking lock requests never hold a worker. One holder and 50 waiters
+ * Requests that block never stop the mount answering.
+ *
+ * Lock requests never hold a worker. One holder and 50 waiters
  * (flock, and fcntl F_SETLKW) on a file of the mount, in the thread-pool
  * and the polling modes: the mount answers a listing within a second
  * throughout; killing waiters frees them (the kernel interrupts their
@@ -10,6 +12,10 @@
  * Regression: flock() without LOCK_NB blocked a worker thread inside the
  * daemon; with as many waiters as workers, `ls` of the mount hung, the
  * holder's unlock could never be served and SIGTERM did not stop it.
+ *
+ * A slow lower file system (sleepfs, reads of 3 s) holds the workers its
+ * requests run on, but more are started: a listing answers meanwhile.
+ * Regression: the polling loop's fixed two workers were all held.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -29,6 +35,7 @@
 #include "harness.h"
 
 static struct mnt m;
+static struct sleepfs slow;
 
 static void up(void)
 {
@@ -38,6 +45,7 @@ static void up(void)
 static void down(void)
 {
 	h_cleanup(&m);
+	h_sleepfs_stop(&slow);
 }
 
 TestSuite(locks, .init = up, .fini = down, .timeout = 240);
@@ -107,8 +115,8 @@ static int reap_within(pid_t pid, uint64_t ms)
 	return -1;
 }
 
-/* True when a child lists the mount and stats a file in under a second. */
-static bool answers_within_a_second(void)
+/* True when a child lists the mount and stats @name in under a second. */
+static bool answers_within_a_second_for(const char *name)
 {
 	pid_t pid = fork();
 	int st;
@@ -124,7 +132,7 @@ static bool answers_within_a_second(void)
 		while (readdir(d))
 			n++;
 		closedir(d);
-		_exit(n >= 3 && stat(h_at(m.dir, "f"), &sb) == 0 ? 0 : 2);
+		_exit(n >= 3 && stat(h_at(m.dir, name), &sb) == 0 ? 0 : 2);
 	}
 	st = reap_within(pid, 1000);
 	if (st == -1) {
@@ -132,6 +140,11 @@ static bool answers_within_a_second(void)
 		return false;
 	}
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+static bool answers_within_a_second(void)
+{
+	return answers_within_a_second_for("f");
 }
 
 /* The value of @key in .osprof/ctl (0 when absent). */
@@ -346,4 +359,44 @@ Test(locks, sigterm_with_waiters_exits_cleanly_and_dumps)
 	cr_expect_geq(h_count(p, "flock"), 1);
 	osp_profile_free(p);
 	scene_end(&sc);
+}
+
+static void slow_lower(const char *cache)
+{
+	const char *args[] = { "-o", cache, NULL };
+	pid_t r[6];
+	int st;
+
+	slow.threaded = true; /* the lower answers others while reads sleep */
+	h_sleepfs_start(&slow, m.top, "3000000");
+	h_start_at(&m, slow.dir, NULL, args);
+	for (int i = 0; i < 6; i++) {
+		r[i] = fork();
+		cr_assert_geq(r[i], 0);
+		if (r[i] == 0) {
+			static char buf[4096] __attribute__((aligned(4096)));
+			/* O_DIRECT: each read reaches the daemon, none waits on another's page. */
+			int fd = open(h_at(m.dir, "slow"), O_RDONLY | O_DIRECT);
+
+			_exit(fd >= 0 && pread(fd, buf, sizeof(buf), 0) == sizeof(buf) ? 0 : 1);
+		}
+	}
+	usleep(300000);
+	cr_expect(answers_within_a_second_for("slow4"),
+		  "%s: the mount answers while 6 reads wait on the lower file system", cache);
+	for (int i = 0; i < 6; i++) {
+		st = reap_within(r[i], 10000);
+		cr_expect(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "read %d: %#x", i, st);
+	}
+	cr_expect_eq(h_stop(&m), 0);
+}
+
+Test(locks, a_slow_lower_file_system_with_polling_workers)
+{
+	slow_lower("cache=auto");
+}
+
+Test(locks, a_slow_lower_file_system_in_the_worker_pool)
+{
+	slow_lower("cache=never");
 }

@@ -83,9 +83,9 @@ Test(distance, intersection_by_hand)
 static void fill(struct osp_hist *h, unsigned res, unsigned bucket,
 		 uint64_t n)
 {
-	if (!h->buckets)
+	if (!h->res)
 		cr_assert_eq(osp_hist_init(h, res), 0);
-	h->buckets[bucket] += n;
+	cr_assert_eq(osp_hist_bucket_set(h, bucket, osp_hist_bucket(h, bucket) + n), 0);
 	h->count += n;
 	h->sum += n * (uint64_t)osp_bucket_upper_ns(bucket, res);
 }
@@ -396,7 +396,7 @@ Test(peaks, empty_histogram_has_none)
 	struct osp_hist h;
 	struct osp_peak pk[2];
 
-	cr_assert_eq(osp_hist_peaks(&(struct osp_hist){ .nbuckets = 0 }, pk, 2), 0);
+	cr_assert_eq(osp_hist_peaks(&(struct osp_hist){ .res = 1 }, pk, 2), 0);
 	cr_assert_eq(osp_hist_init(&h, 4), 0);
 	cr_expect_eq(osp_hist_peaks(&h, pk, 2), 0);
 	osp_hist_fini(&h);
@@ -584,4 +584,55 @@ Test(compare, layers_are_matched_by_name_and_checked)
 	osp_profile_free(fs);
 	osp_profile_free(lo);
 	osp_profile_free(lo2);
+}
+
+Test(compare, many_ops_match_by_name_in_linear_time, .timeout = 30)
+{
+	/* 100,000 ops, B's in reverse order: pairwise matching took minutes. */
+	enum { N = 100000 };
+	struct osp_profile *a = osp_profile_new("fs", 1), *b = osp_profile_new("fs", 1);
+	struct osp_cmp_opts o;
+	struct osp_cmp c;
+	char name[32];
+
+	for (size_t i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "op%zu", i);
+		cr_assert_eq(osp_hist_record(&osp_profile_add_op(a, name, false)->lat, 800), 0);
+		snprintf(name, sizeof(name), "op%zu", N - 1 - i);
+		cr_assert_eq(osp_hist_record(&osp_profile_add_op(b, name, false)->lat,
+					     i == 0 ? 900000 : 800), 0);
+	}
+	osp_cmp_opts_default(&o, OSP_DIST_EMD);
+	o.min_share = 0.0;
+	o.noise_factor = 0.0;
+	cr_assert_eq(compare1(a, b, &o, &c), 0);
+	cr_expect_eq(c.n, N, "every op matched its namesake");
+	cr_expect_str_eq(c.items[0].name, "op99999");
+	cr_expect_eq(c.items[0].verdict, OSP_CMP_DIFFERENT);
+	osp_cmp_free(&c);
+	osp_profile_free(a);
+	osp_profile_free(b);
+}
+
+Test(compare, an_item_holds_only_the_peaks_it_has)
+{
+	struct osp_profile *a = osp_profile_new("fs", 1), *b = osp_profile_new("fs", 1);
+	struct osp_cmp_opts o;
+	struct osp_cmp c;
+
+	/* A million ops once cost 2.4 KiB each in fixed peak arrays. */
+	cr_expect_lt(sizeof(struct osp_cmp_item), 256);
+	op_with(a, "read", 10, 1000, 800);
+	op_with(b, "read", 12, 1000, 3000);
+	op_with(a, "mkdir", 10, 1, 1000);
+	op_with(b, "mkdir", 10, 1, 1000);
+	osp_cmp_opts_default(&o, OSP_DIST_EMD);
+	cr_assert_eq(compare1(a, b, &o, &c), 0);
+	cr_expect_eq(item(&c, "read")->npeaks_a, 1);
+	cr_expect_eq(item(&c, "read")->peaks_b[0].mode, 12);
+	cr_expect_eq(item(&c, "mkdir")->verdict, OSP_CMP_TINY);
+	cr_expect_null(item(&c, "mkdir")->peaks_a, "set aside: no peaks kept");
+	osp_cmp_free(&c);
+	osp_profile_free(a);
+	osp_profile_free(b);
 }

@@ -191,8 +191,9 @@ Test(fs_profiles, plot_html_export_and_merge)
 		const struct osp_op *o = osp_profile_find_op(pm, pa->ops[i].name);
 
 		cr_assert_not_null(o);
-		for (unsigned k = 0; k < o->lat.nbuckets; k++)
-			cr_expect_eq(o->lat.buckets[k], 2 * pa->ops[i].lat.buckets[k]);
+		for (unsigned k = 0; k < OSP_HIST_NBUCKETS(o->lat.res); k++)
+			cr_expect_eq(osp_hist_bucket(&o->lat, k),
+				     2 * osp_hist_bucket(&pa->ops[i].lat, k));
 	}
 	osp_profile_free(pa);
 	osp_profile_free(pm);

@@ -79,10 +79,10 @@ Test(read_kmod, golden_lower_maps_physical_to_lat_and_virtual_to_cpu)
 	cr_expect_eq(rd->lat.sum, 72845050u);
 	cr_expect_eq(rd->lat.min, 54930u);
 	cr_expect_eq(rd->lat.max, 12083080u);
-	cr_expect_eq(rd->lat.buckets[19], 22u);
+	cr_expect_eq(osp_hist_bucket(&rd->lat, 19), 22u);
 	cr_expect_eq(rd->cpu.count, 56u);
 	cr_expect_eq(rd->cpu.sum, 35600610u);
-	cr_expect_eq(rd->cpu.buckets[18], 27u);
+	cr_expect_eq(osp_hist_bucket(&rd->cpu, 18), 27u);
 	/* an empty op is there, empty */
 	rd = osp_profile_find_op(p, "fsync");
 	cr_assert_not_null(rd);
@@ -101,7 +101,7 @@ Test(read_kmod, golden_block_names_ops_dev_dot_dir)
 	cr_assert_not_null(op);
 	cr_expect_not(op->has_cpu);
 	cr_expect_eq(op->lat.count, 53u);
-	cr_expect_eq(op->lat.buckets[18], 29u);
+	cr_expect_eq(osp_hist_bucket(&op->lat, 18), 29u);
 	cr_expect_eq(osp_profile_check(p, stderr), 0u);
 	osp_profile_free(p);
 }
@@ -160,7 +160,7 @@ Test(read_kmod, no_header_means_ktime_and_unknown_keys_are_ignored)
 	cr_assert_not_null(p, "%s", err);
 	cr_expect_str_eq(p->clock_source, "ktime");
 	cr_expect_eq(p->nops, 2u);
-	cr_expect_eq(osp_profile_find_op(p, "sda.flush")->lat.buckets[4], 1u);
+	cr_expect_eq(osp_hist_bucket(&osp_profile_find_op(p, "sda.flush")->lat, 4), 1u);
 	osp_profile_free(p);
 }
 
@@ -232,6 +232,13 @@ static const struct bad_case bad_cases[] = {
 	{ "irq", "irq=1 name=x " BREC " pmc=maybe\n", "key 'pmc': 'maybe'" },
 	{ "irq", "irq=1 name=x " BREC " pmc=available instructions=lots\n", "key 'instructions': not a number" },
 	{ "irq", "name=x " BREC " pmc=unavailable\n", "missing key 'irq'" },
+	{ "block", "dev=vda dir=read count=2 sum_ns=5 min_ns=9 max_ns=5 hist=3:2\n", "line 1: key 'min_ns': 9 is greater than max_ns (5)" },
+	{ "lower", "op=read count=1 sum_ns=5 min_ns=5 max_ns=5 hist=3:1 vcount=1 vsum_ns=5 vmin_ns=6 vmax_ns=5 vhist=3:1\n", "line 1: key 'vmin_ns': 6 is greater than vmax_ns (5)" },
+	{ "block", "dev=vda dir=read count=0 sum_ns=5 min_ns=0 max_ns=0 hist=\n", "line 1: key 'count': 0, but sum_ns, min_ns or max_ns is not" },
+	{ "block", "dev=vda dir=read count=1 sum_ns=5 min_ns=5 max_ns=5 hist=1:18446744073709551615,2:2\n", "line 1: key 'hist': the buckets add up to more than 2^64 - 1" },
+	{ "block", "dev=vda dir=read count=18446744073709551615 sum_ns=5 min_ns=5 max_ns=5 hist=3:1\n"
+		   "dev=vda dir=write count=1 sum_ns=5 min_ns=5 max_ns=5 hist=3:1\n", "line 2: key 'count': the records' counts add up to more than 2^64 - 1" },
+	{ "block", "layer=block cycles_per_ns=0\n", "key 'cycles_per_ns': not a rate" },
 };
 
 #define NBAD (sizeof(bad_cases) / sizeof(bad_cases[0]))

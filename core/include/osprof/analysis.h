@@ -82,7 +82,7 @@ double osp_dist_default_threshold(enum osp_dist_method m);
 
 /*
  * osp_hist_normalise - write @h's buckets divided by their total into @p
- * (h->nbuckets doubles). The bucket total is used, not h->count, so a
+ * (OSP_HIST_NBUCKETS(h->res) doubles). The bucket total is used, not h->count, so a
  * histogram failing its checksum still sums to 1.
  * Returns 0, or -EINVAL when the histogram is empty.
  */
@@ -248,10 +248,16 @@ struct osp_cmp_item {
 	double count_change;    /* (nB - nA) / nA; +INFINITY when nA is 0 */
 	double latency_change;  /* (sumB - sumA) / sumA; likewise */
 	double share_a, share_b; /* max(share of requests, share of latency) */
-	size_t npeaks_a, npeaks_b;
-	struct osp_peak peaks_a[OSP_PEAKS_MAX], peaks_b[OSP_PEAKS_MAX];
-	size_t nchanges;        /* peak changes other than OSP_PEAK_SAME */
-	struct osp_peak_change changes[2 * OSP_PEAKS_MAX];
+	/*
+	 * The peaks of A and B and the changes between them other than
+	 * OSP_PEAK_SAME, in one allocation an item (exactly what it has,
+	 * NULL when none: an item is a few hundred bytes, not the 2.4 KiB
+	 * of full arrays, so a million ops compare in proportion), owned by
+	 * the osp_cmp and freed by osp_cmp_free.
+	 */
+	size_t npeaks_a, npeaks_b, nchanges;
+	struct osp_peak *peaks_a, *peaks_b;
+	struct osp_peak_change *changes;
 };
 
 struct osp_cmp {

@@ -15,6 +15,13 @@
  * struct osp_hist is the plain (single-writer, not thread-safe) histogram
  * used by readers, writers and tests; concurrent recording goes through
  * struct osp_set (set.h), which keeps per-thread shards.
+ *
+ * A struct osp_hist holds only its non-empty buckets, as (index, count)
+ * pairs in ascending index order, so its memory follows the buckets used,
+ * whatever the resolution: a profile read from a file costs what the file
+ * holds, not 64 * res + 1 counters per histogram. Callers read buckets
+ * with osp_hist_bucket() (0 for an empty one) or walk h->bk[0 .. h->nbk)
+ * directly, and change them only through the functions below.
  */
 #ifndef OSPROF_HIST_H
 #define OSPROF_HIST_H
@@ -31,14 +38,22 @@
 /* floor(2^(63 + m/8)) for m = 0..7 (m = 0 is 2^63); see osp_bucket_index. */
 extern const uint64_t osp_bucket_thresh63[8];
 
+/* One non-empty bucket. */
+struct osp_bucket {
+	uint32_t idx;   /* bucket index, 0 .. 64 * res */
+	uint64_t count; /* requests in it, never 0 */
+};
+
 struct osp_hist {
 	uint32_t res;      /* buckets per power of two: 1, 2, 4 or 8 */
-	uint32_t nbuckets; /* OSP_HIST_NBUCKETS(res) */
+	uint32_t nbk;      /* non-empty buckets held in bk */
+	uint32_t cap;      /* room in bk, in buckets */
 	uint64_t count;    /* number of values recorded */
 	uint64_t sum;      /* sum of the values (ns); wraps after 584 years */
 	uint64_t min;      /* smallest value, 0 when empty */
 	uint64_t max;      /* largest value, 0 when empty */
-	uint64_t *buckets; /* nbuckets counters, owned */
+	struct osp_bucket *bk; /* nbk buckets, ascending idx; owned, read-only
+				* to callers (NULL when cap is 0) */
 };
 
 /* True for the supported resolutions 1, 2, 4, 8. */
@@ -95,40 +110,71 @@ double osp_bucket_upper_ns(unsigned i, unsigned res);
 double osp_bucket_lower_ns(unsigned i, unsigned res);
 
 /*
- * osp_hist_init - make @h an empty histogram at resolution @res.
- * Returns 0, -EINVAL for a bad resolution, -ENOMEM. On error @h is left
- * zeroed, so osp_hist_fini on it is harmless.
+ * osp_hist_init - make @h an empty histogram at resolution @res. Allocates
+ * nothing: buckets are allocated as they fill. Returns 0, or -EINVAL for a
+ * bad resolution (then @h is left zeroed, so osp_hist_fini on it is
+ * harmless).
  */
 int osp_hist_init(struct osp_hist *h, unsigned res);
 /* Free @h's buckets and zero it; accepts a zeroed or NULL histogram. */
 void osp_hist_fini(struct osp_hist *h);
-/* Empty @h, keeping its resolution. */
+/* Empty @h, keeping its resolution and the room it has allocated. */
 void osp_hist_clear(struct osp_hist *h);
-/* Make @dst (uninitialised) a copy of @src. 0 or -ENOMEM. */
+/* Make @dst (uninitialised) a copy of @src, with exactly the room its
+ * buckets need. 0 or -ENOMEM (@dst left zeroed). */
 int osp_hist_copy(struct osp_hist *dst, const struct osp_hist *src);
 
-/* Record one value @v_ns into @h (single writer). */
-static inline void osp_hist_record(struct osp_hist *h, uint64_t v_ns)
-{
-	h->buckets[osp_bucket_index(v_ns, h->res)]++;
-	if (h->count == 0 || v_ns < h->min)
-		h->min = v_ns;
-	if (v_ns > h->max)
-		h->max = v_ns;
-	h->count++;
-	h->sum += v_ns;
-}
+/* Count of bucket @i, 0 when it is empty or out of range. O(log nbk). */
+uint64_t osp_hist_bucket(const struct osp_hist *h, unsigned i);
+
+/*
+ * osp_hist_bucket_set - set bucket @i's count to @n (0 empties it); count,
+ * sum, min and max are not touched. Returns 0, -EINVAL when @i is out of
+ * range for the resolution, -ENOMEM (nothing changed).
+ */
+int osp_hist_bucket_set(struct osp_hist *h, unsigned i, uint64_t n);
+
+/*
+ * osp_hist_reserve - make room for @n buckets in @h without reallocating
+ * later (readers that know how many come). 0 or -ENOMEM.
+ */
+int osp_hist_reserve(struct osp_hist *h, unsigned n);
+
+/*
+ * osp_hist_to_dense - write every bucket's count, empty ones as 0, to
+ * @out (OSP_HIST_NBUCKETS(h->res) counters), for computations that index
+ * buckets directly.
+ */
+void osp_hist_to_dense(const struct osp_hist *h, uint64_t *out);
+/*
+ * osp_hist_from_dense - make @h's buckets the OSP_HIST_NBUCKETS(h->res)
+ * counters at @in (count, sum, min and max untouched). Reuses @h's room
+ * when it suffices, else allocates exactly what the non-empty ones need.
+ * 0 or -ENOMEM (nothing changed).
+ */
+int osp_hist_from_dense(struct osp_hist *h, const uint64_t *in);
+
+/* Bytes @h has allocated for its buckets (for memory accounting). */
+size_t osp_hist_bytes(const struct osp_hist *h);
+
+/*
+ * osp_hist_record - record one value @v_ns into @h (single writer).
+ * Returns 0, or -ENOMEM when a bucket not used before could not be
+ * allocated (then nothing is recorded). The lock-free recording of a
+ * profile set (set.h) never comes here.
+ */
+int osp_hist_record(struct osp_hist *h, uint64_t v_ns);
 
 /*
  * osp_hist_merge - add @src into @dst bucket by bucket.
- * Returns 0, or -EINVAL when the resolutions differ (nothing changed).
+ * Returns 0; -EINVAL when the resolutions differ; -EOVERFLOW when a
+ * bucket, count or sum would pass 2^64 - 1; -ENOMEM. On error nothing
+ * changed.
  */
 int osp_hist_merge(struct osp_hist *dst, const struct osp_hist *src);
 
-/*
- * Sum of the buckets; equals count when the histogram is consistent.
- * UINT64_MAX when the sum does not fit (corrupt input), never a wrapped sum.
- */
+/* Sum of the buckets, saturating at UINT64_MAX; equals count when the
+ * histogram is consistent. */
 uint64_t osp_hist_bucket_total(const struct osp_hist *h);
 /* True when the buckets add up to count (OSprof's checksum), without overflow. */
 bool osp_hist_checksum_ok(const struct osp_hist *h);

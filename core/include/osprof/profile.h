@@ -67,6 +67,7 @@ struct osp_profile {
 	uint64_t start_unix_ns;
 	uint64_t elapsed_ns;
 	size_t nops;
+	size_t ops_cap;          /* room in ops; when under nops, exactly nops */
 	struct osp_op *ops;
 	/* timeline; tl_interval_ns == 0 means none */
 	uint64_t tl_interval_ns;
@@ -86,14 +87,40 @@ void osp_profile_free(struct osp_profile *p);
 void osp_profile_drop_timeline(struct osp_profile *p);
 
 /*
- * osp_profile_add_op - append an empty operation @name (copied).
- * Returns the new op or NULL (-ENOMEM). Pointers to earlier ops may move.
+ * osp_profile_add_op - append an empty operation @name (copied); the ops
+ * array grows geometrically, so appending n ops costs O(n). Returns the
+ * new op or NULL (-ENOMEM). Pointers to earlier ops may move.
  */
 struct osp_op *osp_profile_add_op(struct osp_profile *p, const char *name,
 				  bool has_cpu);
-/* The op named @name, or NULL. */
+/*
+ * osp_profile_find_op - the first op named @name, or NULL. A linear
+ * search: for one lookup. Code that looks up every op of a profile
+ * builds an osp_name_index instead.
+ */
 struct osp_op *osp_profile_find_op(const struct osp_profile *p,
 				   const char *name);
+
+/*
+ * A hash index of names to positions in an array (the ops of a profile,
+ * the counters of an op), for matching or finding repeats in linear time
+ * whatever a file holds: the hash is SipHash keyed at random per process,
+ * so no file can choose names that collide. The index borrows the names:
+ * they must outlive it unchanged. One writer; lookups may run together.
+ */
+struct osp_name_index;
+/* An empty index with room for @hint names; NULL on -ENOMEM. */
+struct osp_name_index *osp_name_index_new(size_t hint);
+/* NULL is accepted. */
+void osp_name_index_free(struct osp_name_index *ix);
+/* Add @name at @pos: 0; -EEXIST when @name is there already (its position
+ * kept); -ENOMEM. */
+int osp_name_index_add(struct osp_name_index *ix, const char *name, size_t pos);
+/* The position of @name, or SIZE_MAX when absent. */
+size_t osp_name_index_find(const struct osp_name_index *ix, const char *name);
+/* An index of the names of @ops[0 .. @n) (a repeated name: its first
+ * position); NULL on -ENOMEM. */
+struct osp_name_index *osp_name_index_ops(const struct osp_op *ops, size_t n);
 
 /* Initialise @op as an empty operation @name at @res; 0 or -ENOMEM. */
 int osp_op_init(struct osp_op *op, const char *name, unsigned res,
@@ -119,6 +146,14 @@ const char *osp_kv_get(const struct osp_kvlist *l, const char *key);
  * frees, or NULL (-ENOMEM).
  */
 char *osp_kv_text(const struct osp_kv *kv);
+/*
+ * osp_kv_print - write @l to @out as " key=value" pairs (values as
+ * osp_kv_text gives them), each key and value through @esc, the escaping
+ * of the language @out is in (osprof/escape.h). 0 or -ENOMEM; stream
+ * errors are left in @out's error flag.
+ */
+int osp_kv_print(FILE *out, const struct osp_kvlist *l,
+		 void (*esc)(FILE *out, const char *s));
 void osp_kv_free(struct osp_kvlist *l);
 int osp_kv_copy(struct osp_kvlist *dst, const struct osp_kvlist *src);
 
@@ -134,8 +169,12 @@ size_t osp_profile_check(const struct osp_profile *p, FILE *warn);
 
 /*
  * osp_profile_merge - add @src into @dst operation by operation (ops only
- * in @src are appended). Refuses (-EINVAL, nothing changed, reason in @err)
- * profiles whose resolution or unit differ.
+ * in @src are appended), in time linear in the number of ops. Refuses,
+ * with nothing changed and the reason in @err, profiles whose resolution,
+ * unit or an op's cpu resolution differ (-EINVAL) or whose elapsed times
+ * add up past 2^64 - 1 (-EOVERFLOW). A bucket, count, sum or counter that
+ * would pass 2^64 - 1 (-EOVERFLOW, the op named in @err) or -ENOMEM
+ * leaves @dst partly merged: discard it.
  */
 int osp_profile_merge(struct osp_profile *dst, const struct osp_profile *src,
 		      char *err, size_t errlen);

@@ -15,7 +15,8 @@
  * recorder zeroes its own shard on its next record.
  *
  * The optional timeline takes a snapshot of the per-interval deltas every
- * interval into a bounded ring (oldest dropped and counted when full).
+ * interval into a ring bounded in snapshots and in bytes (oldest dropped
+ * and counted when over either).
  */
 #ifndef OSPROF_SET_H
 #define OSPROF_SET_H
@@ -61,14 +62,17 @@ uint64_t osp_set_lost(const struct osp_set *set);
  * osp_set_read_ops - merge every shard into @ops, an array of nops
  * operations initialised by the caller (osp_op_init at the set's
  * resolution, names as the set's); their previous contents are replaced.
- * Thread-safe against recorders and other readers.
+ * Thread-safe against recorders and other readers. Returns 0, or -ENOMEM
+ * with every op of @ops empty (never a partial merge that looks whole).
  */
-void osp_set_read_ops(struct osp_set *set, struct osp_op *ops);
+int osp_set_read_ops(struct osp_set *set, struct osp_op *ops);
 
 /*
  * osp_set_snapshot - append the merged operations (all of them, also the
  * empty ones) to @p, which must have the set's resolution and no ops, and
- * copy the timeline, if any. 0, -EINVAL or -ENOMEM.
+ * copy the timeline, if any; records lost for want of a shard (see
+ * osp_set_lost) are option "lost_records" of @p. 0, -EINVAL or -ENOMEM;
+ * on error @p has no ops and no timeline: never a part that looks whole.
  */
 int osp_set_snapshot(struct osp_set *set, struct osp_profile *p);
 
@@ -76,23 +80,65 @@ int osp_set_snapshot(struct osp_set *set, struct osp_profile *p);
 void osp_set_reset(struct osp_set *set);
 
 /*
+ * The bytes a timeline may hold by default: its ring of slots (one per
+ * snapshot it can keep) and what the snapshots hold -- per operation with
+ * events in the interval, the op, its name and its non-empty buckets
+ * (bytes asked of malloc, not its overhead). 64 MiB: thousands of busy
+ * snapshots of the fs layer's operations (a few KiB each at resolution 1),
+ * at least a hundred even at resolution 8 with CPU time and every
+ * operation busy, while a daemon left running with a timeline stays
+ * small next to the page cache it profiles.
+ */
+#define OSP_TIMELINE_BOUND_BYTES ((size_t)64 << 20)
+/*
+ * What a snapshot costs at the least: an interval without events is its
+ * slot in the ring (a timestamp) and nothing else.
+ */
+#define OSP_TIMELINE_SNAPSHOT_MIN_BYTES sizeof(struct osp_snapshot)
+/*
+ * The largest capacity a timeline of @bound_bytes can have: even idle,
+ * a larger ring would not fit. For OSP_TIMELINE_BOUND_BYTES, 2,796,202.
+ */
+size_t osp_set_timeline_capacity_max(size_t bound_bytes);
+
+/*
  * osp_set_timeline_start - snapshot deltas every @interval_ns into a ring
- * of @capacity snapshots, from a background thread; replaces a running
- * timeline (its snapshots are discarded). 0, -EINVAL (interval under 1 ms
- * or capacity 0), -ENOMEM or -errno from pthread_create.
+ * of @capacity snapshots holding at most OSP_TIMELINE_BOUND_BYTES, from a
+ * background thread; replaces a running timeline (its snapshots are
+ * discarded). 0; -EINVAL (interval under 1 ms or capacity 0); -E2BIG
+ * (capacity over osp_set_timeline_capacity_max(OSP_TIMELINE_BOUND_BYTES):
+ * the running timeline, if any, is left as it was); -ENOMEM; -errno from
+ * pthread_create.
  */
 int osp_set_timeline_start(struct osp_set *set, uint64_t interval_ns,
 			   unsigned capacity);
+/* The same with a bound of @bound_bytes instead of the default one. */
+int osp_set_timeline_start_bounded(struct osp_set *set, uint64_t interval_ns,
+				   unsigned capacity, size_t bound_bytes);
 /* Stop the timeline thread and drop its snapshots; harmless when none. */
 void osp_set_timeline_stop(struct osp_set *set);
 /* The running timeline's interval (0 when off), capacity and drops. */
 void osp_set_timeline_info(struct osp_set *set, uint64_t *interval_ns,
 			   unsigned *capacity, uint64_t *dropped);
 
+/* The state of a timeline, all 0 when none runs. */
+struct osp_timeline_stats {
+	uint64_t interval_ns;
+	unsigned capacity;   /* snapshots it can keep */
+	unsigned held;       /* snapshots it keeps now */
+	size_t bytes;        /* the ring and what its snapshots hold */
+	size_t bound_bytes;  /* what bytes may not exceed */
+	uint64_t dropped;    /* oldest snapshots dropped, over capacity or bound */
+	uint64_t missed;     /* ticks that could not allocate; their events are
+			      * in the next snapshot, which spans both */
+};
+/* Fill @out; thread-safe. */
+void osp_set_timeline_stats(struct osp_set *set, struct osp_timeline_stats *out);
+
 /*
  * osp_set_timeline_tick - take one snapshot now, as the timeline thread
  * does every interval (for tests and for a final partial interval).
- * 0, -EINVAL when no timeline runs, -ENOMEM.
+ * 0, -EINVAL when no timeline runs, -ENOMEM (counted as missed).
  */
 int osp_set_timeline_tick(struct osp_set *set);
 
