@@ -38,24 +38,6 @@ void ofz_check_err(const char *who, const char *err, size_t errlen)
 		ofz_fail("%s: error message of more than one line: '%s'", who, err);
 }
 
-/*
- * One bug is known, reported and owned elsewhere (fuzz/pending/README.md):
- * json-c takes NaN, Infinity, "1.", "01e-3" and loose UTF-8 (surrogates,
- * overlongs) even in strict mode, and the reader keeps the values it does
- * not interpret (source, options, op attributes) as json-c spells them,
- * which the writer writes back verbatim. So that CI stays meaningful until
- * the fix lands, that is excused unless OFZ_STRICT is set in the
- * environment; remove the excuse when the fix is in.
- */
-static bool excused(void)
-{
-	static int strict = -1;
-
-	if (strict < 0)
-		strict = getenv("OFZ_STRICT") != NULL;
-	return !strict;
-}
-
 /* A stream that drops what it is given: the writers run, nothing is kept. */
 static ssize_t drop_write(void *cookie, const char *buf, size_t len)
 {
@@ -214,33 +196,6 @@ static char *json_text(const struct osp_profile *p, size_t *len)
 	return buf;
 }
 
-static bool kv_utf8_valid(const struct osp_kvlist *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (!utf8_valid(l->items[i].json))
-			return false;
-	return true;
-}
-
-static bool ops_attrs_utf8_valid(const struct osp_op *ops, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!kv_utf8_valid(&ops[i].attrs))
-			return false;
-	return true;
-}
-
-/* Do the values kept as JSON text hold bytes that are not strict UTF-8? */
-static bool kept_values_bad_utf8(const struct osp_profile *p)
-{
-	bool ok = kv_utf8_valid(&p->source) && kv_utf8_valid(&p->options) &&
-		  ops_attrs_utf8_valid(p->ops, p->nops);
-
-	for (size_t s = 0; s < p->nsnaps && ok; s++)
-		ok = ops_attrs_utf8_valid(p->snaps[s].ops, p->snaps[s].nops);
-	return !ok;
-}
-
 /* @p's JSON read back; @p's text in *@text, its length in *@len. */
 static struct osp_profile *reread(const struct osp_profile *p, char **text,
 				  size_t *len)
@@ -252,9 +207,7 @@ static struct osp_profile *reread(const struct osp_profile *p, char **text,
 
 	*text = json_text(p, len);
 	why = ofz_json_strict(*text, *len, &at);
-	if (why != OFZ_JSON_OK &&
-	    !((why == OFZ_JSON_NUMBER ||
-	       (why == OFZ_JSON_UTF8 && kept_values_bad_utf8(p))) && excused())) {
+	if (why != OFZ_JSON_OK) {
 		fprintf(stderr, "%.*s\n", (int)*len, *text);
 		ofz_fail("the JSON writer's output (above) is not RFC 8259 JSON in UTF-8 (%s), at byte %zu: '%.20s'",
 			 why == OFZ_JSON_UTF8 ? "UTF-8" : why == OFZ_JSON_NUMBER ? "number" : "syntax",
