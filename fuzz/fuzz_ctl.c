@@ -2,8 +2,8 @@
 /*
  * libFuzzer target: the parser of `ctl` batches, ofs_ctl_cmd_parse
  * (fs/ofs_ctl_cmd.c), on any bytes. It either accepts a batch of at most
- * OFS_CTL_BATCH_MAX_CMDS commands, one per non-blank line, each within
- * its documented range, or refuses it with -EINVAL and a one-line reason
+ * OFS_CTL_BATCH_MAX_CMDS commands, one per non-blank line and in line
+ * order, each within its documented range, or refuses it with -EINVAL and a one-line reason
  * of printable ASCII (the header promises it never quotes the input).
  * The answer must not depend on the size of the error buffer.
  */
@@ -42,6 +42,10 @@ static void check_batch(const struct ofs_ctl_batch *b, const char *buf,
 
 		if (c->kind >= OFS_CTL__COUNT)
 			ofz_fail("ctl: command %zu of kind %d", i, (int)c->kind);
+		/* Lines count from 1, one command each, in order. */
+		if (c->line < 1 || c->line > len + 1 ||
+		    (i && c->line <= b->cmds[i - 1].line))
+			ofz_fail("ctl: command %zu on line %zu", i, c->line);
 		if (c->kind == OFS_CTL_TIMELINE ?
 		    c->interval_ms < 1 || c->interval_ms > OFS_CTL_TL_INTERVAL_MAX_MS ||
 		    c->snapshots > OFS_CTL_TL_SNAPSHOTS_MAX :
