@@ -26,10 +26,12 @@ struct raw {
 	char *entry_timeout, *attr_timeout, *fd_cache, *readdirplus, *dump, *poll_us;
 	int writeback, cpu_time, vtimers, noprofile;
 	int nonopt;
+	int answer; /* KEY_HELP or KEY_VERSION when one was asked for */
 	struct ofs_opts *o;
 };
 
-enum { KEY_HELP, KEY_VERSION, KEY_ALLOW_OTHER };
+/* Positive: fuse_opt keeps the negative keys for itself. */
+enum { KEY_HELP = 1, KEY_VERSION, KEY_ALLOW_OTHER };
 
 #define RAW(t, f) { t, offsetof(struct raw, f), 0 }
 #define FLAG(t, f, v) { t, offsetof(struct raw, f), v }
@@ -122,11 +124,14 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *out)
 		fprintf(stderr, "osprof-fs: too many arguments at '%s' (see --help)\n", arg);
 		return -1;
 	case KEY_HELP:
-		usage(out->argv[0]);
-		exit(0);
 	case KEY_VERSION:
-		printf("osprof-fs %s, FUSE library %s\n", OSPROF_VERSION, fuse_pkgversion());
-		exit(0);
+		/*
+		 * Stop at the first one, as exit() here used to, but let
+		 * ofs_opts_parse answer and return 1: the caller frees what
+		 * it holds, and a fuzzer can call the parser in a loop.
+		 */
+		raw->answer = key;
+		return -1;
 	case KEY_ALLOW_OTHER:
 		raw->o->allow_other = true;
 		return 1; /* libfuse needs it too */
@@ -331,7 +336,12 @@ int ofs_opts_parse(struct ofs *fs, struct fuse_args *args)
 
 	if (fuse_opt_parse(args, &r, specs, opt_proc) != 0) {
 		raw_free(&r);
-		return -1;
+		if (r.answer == KEY_HELP)
+			usage(args->argv[0]);
+		else if (r.answer == KEY_VERSION)
+			printf("osprof-fs %s, FUSE library %s\n", OSPROF_VERSION,
+			       fuse_pkgversion());
+		return r.answer ? 1 : -1;
 	}
 	err = parse_values(o, &r);
 	raw_free(&r);

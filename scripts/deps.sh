@@ -5,7 +5,8 @@
 # kernel image, headers, QEMU and busybox for the module's VM test,
 # e2fsprogs for the ext4 disk osprof-fs is tested on in that VM,
 # Chromium for the HTML report test, Python's prometheus_client for the
-# hostile-profile test's OpenMetrics check), "deps.sh demo" adds the Linux
+# hostile-profile test's OpenMetrics check, clang and its libFuzzer
+# runtime for the fuzz targets), "deps.sh demo" adds the Linux
 # sources, the default grep workload.
 set -euo pipefail
 want=${1:-build}
@@ -16,7 +17,8 @@ case "$want" in
   demo) pkgs+=(linux-source) ;;
   test) pkgs+=(libcriterion-dev linux-headers-amd64 linux-image-amd64
                qemu-system-x86 busybox-static chromium libpng-dev kmod cpio
-               xz-utils e2fsprogs python3 python3-prometheus-client) ;;
+               xz-utils e2fsprogs python3 python3-prometheus-client clang
+               libclang-rt-14-dev) ;;
   *) echo "usage: deps.sh build|demo|test" >&2; exit 2 ;;
 esac
 sudo=""

@@ -254,21 +254,31 @@ int osp_hist_merge(struct osp_hist *dst, const struct osp_hist *src)
 	return 0;
 }
 
+/*
+ * Buckets read from a file may add up past 2^64 - 1; saturated, their
+ * total would pass the checksum of a count of 2^64 - 1. False on overflow.
+ */
+static bool bucket_sum(const struct osp_hist *h, uint64_t *total)
+{
+	*total = 0;
+	for (uint32_t k = 0; k < h->nbk; k++)
+		if (__builtin_add_overflow(*total, h->bk[k].count, total))
+			return false;
+	return true;
+}
+
 uint64_t osp_hist_bucket_total(const struct osp_hist *h)
 {
-	uint64_t total = 0;
+	uint64_t total;
 
-	for (uint32_t k = 0; k < h->nbk; k++) {
-		if (h->bk[k].count > UINT64_MAX - total)
-			return UINT64_MAX;
-		total += h->bk[k].count;
-	}
-	return total;
+	return bucket_sum(h, &total) ? total : UINT64_MAX;
 }
 
 bool osp_hist_checksum_ok(const struct osp_hist *h)
 {
-	return osp_hist_bucket_total(h) == h->count;
+	uint64_t total;
+
+	return bucket_sum(h, &total) && total == h->count;
 }
 
 bool osp_hist_range(const struct osp_hist *h, unsigned *lo, unsigned *hi)

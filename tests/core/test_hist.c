@@ -163,6 +163,26 @@ Test(hist, record_keeps_count_sum_min_max_and_checksum)
 	osp_hist_fini(&h);
 }
 
+/*
+ * Found by fuzz/fuzz_kmod.c: UINT64_MAX + 1 wrapped to 0 and passed as
+ * count 0; saturated, it passed as count UINT64_MAX.
+ */
+Test(hist, buckets_adding_up_past_2_64_fail_the_checksum)
+{
+	struct osp_hist h;
+
+	cr_assert_eq(osp_hist_init(&h, 1), 0);
+	cr_assert_eq(osp_hist_bucket_set(&h, 0, UINT64_MAX), 0);
+	cr_assert_eq(osp_hist_bucket_set(&h, 1, 1), 0);
+	cr_expect_not(osp_hist_checksum_ok(&h));
+	cr_expect_eq(osp_hist_bucket_total(&h), UINT64_MAX);
+	h.count = UINT64_MAX;
+	cr_expect_not(osp_hist_checksum_ok(&h));
+	cr_assert_eq(osp_hist_bucket_set(&h, 1, 0), 0);
+	cr_expect(osp_hist_checksum_ok(&h));
+	osp_hist_fini(&h);
+}
+
 Test(hist, merge_adds_and_refuses_other_resolution)
 {
 	struct osp_hist a, b, c;

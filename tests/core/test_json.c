@@ -132,6 +132,13 @@ static const struct bad_doc docs[] = {
 		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"timeline\": {\"snapshots\": [{\"t_ns\": 1, \"ops\": [{\"name\": \"r\", \"buckets\": [[1, \"x\"]]}]}]}}", "timeline.snapshots[0].ops[0].buckets[0]: must be an unsigned integer" },
 		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"source\": []}", "source: must be an object" },
 		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"clock\": {\"cycles_per_ns\": \"x\"}}", "clock.cycles_per_ns: must be a number" },
+		/* Found by fuzz/fuzz_json.c: read as an empty name, written, then refused. */
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [{\"name\": \"\\u0000r\", \"buckets\": []}]}", "ops[0].name: holds a NUL character (\\u0000)" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"f\\u0000s\", \"ops\": []}", "layer: holds a NUL character (\\u0000)" },
+		/* Found with fuzz/fuzz_json.c's round trip: the writer wrote inf, not JSON. */
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"clock\": {\"cycles_per_ns\": 1e999}}", "clock.cycles_per_ns: inf is not a positive finite rate" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"clock\": {\"cycles_per_ns\": -Infinity}}", "invalid JSON" },
+		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [], \"clock\": {\"cycles_per_ns\": -1}}", "clock.cycles_per_ns: -1 is not a positive finite rate" },
 		{ "{\"format\": \"osprof\", /* c */ \"version\": 1}", "invalid JSON" },
 		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"f\xff\", \"ops\": []}", "invalid JSON" },
 		{ "{\"format\": \"osprof\", \"version\": 1, \"resolution\": 1, \"layer\": \"fs\", \"ops\": [{\"name\": \"r\", \"count\": 2, \"min\": 9, \"max\": 5, \"buckets\": [[4, 2]]}]}", "ops[0].min: 9 is greater than max (5)" },

@@ -176,7 +176,7 @@ int osp_hist_merge(struct osp_hist *dst, const struct osp_hist *src);
 /* Sum of the buckets, saturating at UINT64_MAX; equals count when the
  * histogram is consistent. */
 uint64_t osp_hist_bucket_total(const struct osp_hist *h);
-/* True when the buckets add up to count (OSprof's checksum). */
+/* True when the buckets add up to count (OSprof's checksum), without overflow. */
 bool osp_hist_checksum_ok(const struct osp_hist *h);
 /* Lowest and highest non-empty bucket; false when the histogram is empty. */
 bool osp_hist_range(const struct osp_hist *h, unsigned *lo, unsigned *hi);

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer target: the parser of `ctl` batches, ofs_ctl_cmd_parse
+ * (fs/ofs_ctl_cmd.c), on any bytes. It either accepts a batch of at most
+ * OFS_CTL_BATCH_MAX_CMDS commands, one per non-blank line and in line
+ * order, each within its documented range, or refuses it with -EINVAL and a one-line reason
+ * of printable ASCII (the header promises it never quotes the input).
+ * The answer must not depend on the size of the error buffer.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ofs_ctl_cmd.h"
+#include "ofz.h"
+
+/* Lines holding anything but blanks: each must be one command. */
+static size_t command_lines(const char *buf, size_t len)
+{
+	size_t n = 0;
+	bool blank = true;
+
+	for (size_t i = 0; i <= len; i++) {
+		if (i == len || buf[i] == '\n') {
+			n += !blank;
+			blank = true;
+		} else if (buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\r') {
+			blank = false;
+		}
+	}
+	return n;
+}
+
+static void check_batch(const struct ofs_ctl_batch *b, const char *buf,
+			size_t len)
+{
+	if (b->n > OFS_CTL_BATCH_MAX_CMDS || b->n != command_lines(buf, len))
+		ofz_fail("ctl: %zu commands accepted from %zu command lines", b->n,
+			 command_lines(buf, len));
+	for (size_t i = 0; i < b->n; i++) {
+		const struct ofs_ctl_cmd *c = &b->cmds[i];
+
+		if (c->kind >= OFS_CTL__COUNT)
+			ofz_fail("ctl: command %zu of kind %d", i, (int)c->kind);
+		/* Lines count from 1, one command each, in order. */
+		if (c->line < 1 || c->line > len + 1 ||
+		    (i && c->line <= b->cmds[i - 1].line))
+			ofz_fail("ctl: command %zu on line %zu", i, c->line);
+		if (c->kind == OFS_CTL_TIMELINE ?
+		    c->interval_ms < 1 || c->interval_ms > OFS_CTL_TL_INTERVAL_MAX_MS ||
+		    c->snapshots > OFS_CTL_TL_SNAPSHOTS_MAX :
+		    c->interval_ms || c->snapshots)
+			ofz_fail("ctl: command %zu: interval %llu ms, %llu snapshots",
+				 i, (unsigned long long)c->interval_ms,
+				 (unsigned long long)c->snapshots);
+	}
+}
+
+static void check_reason(const char *err, size_t errlen)
+{
+	ofz_check_err("ofs_ctl_cmd_parse", err, errlen);
+	for (const char *s = err; *s; s++)
+		if (*s < 0x20 || *s > 0x7e)
+			ofz_fail("ctl: reason holds byte 0x%02x: '%s'",
+				 (unsigned char)*s, err);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* A copy of exactly @size bytes: a read past the end is caught. */
+	char *buf = malloc(size ? size : 1);
+	struct ofs_ctl_batch *b = malloc(sizeof(*b));
+	char err[256], small[8] = "canary!";
+	int r, r_small, r_none;
+
+	if (!buf || !b)
+		ofz_fail("out of memory");
+	memcpy(buf, data, size);
+	r = ofs_ctl_cmd_parse(buf, size, b, err, sizeof(err));
+	if (r == 0)
+		check_batch(b, buf, size);
+	else if (r == -EINVAL)
+		check_reason(err, sizeof(err));
+	else
+		ofz_fail("ctl: returned %d", r);
+	r_small = ofs_ctl_cmd_parse(buf, size, b, small, sizeof(small));
+	r_none = ofs_ctl_cmd_parse(buf, size, b, small, 0);
+	if (r_small != r || r_none != r)
+		ofz_fail("ctl: %d with a 256-byte reason, %d with 8, %d with none",
+			 r, r_small, r_none);
+	if (r && !memchr(small, '\0', sizeof(small)))
+		ofz_fail("ctl: a short reason not NUL-terminated");
+	free(buf);
+	free(b);
+	return 0;
+}
