@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -324,4 +325,20 @@ void h_sleepfs_stop(struct sleepfs *s)
 	h_sh("fusermount3 -u '%s'", s->dir);
 	waitpid(s->pid, NULL, 0);
 	s->pid = 0;
+}
+
+int h_as(uid_t uid, gid_t gid, const gid_t *groups, int ngroups, int (*fn)(void))
+{
+	pid_t pid = fork();
+	int st;
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		if (setgroups((size_t)ngroups, groups) != 0 || setgid(gid) != 0 ||
+		    setuid(uid) != 0)
+			_exit(100);
+		_exit(fn());
+	}
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 101;
 }

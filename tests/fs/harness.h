@@ -57,6 +57,12 @@ uint64_t h_count(const struct osp_profile *p, const char *op);
 char *h_slurp(const char *path, size_t *len);
 /* Write @s to @path (O_TRUNC); 0 or -errno of the failing call. */
 int h_write_str(const char *path, const char *s);
+/*
+ * Run @fn in a child as @uid, @gid with supplementary @groups (@ngroups,
+ * may be 0); returns what it returned (an errno, 0 for success), 100 when
+ * the identity could not be taken, 101 when it did not exit.
+ */
+int h_as(uid_t uid, gid_t gid, const gid_t *groups, int ngroups, int (*fn)(void));
 /* Run a shell command, return its exit status (-1 if it did not exit). */
 int h_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
