@@ -316,7 +316,8 @@ Test(locks, a_wait_is_timed_whole_and_nonblocking_fails_at_once)
 	cr_expect_eq(errno, EWOULDBLOCK);
 	close(fd);
 	waiter = spawn(sc.path, false, sc.rep[1], -1);
-	usleep(300000);
+	wait_for_waiters(1);
+	usleep(300000); /* the wait from here on is at least 300 ms */
 	scene_release(&sc);
 	cr_expect_eq(reap_within(waiter, 5000), 0);
 	p = h_profile(&m);
