@@ -48,13 +48,7 @@ static bool word_is(const struct word *w, const char *s)
 /* A whole decimal number in [@min, @max]; false for anything else. */
 static bool word_u64(const struct word *w, uint64_t min, uint64_t max, uint64_t *out)
 {
-	char num[24];
-
-	if (w->len == 0 || w->len >= sizeof(num))
-		return false;
-	memcpy(num, w->p, w->len);
-	num[w->len] = '\0';
-	return osp_parse_u64(num, min, max, out) == 0;
+	return osp_parse_u64_n(w->p, w->len, min, max, out) == 0;
 }
 
 /*

@@ -39,26 +39,4 @@ void ofz_check_err(const char *who, const char *err, size_t errlen);
  */
 void ofz_check_profile(const struct osp_profile *p);
 
-/* What ofz_json_strict found wrong, if anything. */
-enum ofz_json_err {
-	OFZ_JSON_OK,
-	OFZ_JSON_SYNTAX, /* anything but the two below */
-	OFZ_JSON_NUMBER, /* not a JSON number: NaN, Infinity, "1.", "01" */
-	OFZ_JSON_UTF8,   /* a string's bytes are not strict UTF-8 */
-};
-
-/*
- * ofz_json_strict - whether the @len bytes at @text are one JSON value by
- * RFC 8259 (no NaN, Infinity, "1.", comments or trailing bytes) in strict
- * UTF-8; when not, the offset where it went wrong in *@bad_at.
- */
-enum ofz_json_err ofz_json_strict(const char *text, size_t len, size_t *bad_at);
-
-/*
- * ofz_utf8_seq - the length of the strict UTF-8 (RFC 3629: no overlongs,
- * surrogates or code points past U+10FFFF) sequence at @s, of which
- * @avail bytes may be read; 0 when there is none.
- */
-size_t ofz_utf8_seq(const unsigned char *s, size_t avail);
-
 #endif /* OSPROF_FUZZ_OFZ_H */

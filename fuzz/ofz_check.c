@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "osprof/format.h"
+#include "json_scan.h"
 #include "ofz.h"
+#include "utf8.h"
 
 void ofz_fail(const char *fmt, ...)
 {
@@ -64,7 +66,7 @@ static bool utf8_valid(const char *str)
 	size_t len = strlen(str), n;
 
 	for (size_t i = 0; i < len; i += n)
-		if (!(n = ofz_utf8_seq(s + i, len - i)))
+		if (osp_utf8_next(s + i, len - i, &n) < 0)
 			return false;
 	return true;
 }
@@ -202,16 +204,15 @@ static struct osp_profile *reread(const struct osp_profile *p, char **text,
 {
 	char err[512];
 	struct osp_profile *q;
-	enum ofz_json_err why;
-	size_t at;
+	struct js_span root;
+	struct js js;
 
 	*text = json_text(p, len);
-	why = ofz_json_strict(*text, *len, &at);
-	if (why != OFZ_JSON_OK) {
+	/* json-c is lenient (NaN, "1.", loose UTF-8): core's scanner is not. */
+	js = (struct js){ .s = *text, .len = *len, .err = err, .errlen = sizeof(err) };
+	if (js_check(&js, &root)) {
 		fprintf(stderr, "%.*s\n", (int)*len, *text);
-		ofz_fail("the JSON writer's output (above) is not RFC 8259 JSON in UTF-8 (%s), at byte %zu: '%.20s'",
-			 why == OFZ_JSON_UTF8 ? "UTF-8" : why == OFZ_JSON_NUMBER ? "number" : "syntax",
-			 at, *text + at);
+		ofz_fail("the JSON writer's output (above) is not RFC 8259 JSON in UTF-8: %s", err);
 	}
 	q = osp_read_json(*text, *len, err, sizeof(err));
 	if (!q) {

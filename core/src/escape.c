@@ -12,48 +12,7 @@
 #include <string.h>
 
 #include "osprof/escape.h"
-
-/*
- * The code point of the UTF-8 sequence at @s (at most @n bytes), its
- * length in *@len; -1 with *@len = 1 when the first byte does not start a
- * valid sequence. Valid is Unicode's table 3-7: no overlong forms, no
- * surrogates, nothing past U+10FFFF -- what strict decoders accept.
- */
-static int32_t utf8_next(const unsigned char *s, size_t n, size_t *len)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	int32_t cp;
-	size_t k;
-
-	*len = 1;
-	if (s[0] < 0x80)
-		return s[0];
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		k = 2;
-		cp = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		k = 3;
-		cp = s[0] & 0x0f;
-		lo = s[0] == 0xe0 ? 0xa0 : 0x80;
-		hi = s[0] == 0xed ? 0x9f : 0xbf;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		k = 4;
-		cp = s[0] & 0x07;
-		lo = s[0] == 0xf0 ? 0x90 : 0x80;
-		hi = s[0] == 0xf4 ? 0x8f : 0xbf;
-	} else {
-		return -1;
-	}
-	if (n < k || s[1] < lo || s[1] > hi)
-		return -1;
-	for (size_t i = 1; i < k; i++) {
-		if (i > 1 && (s[i] & 0xc0) != 0x80)
-			return -1;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	*len = k;
-	return cp;
-}
+#include "utf8.h"
 
 /* Code points a terminal acts on instead of showing: C1, separators, bidi. */
 static bool hidden_cp(int32_t cp)
@@ -70,7 +29,7 @@ static bool hidden_cp(int32_t cp)
 static size_t text_unit(const unsigned char *s, size_t n, char esc[16])
 {
 	size_t len;
-	int32_t cp = utf8_next(s, n, &len);
+	int32_t cp = osp_utf8_next(s, n, &len);
 
 	esc[0] = '\0';
 	if (cp < 0)
@@ -213,7 +172,7 @@ void osp_esc_om(FILE *out, const char *s)
 
 	while (n) {
 		size_t len;
-		int32_t cp = utf8_next(u, n, &len);
+		int32_t cp = osp_utf8_next(u, n, &len);
 
 		if (cp < 0)
 			fprintf(out, "\\\\x%02x", u[0]); /* the text spelling, \ escaped */
@@ -253,7 +212,7 @@ void osp_esc_json(FILE *out, const char *s)
 	fputc('"', out);
 	while (n) {
 		size_t len;
-		int32_t cp = utf8_next(u, n, &len);
+		int32_t cp = osp_utf8_next(u, n, &len);
 
 		if (cp == '"' || cp == '\\')
 			fprintf(out, "\\%c", (char)cp);

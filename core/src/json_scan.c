@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "json_scan.h"
+#include "utf8.h"
 
 /* Say why the text is refused at byte @at; past its end, it is cut short. */
 static int bad(const struct js *js, size_t at, const char *why)
@@ -44,39 +45,6 @@ static bool is_digit(char c)
 static bool is_hex(char c)
 {
 	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-/*
- * Length of the well-formed UTF-8 sequence at @s (RFC 3629: no overlong
- * forms, no surrogates, nothing past U+10FFFF); 0 when it is not one.
- * @avail bytes may be read; a sequence cut short by them is not one.
- */
-static size_t utf8_seq(const unsigned char *s, size_t avail)
-{
-	uint32_t cp;
-	size_t n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1fu;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, cp = s[0] & 0x0fu;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07u;
-	else
-		return 0;
-	if (avail < n)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3fu);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
 }
 
 /* A string at *@pos (its opening quote); *@pos moves past it. */
@@ -119,8 +87,7 @@ static int chk_string(const struct js *js, size_t *pos, bool *nul)
 			}
 			continue;
 		}
-		n = utf8_seq((const unsigned char *)s + p, js->len - p);
-		if (!n)
+		if (osp_utf8_next((const unsigned char *)s + p, js->len - p, &n) < 0)
 			return bad(js, p, "invalid UTF-8 in a string");
 		p += n;
 	}

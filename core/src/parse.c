@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,20 +29,37 @@ static int parse_digits(const char *s, uint64_t *val, char **end)
 	return 0;
 }
 
-int osp_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+int osp_parse_u64_n(const char *s, size_t len, uint64_t min, uint64_t max,
+		    uint64_t *out)
 {
-	uint64_t v;
-	char *end;
-	int err = parse_digits(s, &v, &end);
+	uint64_t v = 0;
+	bool over = false;
+	size_t i;
 
-	if (err)
-		return err;
-	if (*end != '\0')
+	if (!s || len == 0)
+		return -EINVAL;
+	for (i = 0; i < len && isdigit((unsigned char)s[i]); i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+
+		over |= v > (UINT64_MAX - d) / 10;
+		v = v * 10 + d;
+	}
+	/* As strtoull: too many digits is -ERANGE, whatever follows them. */
+	if (i == 0)
+		return -EINVAL;
+	if (over)
+		return -ERANGE;
+	if (i < len)
 		return -EINVAL;
 	if (v < min || v > max)
 		return -ERANGE;
 	*out = v;
 	return 0;
+}
+
+int osp_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	return osp_parse_u64_n(s, s ? strlen(s) : 0, min, max, out);
 }
 
 int osp_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "osprof/parse.h"
 #include "read_json.h"
 
 int osp_rj_fail(struct rd *rd, const char *path, const char *fmt, ...)
@@ -104,11 +105,6 @@ int osp_rj_key(struct rd *rd, const char *path, const struct js_span *k,
 	return 0;
 }
 
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
 /*
  * NULL with *@out set, or why the value @v is not an unsigned 64-bit
  * integer. Read from the text itself, so every value up to 2^64 - 1 reads
@@ -118,23 +114,15 @@ const char *osp_rj_u64_of(const struct rd *rd, const struct js_span *v,
 			  uint64_t *out)
 {
 	const char *s = rd->js.s + v->off;
-	bool neg = v->len && s[0] == '-', over = false;
-	uint64_t x = 0;
+	bool neg = v->len && s[0] == '-';
+	uint64_t x;
+	int err = osp_parse_u64_n(s + neg, v->len - neg, 0, UINT64_MAX, &x);
 
-	for (size_t i = neg; i < v->len; i++) {
-		unsigned d = (unsigned)(s[i] - '0');
-
-		if (!is_digit(s[i]))
-			return "must be an unsigned integer";
-		if (x > (UINT64_MAX - d) / 10)
-			over = true;
-		x = x * 10 + d;
-	}
-	if (v->len == (size_t)neg)
+	if (err == -EINVAL)
 		return "must be an unsigned integer";
 	if (neg)
 		return "must not be negative";
-	if (over)
+	if (err)
 		return "too large (at most 18446744073709551615)";
 	*out = x;
 	return NULL;

@@ -86,3 +86,19 @@ Test(parse, names_match_whole_entries_of_a_table)
 	cr_expect_eq(osp_parse_name("irq", names, 2, &i), -EINVAL);
 	cr_expect_eq(i, 77, "written on failure");
 }
+
+Test(parse, u64_n_reads_only_its_bytes)
+{
+	uint64_t v = 7;
+
+	cr_expect_eq(osp_parse_u64_n("123abc", 3, 0, UINT64_MAX, &v), 0);
+	cr_expect_eq(v, 123);
+	cr_expect_eq(osp_parse_u64_n("123abc", 4, 0, UINT64_MAX, &v), -EINVAL);
+	cr_expect_eq(osp_parse_u64_n("-1", 2, 0, UINT64_MAX, &v), -EINVAL);
+	cr_expect_eq(osp_parse_u64_n("5", 0, 0, UINT64_MAX, &v), -EINVAL);
+	cr_expect_eq(osp_parse_u64_n("18446744073709551616", 20, 0, UINT64_MAX, &v), -ERANGE);
+	cr_expect_eq(osp_parse_u64_n("18446744073709551615", 20, 0, UINT64_MAX, &v), 0);
+	cr_expect_eq(v, UINT64_MAX);
+	cr_expect_eq(osp_parse_u64_n("42", 2, 1, 41, &v), -ERANGE);
+	cr_expect_eq(v, UINT64_MAX, "unchanged on error");
+}

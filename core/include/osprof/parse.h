@@ -9,10 +9,18 @@
 #ifndef OSPROF_PARSE_H
 #define OSPROF_PARSE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* A whole decimal unsigned integer in [@min, @max]. */
 int osp_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/*
+ * The same of the @len bytes at @s, which need no NUL after them (a word
+ * of a longer text): digits only, so -EINVAL for "", a sign or anything
+ * but a digit; -ERANGE past 2^64 - 1 or outside [@min, @max].
+ */
+int osp_parse_u64_n(const char *s, size_t len, uint64_t min, uint64_t max,
+		    uint64_t *out);
 
 /* The same with an optional binary suffix k, m, g (x1024, 1024^2, 1024^3). */
 int osp_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
