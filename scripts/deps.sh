@@ -11,7 +11,7 @@
 set -euo pipefail
 want=${1:-build}
 pkgs=(gcc meson ninja-build pkg-config libfuse3-dev fuse3 libjson-c-dev
-      libgsl-dev gnuplot-nox attr util-linux)
+      libsodium-dev libgsl-dev gnuplot-nox attr util-linux)
 case "$want" in
   build) ;;
   demo) pkgs+=(linux-source) ;;

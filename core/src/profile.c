@@ -365,39 +365,25 @@ size_t osp_profile_check(const struct osp_profile *p, FILE *warn)
 	return bad;
 }
 
-/* The position of counter @name in @op (through @ix when given), or
- * SIZE_MAX. */
-static size_t counter_find(const struct osp_op *op,
-			   const struct osp_name_index *ix, const char *name)
-{
-	if (ix)
-		return osp_name_index_find(ix, name);
-	for (size_t k = 0; k < op->ncounters; k++)
-		if (strcmp(op->counters[k].name, name) == 0)
-			return k;
-	return SIZE_MAX;
-}
-
-/* Add @src's counters to @d's, by name, new ones appended: 0, -EOVERFLOW
- * (a sum would pass 2^64 - 1), -ENOMEM. */
+/* Add @src's counters to @d's, by name (through an index: a file may hold
+ * thousands), new ones appended: 0, -EOVERFLOW (a sum would pass
+ * 2^64 - 1), -ENOMEM. */
 static int counters_merge(struct osp_op *d, const struct osp_op *src)
 {
-	struct osp_name_index *ix = NULL;
+	struct osp_name_index *ix;
 	int rc = 0;
 
-	/* A few counters (an IRQ line's events) need no index; a file's
-	 * thousands would make the pairwise search quadratic. */
-	if (d->ncounters * src->ncounters > 64) {
-		ix = osp_name_index_new(d->ncounters + src->ncounters);
-		for (size_t k = 0; !rc && ix && k < d->ncounters; k++)
-			if (osp_name_index_add(ix, d->counters[k].name, k) == -ENOMEM)
-				rc = -ENOMEM;
-		if (!ix)
+	if (!src->ncounters)
+		return 0;
+	ix = osp_name_index_new(d->ncounters + src->ncounters);
+	if (!ix)
+		return -ENOMEM;
+	for (size_t k = 0; !rc && k < d->ncounters; k++)
+		if (osp_name_index_add(ix, d->counters[k].name, k) == -ENOMEM)
 			rc = -ENOMEM;
-	}
 	for (size_t c = 0; !rc && c < src->ncounters; c++) {
 		const struct osp_counter *sc = &src->counters[c];
-		size_t k = counter_find(d, ix, sc->name);
+		size_t k = osp_name_index_find(ix, sc->name);
 
 		if (k != SIZE_MAX) {
 			if (d->counters[k].value > UINT64_MAX - sc->value)
@@ -408,7 +394,7 @@ static int counters_merge(struct osp_op *d, const struct osp_op *src)
 		}
 		rc = osp_op_add_counter(d, sc->name, sc->value);
 		k = d->ncounters - 1;
-		if (!rc && ix && osp_name_index_add(ix, d->counters[k].name, k) == -ENOMEM)
+		if (!rc && osp_name_index_add(ix, d->counters[k].name, k) == -ENOMEM)
 			rc = -ENOMEM;
 	}
 	osp_name_index_free(ix);
