@@ -13,6 +13,7 @@
 
 #include "orp.h"
 #include "osprof/escape.h"
+#include "osprof/format.h"
 #include "osprof/parse.h"
 
 /*
@@ -177,42 +178,13 @@ int orp_out_close(struct orp_out *o, int write_rc, char *err, size_t errlen)
 int orp_read_file(const char *path, char **buf, size_t *len)
 {
 	FILE *f = fopen(path, "r");
-	size_t cap = 4096, n = 0;
-	char *b;
+	int err;
 
 	if (!f)
 		return -errno;
-	b = malloc(cap + 1);
-	while (b) {
-		size_t got = fread(b + n, 1, cap - n, f);
-
-		n += got;
-		if (got == 0)
-			break;
-		if (n == cap) {
-			char *nb = realloc(b, 2 * cap + 1);
-
-			if (!nb) {
-				free(b);
-				b = NULL;
-				break;
-			}
-			b = nb;
-			cap *= 2;
-		}
-	}
-	if (!b || ferror(f)) {
-		int e = b ? (errno ? errno : EIO) : ENOMEM;
-
-		free(b);
-		fclose(f);
-		return -e;
-	}
+	err = osp_read_stream(f, buf, len);
 	fclose(f);
-	b[n] = '\0';
-	*buf = b;
-	*len = n;
-	return 0;
+	return err;
 }
 
 int orp_mkdir(const char *path, char *err, size_t errlen)

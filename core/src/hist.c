@@ -109,6 +109,19 @@ uint64_t osp_hist_bucket(const struct osp_hist *h, unsigned i)
 	return k < h->nbk && h->bk[k].idx == i ? h->bk[k].count : 0;
 }
 
+/* Put bucket @i, with @n requests, at position @k (where hist_find put it). */
+static int hist_insert(struct osp_hist *h, uint32_t k, unsigned i, uint64_t n)
+{
+	/* Doubling keeps filling a histogram bucket by bucket linear. */
+	if (h->nbk == h->cap && osp_hist_reserve(h, h->cap ? 2u * h->cap : 1u))
+		return -ENOMEM;
+	memmove(&h->bk[k + 1], &h->bk[k], (h->nbk - k) * sizeof(h->bk[0]));
+	h->bk[k].idx = i;
+	h->bk[k].count = n;
+	h->nbk++;
+	return 0;
+}
+
 int osp_hist_bucket_set(struct osp_hist *h, unsigned i, uint64_t n)
 {
 	uint32_t k;
@@ -125,25 +138,18 @@ int osp_hist_bucket_set(struct osp_hist *h, unsigned i, uint64_t n)
 		}
 		return 0;
 	}
-	if (n == 0)
-		return 0;
-	/* Doubling keeps filling a histogram bucket by bucket linear. */
-	if (h->nbk == h->cap && osp_hist_reserve(h, h->cap ? 2u * h->cap : 1u))
-		return -ENOMEM;
-	memmove(&h->bk[k + 1], &h->bk[k], (h->nbk - k) * sizeof(h->bk[0]));
-	h->bk[k].idx = i;
-	h->bk[k].count = n;
-	h->nbk++;
-	return 0;
+	return n ? hist_insert(h, k, i, n) : 0;
 }
 
 int osp_hist_record(struct osp_hist *h, uint64_t v_ns)
 {
 	unsigned i = osp_bucket_index(v_ns, h->res);
-	int err = osp_hist_bucket_set(h, i, osp_hist_bucket(h, i) + 1);
+	uint32_t k = hist_find(h, i);
 
-	if (err)
-		return err;
+	if (k < h->nbk && h->bk[k].idx == i)
+		h->bk[k].count++;
+	else if (hist_insert(h, k, i, 1))
+		return -ENOMEM;
 	if (h->count == 0 || v_ns < h->min)
 		h->min = v_ns;
 	if (v_ns > h->max)
@@ -166,16 +172,9 @@ int osp_hist_from_dense(struct osp_hist *h, const uint64_t *in)
 
 	for (unsigned i = 0; i < nb; i++)
 		n += in[i] != 0;
-	if (n > h->cap) {
-		/* Exactly what is needed: no slack kept for later growth. */
-		struct osp_bucket *bk = malloc(n * sizeof(*bk));
-
-		if (!bk)
-			return -ENOMEM;
-		free(h->bk);
-		h->bk = bk;
-		h->cap = n;
-	}
+	/* Exactly what is needed: no slack kept for later growth. */
+	if (hist_grow(h, n))
+		return -ENOMEM;
 	h->nbk = 0;
 	for (unsigned i = 0; i < nb; i++) {
 		if (!in[i])
@@ -279,6 +278,15 @@ bool osp_hist_checksum_ok(const struct osp_hist *h)
 	uint64_t total;
 
 	return bucket_sum(h, &total) && total == h->count;
+}
+
+enum osp_hist_fault osp_hist_fault(const struct osp_hist *h)
+{
+	if (h->count && h->min > h->max)
+		return OSP_HIST_FAULT_MIN_OVER_MAX;
+	if (!h->count && (h->sum || h->min || h->max))
+		return OSP_HIST_FAULT_VALUES_NO_COUNT;
+	return OSP_HIST_FAULT_NONE;
 }
 
 bool osp_hist_range(const struct osp_hist *h, unsigned *lo, unsigned *hi)

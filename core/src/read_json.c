@@ -369,8 +369,7 @@ struct osp_profile *osp_read_json(const char *text, size_t len, char *err,
 	return p;
 }
 
-/* The whole of @f into *@buf: 0, or -errno. */
-static int read_all(FILE *f, char **buf, size_t *len)
+int osp_read_stream(FILE *f, char **buf, size_t *len)
 {
 	struct stat st;
 	size_t cap = 0;
@@ -378,27 +377,42 @@ static int read_all(FILE *f, char **buf, size_t *len)
 	*buf = NULL;
 	*len = 0;
 	/* A regular file's size is known: one buffer, no copies while it grows
-	 * (the extra byte lets fread see the end without growing). */
+	 * (the extra bytes let fread see the end without growing, and hold the
+	 * NUL). */
 	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
 	    (uint64_t)st.st_size < SIZE_MAX / 2)
-		cap = (size_t)st.st_size + 1;
+		cap = (size_t)st.st_size + 2;
+	errno = 0;
 	for (;;) {
 		size_t n;
 
-		if (*len == cap || !*buf) {
-			size_t ncap = *len < cap ? cap : cap ? cap * 2 : 65536;
+		if (*len + 1 >= cap || !*buf) {
+			size_t ncap = *len + 1 < cap ? cap : cap ? cap * 2 : 65536;
 			char *nb = realloc(*buf, ncap);
 
-			if (!nb)
+			if (!nb) {
+				free(*buf);
+				*buf = NULL;
 				return -ENOMEM;
+			}
 			*buf = nb;
 			cap = ncap;
 		}
-		n = fread(*buf + *len, 1, cap - *len, f);
+		n = fread(*buf + *len, 1, cap - 1 - *len, f);
 		*len += n;
 		if (n == 0)
-			return ferror(f) ? -EIO : 0;
+			break;
 	}
+	if (ferror(f)) {
+		int err = errno ? -errno : -EIO;
+
+		free(*buf);
+		*buf = NULL;
+		*len = 0;
+		return err;
+	}
+	(*buf)[*len] = '\0';
+	return 0;
 }
 
 struct osp_profile *osp_read_json_file(const char *path, char *err,
@@ -414,11 +428,11 @@ struct osp_profile *osp_read_json_file(const char *path, char *err,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
-	rc = read_all(f, &buf, &len);
+	rc = osp_read_stream(f, &buf, &len);
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", path);
 	else if (rc)
-		snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: read error: %s", path, strerror(-rc));
 	else if (len == 0)
 		snprintf(err, errlen, "%s: empty file, not a profile", path);
 	if (f != stdin)

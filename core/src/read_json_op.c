@@ -123,14 +123,16 @@ static int check_hist(struct rd *rd, const char *path, const struct osp_hist *h)
 {
 	char p[256];
 
-	if (h->count && h->min > h->max) {
+	switch (osp_hist_fault(h)) {
+	case OSP_HIST_FAULT_MIN_OVER_MAX:
 		osp_rj_subpath(p, sizeof(p), "%s%smin", path, *path ? "." : "");
 		return osp_rj_fail(rd, p, "%llu is greater than max (%llu)",
 				   (unsigned long long)h->min, (unsigned long long)h->max);
-	}
-	if (!h->count && (h->sum || h->min || h->max)) {
+	case OSP_HIST_FAULT_VALUES_NO_COUNT:
 		osp_rj_subpath(p, sizeof(p), "%s%scount", path, *path ? "." : "");
 		return osp_rj_fail(rd, p, "is 0 but sum, min or max is not");
+	case OSP_HIST_FAULT_NONE:
+		break;
 	}
 	return 0;
 }

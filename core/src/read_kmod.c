@@ -232,15 +232,17 @@ static int km_hist(const struct km_line *l, const char *p, struct osp_hist *h)
 	}
 	/* What no recording can produce: the module copies each histogram
 	 * consistently (under its sequence count). */
-	if (h->count && h->min > h->max) {
+	switch (osp_hist_fault(h)) {
+	case OSP_HIST_FAULT_MIN_OVER_MAX:
 		KM_LERR(l, "key '%smin_ns': %llu is greater than %smax_ns (%llu)", p,
 			(unsigned long long)h->min, p, (unsigned long long)h->max);
 		return -EINVAL;
-	}
-	if (!h->count && (h->sum || h->min || h->max)) {
+	case OSP_HIST_FAULT_VALUES_NO_COUNT:
 		KM_LERR(l, "key '%scount': 0, but %ssum_ns, %smin_ns or %smax_ns is not",
 			p, p, p, p);
 		return -EINVAL;
+	case OSP_HIST_FAULT_NONE:
+		break;
 	}
 	snprintf(key, sizeof(key), "%shist", p);
 	val = km_need(l, key);

@@ -360,3 +360,20 @@ Test(hist, dense_round_trip_keeps_every_bucket)
 	cr_expect_arr_eq(d, e, sizeof(d));
 	osp_hist_fini(&h);
 }
+
+Test(hist, faults_are_what_no_recording_produces)
+{
+	struct osp_hist h;
+
+	cr_assert_eq(osp_hist_init(&h, 1), 0);
+	cr_expect_eq(osp_hist_fault(&h), OSP_HIST_FAULT_NONE, "empty");
+	h.sum = 5;
+	cr_expect_eq(osp_hist_fault(&h), OSP_HIST_FAULT_VALUES_NO_COUNT);
+	h.count = 2;
+	h.min = 9;
+	h.max = 5;
+	cr_expect_eq(osp_hist_fault(&h), OSP_HIST_FAULT_MIN_OVER_MAX);
+	h.max = 9;
+	cr_expect_eq(osp_hist_fault(&h), OSP_HIST_FAULT_NONE);
+	osp_hist_fini(&h);
+}

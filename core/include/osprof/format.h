@@ -53,6 +53,13 @@ char *osp_fmt_ns(char *buf, size_t len, double ns);
  */
 struct osp_profile *osp_read_json(const char *text, size_t len, char *err,
 				  size_t errlen);
+/*
+ * osp_read_stream - all of @f, to its end (also a /proc file whose size
+ * says 0), into a new buffer *@buf of *@len bytes and a NUL after them;
+ * the caller frees it. 0; -ENOMEM; -errno of the failed read (-EIO when
+ * it left none).
+ */
+int osp_read_stream(FILE *f, char **buf, size_t *len);
 /* Read and parse the file at @path ("-" for stdin); NULL and @err on error. */
 struct osp_profile *osp_read_json_file(const char *path, char *err,
 				       size_t errlen);

@@ -178,6 +178,14 @@ int osp_hist_merge(struct osp_hist *dst, const struct osp_hist *src);
 uint64_t osp_hist_bucket_total(const struct osp_hist *h);
 /* True when the buckets add up to count (OSprof's checksum), without overflow. */
 bool osp_hist_checksum_ok(const struct osp_hist *h);
+/* What no recording produces in a histogram's count, sum, min and max. */
+enum osp_hist_fault {
+	OSP_HIST_FAULT_NONE,
+	OSP_HIST_FAULT_MIN_OVER_MAX,      /* count > 0, min > max */
+	OSP_HIST_FAULT_VALUES_NO_COUNT,   /* count 0, but sum, min or max not */
+};
+/* Which of them @h shows (its readers refuse it, each naming its fields). */
+enum osp_hist_fault osp_hist_fault(const struct osp_hist *h);
 /* Lowest and highest non-empty bucket; false when the histogram is empty. */
 bool osp_hist_range(const struct osp_hist *h, unsigned *lo, unsigned *hi);
 /* Mean in ns, 0 when empty. */
