@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include "osprof/format.h"
-#include "osprof/parse.h"
 #include "ofs.h"
 #include "ofs_ctl_cmd.h"
 
@@ -179,23 +178,22 @@ static int gen_profile(struct ofs *fs, const char *arg, FILE *out)
 
 static int gen_ctl(struct ofs *fs, const char *arg, FILE *out)
 {
-	uint64_t interval, dropped, inodes, fds, granted, cancelled, refused, underflows;
-	unsigned cap, waiting;
+	uint64_t inodes, fds, granted, cancelled, refused, underflows;
 	struct osp_timeline_stats tl;
+	unsigned waiting;
 	bool handles;
 
 	(void)arg;
-	osp_set_timeline_info(fs->set, &interval, &cap, &dropped);
 	osp_set_timeline_stats(fs->set, &tl);
 	ofs_itab_stats(fs, &inodes, &fds, &handles, &underflows);
 	fprintf(out, "profiling %s\n", osp_set_enabled(fs->set) ? "on" : "off");
-	if (interval)
-		fprintf(out, "timeline %" PRIu64 " %u\n", interval / 1000000, cap);
+	if (tl.interval_ns)
+		fprintf(out, "timeline %" PRIu64 " %u\n", tl.interval_ns / 1000000, tl.capacity);
 	else
 		fputs("timeline off\n", out);
 	fprintf(out, "timeline_dropped %" PRIu64 "\ntimeline_missed %" PRIu64
 		"\ntimeline_bytes %zu\ntimeline_bound_bytes %zu\n",
-		dropped, tl.missed, tl.bytes, (size_t)OSP_TIMELINE_BOUND_BYTES);
+		tl.dropped, tl.missed, tl.bytes, (size_t)OSP_TIMELINE_BOUND_BYTES);
 	pthread_mutex_lock(&fs->ctl->mu);
 	fprintf(out, "last_error %s\n", fs->ctl->last_error[0] ? fs->ctl->last_error : "none");
 	pthread_mutex_unlock(&fs->ctl->mu);
@@ -226,6 +224,12 @@ static int gen_ctl(struct ofs *fs, const char *arg, FILE *out)
 
 /* ---- commands ---- */
 
+/* The snapshots a timeline command keeps: as given, else -o timeline_size. */
+static uint64_t cmd_snapshots(const struct ofs *fs, const struct ofs_ctl_cmd *c)
+{
+	return c->snapshots ? c->snapshots : fs->opts.timeline_size;
+}
+
 static int cmd_apply(struct ofs *fs, const struct ofs_ctl_cmd *c)
 {
 	switch (c->kind) {
@@ -240,8 +244,7 @@ static int cmd_apply(struct ofs *fs, const struct ofs_ctl_cmd *c)
 		return 0;
 	case OFS_CTL_TIMELINE:
 		return osp_set_timeline_start(fs->set, c->interval_ms * 1000000,
-					      c->snapshots ? (unsigned)c->snapshots :
-							     fs->opts.timeline_size);
+					      (unsigned)cmd_snapshots(fs, c));
 	case OFS_CTL_TIMELINE_OFF:
 		osp_set_timeline_stop(fs->set);
 		return 0;
@@ -258,7 +261,7 @@ static int cmd_apply(struct ofs *fs, const struct ofs_ctl_cmd *c)
  */
 static int cmd_check(struct ofs *fs, const struct ofs_ctl_cmd *c, char *why, size_t len)
 {
-	uint64_t n = c->snapshots ? c->snapshots : fs->opts.timeline_size;
+	uint64_t n = cmd_snapshots(fs, c);
 	size_t max = osp_set_timeline_capacity_max(OSP_TIMELINE_BOUND_BYTES);
 
 	if (c->kind != OFS_CTL_TIMELINE || n <= max)
@@ -276,12 +279,10 @@ static int cmd_check(struct ofs *fs, const struct ofs_ctl_cmd *c, char *why, siz
 static int ctl_run(struct ofs *fs, const char *buf, size_t size, off_t off)
 {
 	struct ofs_ctl *c = fs->ctl;
-	struct ofs_ctl_batch *b = malloc(sizeof(*b));
+	struct ofs_ctl_batch b = { 0 };
 	char why[sizeof(c->last_error)];
 	int err = 0;
 
-	if (!b)
-		return -ENOMEM;
 	if (off != 0) {
 		/*
 		 * The rest of a write too large for one FUSE request, or a
@@ -291,20 +292,19 @@ static int ctl_run(struct ofs *fs, const char *buf, size_t size, off_t off)
 			 (long long)off);
 		err = -EINVAL;
 	} else {
-		err = ofs_ctl_cmd_parse(buf, size, b, why, sizeof(why));
+		err = ofs_ctl_cmd_parse(buf, size, &b, why, sizeof(why));
 	}
-	for (size_t i = 0; !err && i < b->n; i++)
-		err = cmd_check(fs, &b->cmds[i], why, sizeof(why));
+	for (size_t i = 0; !err && i < b.n; i++)
+		err = cmd_check(fs, &b.cmds[i], why, sizeof(why));
 	pthread_mutex_lock(&c->mu);
-	for (size_t i = 0; !err && i < b->n; i++) {
-		err = cmd_apply(fs, &b->cmds[i]);
+	for (size_t i = 0; !err && i < b.n; i++) {
+		err = cmd_apply(fs, &b.cmds[i]);
 		if (err)
 			snprintf(why, sizeof(why), "command %zu: %s", i + 1, strerror(-err));
 	}
 	if (err)
 		memcpy(c->last_error, why, sizeof(why));
 	pthread_mutex_unlock(&c->mu);
-	free(b);
 	return err;
 }
 

@@ -426,17 +426,6 @@ int osp_set_timeline_start(struct osp_set *set, uint64_t interval_ns,
 					      OSP_TIMELINE_BOUND_BYTES);
 }
 
-void osp_set_timeline_info(struct osp_set *set, uint64_t *interval_ns,
-			   unsigned *capacity, uint64_t *dropped)
-{
-	struct osp_timeline_stats st;
-
-	osp_set_timeline_stats(set, &st);
-	*interval_ns = st.interval_ns;
-	*capacity = st.capacity;
-	*dropped = st.dropped;
-}
-
 void osp_set_timeline_stats(struct osp_set *set, struct osp_timeline_stats *out)
 {
 	struct osp_timeline *tl;

@@ -67,8 +67,7 @@ Test(timeline, full_ring_drops_oldest_and_counts_it)
 {
 	struct osp_set *set = osp_set_new(names, 2, 1, false);
 	struct osp_profile *p;
-	uint64_t interval, dropped;
-	unsigned cap;
+	struct osp_timeline_stats st;
 
 	cr_assert_eq(osp_set_timeline_start(set, 3600000000000ull, 3), 0);
 	for (int k = 1; k <= 5; k++) {
@@ -76,9 +75,9 @@ Test(timeline, full_ring_drops_oldest_and_counts_it)
 			osp_set_record(set, 1, 1000, 0);
 		osp_set_timeline_tick(set);
 	}
-	osp_set_timeline_info(set, &interval, &cap, &dropped);
-	cr_expect_eq(cap, 3);
-	cr_expect_eq(dropped, 2);
+	osp_set_timeline_stats(set, &st);
+	cr_expect_eq(st.capacity, 3);
+	cr_expect_eq(st.dropped, 2);
 	p = snap(set);
 	cr_expect_eq(p->tl_dropped, 2);
 	cr_assert_eq(p->nsnaps, 3);
@@ -212,8 +211,7 @@ Test(timeline, the_byte_bound_drops_the_oldest_and_is_never_passed)
 Test(timeline, a_ring_that_cannot_fit_even_idle_is_e2big)
 {
 	struct osp_set *set = osp_set_new(names, 2, 1, false);
-	uint64_t interval, dropped;
-	unsigned cap;
+	struct osp_timeline_stats st;
 	size_t max = osp_set_timeline_capacity_max(OSP_TIMELINE_BOUND_BYTES);
 
 	cr_expect_eq(max, OSP_TIMELINE_BOUND_BYTES / OSP_TIMELINE_SNAPSHOT_MIN_BYTES);
@@ -221,9 +219,9 @@ Test(timeline, a_ring_that_cannot_fit_even_idle_is_e2big)
 	/* `timeline 1 10000000`: ten million 1 ms snapshots. */
 	cr_expect_eq(osp_set_timeline_start(set, 1000000, 10000000), -E2BIG);
 	cr_expect_eq(osp_set_timeline_start(set, 1000000, (unsigned)max + 1), -E2BIG);
-	osp_set_timeline_info(set, &interval, &cap, &dropped);
-	cr_expect_eq(interval, 1000000000, "the running timeline is left as it was");
-	cr_expect_eq(cap, 16);
+	osp_set_timeline_stats(set, &st);
+	cr_expect_eq(st.interval_ns, 1000000000, "the running timeline is left as it was");
+	cr_expect_eq(st.capacity, 16);
 	cr_expect_eq(osp_set_timeline_start_bounded(set, 1000000, 5, 4 * OSP_TIMELINE_SNAPSHOT_MIN_BYTES),
 		     -E2BIG);
 	cr_expect_eq(osp_set_timeline_start_bounded(set, 1000000, 4, 4 * OSP_TIMELINE_SNAPSHOT_MIN_BYTES), 0);

@@ -117,10 +117,6 @@ int osp_set_timeline_start_bounded(struct osp_set *set, uint64_t interval_ns,
 				   unsigned capacity, size_t bound_bytes);
 /* Stop the timeline thread and drop its snapshots; harmless when none. */
 void osp_set_timeline_stop(struct osp_set *set);
-/* The running timeline's interval (0 when off), capacity and drops. */
-void osp_set_timeline_info(struct osp_set *set, uint64_t *interval_ns,
-			   unsigned *capacity, uint64_t *dropped);
-
 /* The state of a timeline, all 0 when none runs. */
 struct osp_timeline_stats {
 	uint64_t interval_ns;
