@@ -355,13 +355,13 @@ int ofs_lock_init(struct ofs *fs, unsigned max_waiters);
 /*
  * ofs_lock_wait - take request @req, flock(@fd, @op) that would block,
  * off the calling worker: a thread waits for the lock and replies (0
- * when granted, EINTR when the kernel interrupts the request or the
- * daemon stops), recording its latency as @req's. The worker's timing of
+ * when granted, EINTR when the kernel interrupts the request, ENOTCONN
+ * when the daemon stops), recording its latency as @req's. The worker's timing of
  * @req moves with it. Returns 0 when the request is taken (the caller
  * must not reply), or -ENOLCK / -ENOMEM for the caller to reply.
  */
 int ofs_lock_wait(struct ofs *fs, fuse_req_t req, int fd, int op);
-/* Interrupt every waiter (each replies EINTR) and wait until all left. */
+/* Stop every waiter (each replies ENOTCONN) and wait until all left. */
 void ofs_lock_cancel_all(struct ofs *fs);
 /* Cancel all, stop the thread, free; NULL-safe (never initialised). */
 void ofs_lock_free(struct ofs *fs);
@@ -388,11 +388,12 @@ extern const struct fuse_lowlevel_ops ofs_prof_ops;
  */
 struct ofs_prof_req {
 	bool on;          /* timed, and not recorded yet */
-	bool detached;    /* cpu0_ns holds the CPU time used, not a start */
+	bool detached;    /* answered by another thread: cpu_ns is final */
 	enum ofs_op op;
 	struct ofs *fs;
 	uint64_t c0;      /* clock counter at entry */
 	uint64_t cpu0_ns; /* thread CPU time at entry (cpu_time only) */
+	uint64_t cpu_ns;  /* detached: the CPU time its worker used */
 	bool vt_on;       /* this thread's virtual timer runs (vtimers only) */
 };
 /*

@@ -12,8 +12,8 @@
  *
  * A waiter is cancelled by FUSE_INTERRUPT (the caller got a signal or was
  * killed: a killed caller stays in the kernel until we answer; reply
- * EINTR) and at shutdown (reply ENOTCONN): it is marked, and a signal (OFS_LOCK_SIG, no SA_RESTART)
- * makes its flock() return EINTR, which is the reply. A signal sent just
+ * EINTR) and at shutdown (reply ENOTCONN): it is marked, and a signal
+ * (OFS_LOCK_SIG, no SA_RESTART) makes its flock() return. A signal sent just
  * before the waiter enters flock() would be lost, so the kicker thread
  * repeats it every few milliseconds until the waiter has left; a
  * cancelled waiter never waits long, a running one is never woken.
@@ -46,7 +46,6 @@
 struct waiter {
 	struct ofs_list link;   /* on q->waiters */
 	struct ofs_lockq *q;
-	struct ofs *fs;
 	fuse_req_t req;
 	int fd;                 /* the lower file (the request's open file) */
 	int op;                 /* LOCK_SH or LOCK_EX, without LOCK_NB */
@@ -64,7 +63,6 @@ struct ofs_lockq {
 	unsigned n;              /* waiters on the list */
 	unsigned max;            /* refuse more with ENOLCK */
 	pthread_t kicker;
-	bool kicker_on;
 	bool stopping;
 	uint64_t granted, cancelled, refused; /* totals, for ctl */
 };
@@ -74,17 +72,6 @@ static void on_lock_sig(int sig)
 	(void)sig; /* only to make flock() return EINTR */
 }
 
-static bool any_cancelled(struct ofs_lockq *q)
-{
-	for (struct ofs_list *l = q->waiters.next; l != &q->waiters; l = l->next) {
-		struct waiter *w = ofs_container_of(l, struct waiter, link);
-
-		if (w->cancelled && w->running)
-			return true;
-	}
-	return false;
-}
-
 /* Signal cancelled waiters until they have left; sleeps while none is. */
 static void *kicker(void *arg)
 {
@@ -92,15 +79,19 @@ static void *kicker(void *arg)
 
 	pthread_mutex_lock(&q->mu);
 	while (!(q->stopping && q->n == 0)) {
-		if (!any_cancelled(q)) {
-			pthread_cond_wait(&q->changed, &q->mu);
-			continue;
-		}
+		unsigned kicked = 0;
+
 		for (struct ofs_list *l = q->waiters.next; l != &q->waiters; l = l->next) {
 			struct waiter *w = ofs_container_of(l, struct waiter, link);
 
-			if (w->cancelled && w->running)
+			if (w->cancelled && w->running) {
 				pthread_kill(w->th, OFS_LOCK_SIG);
+				kicked++;
+			}
+		}
+		if (!kicked) {
+			pthread_cond_wait(&q->changed, &q->mu);
+			continue;
 		}
 		pthread_mutex_unlock(&q->mu);
 		nanosleep(&(struct timespec){ 0, KICK_NS }, NULL);
@@ -184,7 +175,6 @@ int ofs_lock_wait(struct ofs *fs, fuse_req_t req, int fd, int op)
 	if (!w)
 		return -ENOMEM;
 	w->q = q;
-	w->fs = fs;
 	w->req = req;
 	w->fd = fd;
 	w->op = op & ~LOCK_NB;
@@ -260,7 +250,6 @@ int ofs_lock_init(struct ofs *fs, unsigned max_waiters)
 		free(q);
 		return err;
 	}
-	q->kicker_on = true;
 	fs->lockq = q;
 	return 0;
 }
@@ -299,8 +288,7 @@ void ofs_lock_free(struct ofs *fs)
 	if (!q)
 		return;
 	ofs_lock_cancel_all(fs);
-	if (q->kicker_on)
-		pthread_join(q->kicker, NULL);
+	pthread_join(q->kicker, NULL);
 	pthread_cond_destroy(&q->changed);
 	pthread_mutex_destroy(&q->mu);
 	free(q);

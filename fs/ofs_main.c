@@ -310,7 +310,7 @@ int main(int argc, char **argv)
 	}
 	ofs_kmod_register(&fs); /* after daemonizing: the pid is final */
 	res = start_threads(&fs) ? -1 : serve(&fs);
-	/* Waiting lock requests get EINTR while the kernel still listens. */
+	/* Waiting lock requests are answered while the kernel still listens. */
 	ofs_lock_cancel_all(&fs);
 	ofs_kmod_unregister(&fs);
 	fuse_session_unmount(fs.se);

@@ -104,7 +104,7 @@ void ofs_prof_finish(struct ofs_prof_req *t)
 	if (!t->on)
 		return;
 	t->on = false;
-	cpu_ns = t->detached ? t->cpu0_ns : timing_cpu_ns(t);
+	cpu_ns = t->detached ? t->cpu_ns : timing_cpu_ns(t);
 	lat_ns = osp_clock_to_ns(&t->fs->clk, osp_clock_read(&t->fs->clk) - t->c0);
 	osp_set_record(t->fs->set, t->op, lat_ns, cpu_ns);
 }
@@ -121,7 +121,7 @@ void ofs_prof_detach(struct ofs_prof_req *t)
 	if (!t->on)
 		return;
 	/* What the worker spent; the thread that replies only waits. */
-	t->cpu0_ns = timing_cpu_ns(t);
+	t->cpu_ns = timing_cpu_ns(t);
 	t->vt_on = false;
 	t->detached = true;
 }
