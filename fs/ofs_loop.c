@@ -49,15 +49,14 @@ struct ofs_loop {
 	unsigned extra;  /* under mu: extra workers running */
 	pthread_mutex_t mu;
 	pthread_cond_t extra_gone;
+	/* What each worker is given: a poller's, or an extra worker's. */
+	struct worker_arg {
+		struct ofs_loop *l;
+		bool extra;  /* started for a busy moment: no polling, leaves */
+	} as_poller, as_extra;
 };
 
 static void *worker(void *arg);
-
-/* What one worker thread is. */
-struct worker_arg {
-	struct ofs_loop *l;
-	bool extra;      /* started for a busy moment: no polling, leaves */
-};
 
 static void set_policy(int policy)
 {
@@ -106,27 +105,18 @@ static bool wait_readable(struct ofs_loop *l)
  */
 static void add_worker(struct ofs_loop *l)
 {
-	struct worker_arg *a = malloc(sizeof(*a));
 	pthread_attr_t attr;
 	pthread_t th;
 
-	if (!a)
-		return; /* the busy workers will serve, later */
-	a->l = l;
-	a->extra = true;
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_mutex_lock(&l->mu);
-	if (l->npollers + l->extra < l->max && !fuse_session_exited(l->se)) {
+	/* Failing to start one is no error: the busy workers serve, later. */
+	if (l->npollers + l->extra < l->max && !fuse_session_exited(l->se) &&
+	    pthread_create(&th, &attr, worker, &l->as_extra) == 0)
 		l->extra++;
-		if (pthread_create(&th, &attr, worker, a) == 0)
-			a = NULL;
-		else
-			l->extra--;
-	}
 	pthread_mutex_unlock(&l->mu);
 	pthread_attr_destroy(&attr);
-	free(a);
 }
 
 static void *worker(void *arg)
@@ -137,8 +127,6 @@ static void *worker(void *arg)
 	bool polling = false, extra = a->extra;
 	uint64_t poll_ns = extra ? 0 : l->poll_ns, until = 0;
 
-	if (extra)
-		free(a); /* a poller's belongs to ofs_loop_poll */
 	__atomic_add_fetch(&l->idle, 1, __ATOMIC_ACQ_REL);
 	while (!fuse_session_exited(l->se)) {
 		int res = fuse_session_receive_buf(l->se, &buf);
@@ -210,8 +198,7 @@ static void wait_for_stop(struct ofs_loop *l)
 	stop_all(l, 0);
 }
 
-static int start_workers(struct ofs_loop *l, pthread_t *th, struct worker_arg *args,
-			 unsigned n)
+static int start_workers(struct ofs_loop *l, pthread_t *th, unsigned n)
 {
 	sigset_t stop, old;
 	unsigned started = 0;
@@ -221,11 +208,9 @@ static int start_workers(struct ofs_loop *l, pthread_t *th, struct worker_arg *a
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &stop, &old); /* inherited by the workers */
-	for (; started < n; started++) {
-		args[started] = (struct worker_arg){ .l = l, .extra = false };
-		if (pthread_create(&th[started], NULL, worker, &args[started]) != 0)
+	for (; started < n; started++)
+		if (pthread_create(&th[started], NULL, worker, &l->as_poller) != 0)
 			break;
-	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return (int)started;
 }
@@ -237,27 +222,25 @@ int ofs_loop_poll(struct fuse_session *se, unsigned nthreads, unsigned max_threa
 			      .npollers = nthreads,
 			      .max = max_threads > nthreads ? max_threads : nthreads };
 	pthread_t *th = calloc(nthreads, sizeof(*th));
-	struct worker_arg *args = calloc(nthreads, sizeof(*args));
-	int flags, started, err = 0;
+	int flags, started;
 
-	if (!th || !args) {
-		free(th);
-		free(args);
+	if (!th)
 		return -ENOMEM;
-	}
+	l.as_poller = (struct worker_arg){ &l, false };
+	l.as_extra = (struct worker_arg){ &l, true };
 	l.stop_fd = eventfd(0, EFD_CLOEXEC);
 	flags = fcntl(l.fd, F_GETFL);
 	if (l.stop_fd < 0 || flags < 0 || fcntl(l.fd, F_SETFL, flags | O_NONBLOCK) < 0) {
-		err = -errno;
+		int err = -errno;
+
 		if (l.stop_fd >= 0)
 			close(l.stop_fd);
 		free(th);
-		free(args);
 		return err;
 	}
 	pthread_mutex_init(&l.mu, NULL);
 	pthread_cond_init(&l.extra_gone, NULL);
-	started = start_workers(&l, th, args, nthreads);
+	started = start_workers(&l, th, nthreads);
 	if (started == 0)
 		stop_all(&l, -EAGAIN);
 	else
@@ -273,6 +256,5 @@ int ofs_loop_poll(struct fuse_session *se, unsigned nthreads, unsigned max_threa
 	pthread_cond_destroy(&l.extra_gone);
 	pthread_mutex_destroy(&l.mu);
 	free(th);
-	free(args);
 	return l.error;
 }
