@@ -5,10 +5,11 @@
  * interval as error bars. As the house style asks, the script is
  * self-contained (the data inline, in a datablock) and kept beside the image
  * it draws, so the figure can be restyled and redrawn without the run.
- * Configuration names are limited to [A-Za-z0-9._-], so they need no
- * quoting inside gnuplot strings.
+ * Configuration names go into the data through core's gnuplot escaping,
+ * like every other string osprof puts in a script.
  */
 #include "obn.h"
+#include "osprof/escape.h"
 
 #include <errno.h>
 #include <math.h>
@@ -42,7 +43,7 @@ static void write_data(FILE *f, const struct obn_session *s)
 			obn_qty_names[drawn[k]], obn_qty_names[drawn[k]]);
 	fputc('\n', f);
 	for (size_t c = 0; c < s->opts->nconfigs; c++) {
-		fprintf(f, "\"%s\"", s->opts->configs[c].name);
+		osp_esc_gp_data(f, s->opts->configs[c].name);
 		for (size_t k = 0; k < sizeof(drawn) / sizeof(drawn[0]); k++) {
 			const struct obn_summary *x = &s->results[c].sum[drawn[k]];
 			/* One run has no interval: draw the bar alone. */

@@ -224,7 +224,7 @@ int orp_cmd_show(int argc, char **argv)
 	for (size_t i = 0; i < nin; i++) {
 		for (size_t j = 0; j < in[i].n; j++) {
 			if (nprof > 1)
-					print_banner(i + j > 0, in[i].spec, in[i].prof[j]->layer);
+				print_banner(i + j > 0, in[i].spec, in[i].prof[j]->layer);
 			if (show_profile(in[i].prof[j], &a))
 				goto out_write;
 		}
