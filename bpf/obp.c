@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Loading the eBPF layers: each BPF object (one per group of layers, see
+ * obp_*.bpf.c) is opened from its skeleton, told its options through
+ * read-only data, loaded, fed its maps and attached. A layer that fails
+ * is left out with its reason; the others go on. libbpf's own messages
+ * (verifier logs) are kept, not printed: the last line goes into the
+ * reason; OSPROF_BPF_DEBUG=1 prints them all.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "obp_impl.h"
+#include "obp_fuse.skel.h"
+#include "obp_sys.skel.h"
+
+static const char *const layer_names[OBP_L__COUNT] = {
+	[OBP_L_FUSE] = "fuse",
+	[OBP_L_SYSCALL] = "syscall",
+	[OBP_L_LOWER] = "lower",
+};
+
+const char *obp_layer_name(enum obp_layer l)
+{
+	return (unsigned)l < OBP_L__COUNT ? layer_names[l] : NULL;
+}
+
+int obp_layers_parse(const char *list, unsigned *mask, char *err, size_t errlen)
+{
+	unsigned m = 0;
+	const char *s = list;
+
+	if (strcmp(list, "all") == 0) {
+		*mask = OBP_LAYERS_ALL;
+		return 0;
+	}
+	if (strcmp(list, "none") == 0 || !*list) {
+		*mask = 0;
+		return 0;
+	}
+	while (*s) {
+		size_t n = strcspn(s, ",");
+		unsigned l;
+
+		for (l = 0; l < OBP_L__COUNT; l++)
+			if (strlen(layer_names[l]) == n && strncmp(s, layer_names[l], n) == 0)
+				break;
+		if (l == OBP_L__COUNT) {
+			snprintf(err, errlen, "not a layer: '%.*s' (layers: fuse, syscall, lower; or all, none)",
+				 (int)(n > 64 ? 64 : n), s);
+			return -EINVAL;
+		}
+		m |= OBP_LAYER_BIT(l);
+		s += n;
+		if (*s == ',' && *++s == '\0') {
+			snprintf(err, errlen, "layer list ends in a comma");
+			return -EINVAL;
+		}
+	}
+	*mask = m;
+	return 0;
+}
+
+/* ---- libbpf's messages ---- */
+
+static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
+static char log_last[256];
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	static int debug = -1;
+	char line[256];
+	size_t n;
+
+	if (debug < 0)
+		debug = getenv("OSPROF_BPF_DEBUG") != NULL;
+	if (debug)
+		return vfprintf(stderr, fmt, ap);
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	n = strlen(line);
+	while (n && (line[n - 1] == '\n' || line[n - 1] == ' '))
+		line[--n] = '\0';
+	if (n) {
+		pthread_mutex_lock(&log_mu);
+		memcpy(log_last, line, n + 1);
+		pthread_mutex_unlock(&log_mu);
+	}
+	return 0;
+}
+
+/* Why a load or attach failed with @err: said for people. */
+static void why_failed(struct obp *b, unsigned layers, const char *what, int err)
+{
+	char msg[sizeof(b->why[0])];
+
+	if (err == -EPERM || err == -EACCES)
+		snprintf(msg, sizeof(msg), "%s: not permitted (eBPF needs root: CAP_BPF and CAP_PERFMON)", what);
+	else {
+		pthread_mutex_lock(&log_mu);
+		snprintf(msg, sizeof(msg), "%s: %s%s%.120s", what, strerror(-err),
+			 log_last[0] ? ": " : "", log_last);
+		pthread_mutex_unlock(&log_mu);
+	}
+	for (unsigned l = 0; l < OBP_L__COUNT; l++)
+		if (layers & OBP_LAYER_BIT(l))
+			snprintf(b->why[l], sizeof(b->why[l]), "%s", msg);
+}
+
+/* ---- the objects ---- */
+
+/* Calls of the daemon that are not on the lower file system: waiting
+ * for work or time, and its own map reads. */
+static const char *const lower_skip_calls[] = {
+	"futex", "futex_waitv", "poll", "ppoll", "select", "pselect6",
+	"epoll_wait", "epoll_pwait", "epoll_pwait2", "nanosleep",
+	"clock_nanosleep", "rt_sigtimedwait", "rt_sigsuspend", "pause",
+	"wait4", "waitid", "restart_syscall", "bpf", "sched_yield",
+};
+
+static int sys_open(struct obp *b, unsigned want)
+{
+	const struct obp_opts *o = &b->opts;
+	struct obp_sys *s = obp_sys__open();
+	unsigned one = 1;
+	int err;
+
+	if (!s)
+		return -errno;
+	s->rodata->cgroup_id = o->cgroup_id;
+	s->rodata->follow_children = o->follow_children;
+	err = obp_sys__load(s);
+	if (err)
+		goto fail;
+	if ((want & OBP_LAYER_BIT(OBP_L_LOWER)) && o->daemon_pid > 0) {
+		__u32 tgid = (__u32)o->daemon_pid, role = OBP_ROLE_DAEMON;
+
+		err = bpf_map__update_elem(s->maps.pids, &tgid, sizeof(tgid), &role,
+					   sizeof(role), BPF_ANY);
+		for (size_t i = 0; !err && i < sizeof(lower_skip_calls) / sizeof(lower_skip_calls[0]); i++) {
+			int nr = obp_syscall_nr(lower_skip_calls[i]);
+			__u32 k = (__u32)nr;
+
+			if (nr >= 0)
+				err = bpf_map__update_elem(s->maps.lower_skip_nr, &k, sizeof(k),
+							   &one, sizeof(one), BPF_ANY);
+		}
+		if (err)
+			goto fail;
+	}
+	err = obp_sys__attach(s);
+	if (err)
+		goto fail;
+	b->sys = s;
+	b->layers |= want;
+	return 0;
+fail:
+	obp_sys__destroy(s);
+	return err;
+}
+
+static int fuse_open(struct obp *b)
+{
+	const struct obp_opts *o = &b->opts;
+	struct obp_fuse *f = obp_fuse__open();
+	bool follow = o->follow_callers && (b->layers & OBP_LAYER_BIT(OBP_L_SYSCALL));
+	int err;
+
+	if (!f)
+		return -errno;
+	/* The kernel's dev_t: major in bits 20 and up (MINORBITS). */
+	f->rodata->fuse_dev = o->fuse_dev ? (__u32)(major(o->fuse_dev) << 20 | minor(o->fuse_dev)) : 0;
+	f->rodata->daemon_tgid = (__u32)o->daemon_pid;
+	f->rodata->follow_callers = follow;
+	if (follow) {
+		err = bpf_map__reuse_fd(f->maps.pids, bpf_map__fd(b->sys->maps.pids));
+		if (err)
+			goto fail;
+	}
+	err = obp_fuse__load(f);
+	err = err ? err : obp_fuse__attach(f);
+	if (err)
+		goto fail;
+	b->fuse = f;
+	b->layers |= OBP_LAYER_BIT(OBP_L_FUSE);
+	return 0;
+fail:
+	obp_fuse__destroy(f);
+	return err;
+}
+
+int obp_open(const struct obp_opts *o, struct obp **out, char *err, size_t errlen)
+{
+	unsigned sys_want = o->layers & (OBP_LAYER_BIT(OBP_L_SYSCALL) | OBP_LAYER_BIT(OBP_L_LOWER));
+	struct obp *b;
+	int e;
+
+	if (o->layers & ~OBP_LAYERS_ALL) {
+		snprintf(err, errlen, "unknown layer bits 0x%x", o->layers & ~OBP_LAYERS_ALL);
+		return -EINVAL;
+	}
+	b = calloc(1, sizeof(*b));
+	if (!b) {
+		snprintf(err, errlen, "eBPF layers: out of memory");
+		return -ENOMEM;
+	}
+	b->opts = *o;
+	b->start_unix_ns = osp_clock_unix_ns();
+	b->start_mono_ns = osp_clock_mono_ns();
+	libbpf_set_print(libbpf_log);
+	if (!o->daemon_pid && (o->layers & OBP_LAYER_BIT(OBP_L_LOWER))) {
+		snprintf(b->why[OBP_L_LOWER], sizeof(b->why[0]), "lower: no daemon to trace");
+		sys_want &= ~OBP_LAYER_BIT(OBP_L_LOWER);
+	}
+	if (o->layers && access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		snprintf(b->why[0], sizeof(b->why[0]), "eBPF layers: this kernel has no BTF (/sys/kernel/btf/vmlinux)");
+		for (unsigned l = 1; l < OBP_L__COUNT; l++)
+			memcpy(b->why[l], b->why[0], sizeof(b->why[0]));
+		*out = b;
+		return 0;
+	}
+	if (sys_want) {
+		e = sys_open(b, sys_want);
+		if (e)
+			why_failed(b, sys_want, "system call layers", e);
+	}
+	if (o->layers & OBP_LAYER_BIT(OBP_L_FUSE)) {
+		e = fuse_open(b);
+		if (e)
+			why_failed(b, OBP_LAYER_BIT(OBP_L_FUSE), "fuse layer", e);
+	}
+	*out = b;
+	return 0;
+}
+
+void obp_close(struct obp *b)
+{
+	if (!b)
+		return;
+	obp_fuse__destroy(b->fuse);
+	obp_sys__destroy(b->sys);
+	free(b);
+}
+
+unsigned obp_layers(const struct obp *b)
+{
+	return b ? b->layers : 0;
+}
+
+const char *obp_why(const struct obp *b, enum obp_layer l)
+{
+	return b && (unsigned)l < OBP_L__COUNT ? b->why[l] : "";
+}
+
+void obp_enable(struct obp *b, bool on)
+{
+	if (b->fuse)
+		__atomic_store_n(&b->fuse->data->obp_enabled, on, __ATOMIC_RELAXED);
+	if (b->sys)
+		__atomic_store_n(&b->sys->data->obp_enabled, on, __ATOMIC_RELAXED);
+}
+
+bool obp_enabled(const struct obp *b)
+{
+	if (b->fuse)
+		return __atomic_load_n(&b->fuse->data->obp_enabled, __ATOMIC_RELAXED);
+	if (b->sys)
+		return __atomic_load_n(&b->sys->data->obp_enabled, __ATOMIC_RELAXED);
+	return false;
+}
+
+int obp_pid_add(struct obp *b, pid_t tgid)
+{
+	__u32 k = (__u32)tgid, role = OBP_ROLE_WORKLOAD;
+
+	if (!(b->layers & OBP_LAYER_BIT(OBP_L_SYSCALL)))
+		return -ENOENT;
+	if (bpf_map__update_elem(b->sys->maps.pids, &k, sizeof(k), &role, sizeof(role), BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int obp_skip_thread(struct obp *b, pid_t tid, bool on)
+{
+	__u32 k = (__u32)tid, v = 1;
+	int err;
+
+	if (!b || !b->fuse)
+		return 0;
+	if (on)
+		err = bpf_map__update_elem(b->fuse->maps.skip_tids, &k, sizeof(k), &v, sizeof(v), BPF_ANY);
+	else
+		err = bpf_map__delete_elem(b->fuse->maps.skip_tids, &k, sizeof(k), 0);
+	return err && (on || errno != ENOENT) ? -errno : 0;
+}
+
+int obp_lower_skip_fd(struct obp *b, int fd)
+{
+	__u32 k = (__u32)fd, v = 1;
+
+	if (!b || !(b->layers & OBP_LAYER_BIT(OBP_L_LOWER)))
+		return 0;
+	if (bpf_map__update_elem(b->sys->maps.lower_skip_fd, &k, sizeof(k), &v, sizeof(v), BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+/* The object that holds layer @l, and the histogram kind of its keys. */
+int obp_layer_maps(struct obp *b, enum obp_layer l, int *hists_fd, int *stats_fd,
+		   unsigned *kind)
+{
+	if (!(b->layers & OBP_LAYER_BIT(l)))
+		return -ENOENT;
+	switch (l) {
+	case OBP_L_FUSE:
+		*hists_fd = bpf_map__fd(b->fuse->maps.hists);
+		*stats_fd = bpf_map__fd(b->fuse->maps.stats);
+		*kind = OBP_K_FUSE;
+		return 0;
+	case OBP_L_SYSCALL:
+	case OBP_L_LOWER:
+		*hists_fd = bpf_map__fd(b->sys->maps.hists);
+		*stats_fd = bpf_map__fd(b->sys->maps.stats);
+		*kind = l == OBP_L_SYSCALL ? OBP_K_SYSCALL : OBP_K_LOWER;
+		return 0;
+	default:
+		return -ENOENT;
+	}
+}

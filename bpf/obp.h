@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The eBPF layers: BPF programs on BTF-typed tracepoints (tp_btf) that
+ * profile, on the running kernel and without osprof.ko, what lies around
+ * and beneath a FUSE daemon:
+ *
+ *   fuse     the kernel's FUSE requests of one mount, queued to ended, per
+ *            operation (named as the fs layer names them)
+ *   syscall  the system calls of a workload's processes, per call
+ *   lower    the system calls the osprof-fs daemon makes on the lower
+ *            file system, per call
+ *
+ * Each is read as a profile set (osprof/profile.h) with layer and
+ * source.layer_source "ebpf", resolution 1, clock "monotonic"
+ * (bpf_ktime_get_ns), so every tool reads it like the fs layer.
+ *
+ * Loading needs root (CAP_BPF and CAP_PERFMON) and a kernel with BTF;
+ * where a layer cannot be had, obp_open says why in one line and the
+ * other layers go on.
+ */
+#ifndef OBP_H
+#define OBP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "osprof/profile.h"
+
+enum obp_layer {
+	OBP_L_FUSE,
+	OBP_L_SYSCALL,
+	OBP_L_LOWER,
+	OBP_L__COUNT
+};
+
+#define OBP_LAYER_BIT(l) (1u << (l))
+#define OBP_LAYERS_ALL ((1u << OBP_L__COUNT) - 1u)
+
+/* "fuse", "syscall", ...; NULL out of range. */
+const char *obp_layer_name(enum obp_layer l);
+
+/*
+ * obp_layers_parse - a comma-separated list of layer names, "all" or
+ * "none", into a bit mask. 0, or -EINVAL with one line in @err naming the
+ * word that is not a layer.
+ */
+int obp_layers_parse(const char *list, unsigned *mask, char *err, size_t errlen);
+
+/* What the programs are told before they load. */
+struct obp_opts {
+	unsigned layers;        /* OBP_LAYER_BIT()s wanted */
+	dev_t fuse_dev;         /* fuse: the mount's st_dev; 0: every FUSE mount */
+	pid_t daemon_pid;       /* lower: this process's calls; 0: no lower layer */
+	bool follow_callers;    /* syscall: processes that send requests to
+				 * the fuse_dev mount are workload */
+	bool follow_children;   /* syscall: a workload's children are too */
+	uint64_t cgroup_id;     /* syscall: processes of this cgroup (v2 id) */
+};
+
+struct obp;
+
+/*
+ * obp_open - load and attach the layers @o asks for. Each layer loads on
+ * its own: one that cannot (no BTF, not root, a tracepoint missing) is
+ * left out and its reason kept (obp_why). Returns 0 with *@out set when
+ * the attempt was made (obp_layers() says what loaded, possibly none);
+ * -EINVAL for bad options, -ENOMEM; then @err says why.
+ */
+int obp_open(const struct obp_opts *o, struct obp **out, char *err, size_t errlen);
+/* Detach and free; NULL is accepted. */
+void obp_close(struct obp *b);
+/* The layers loaded (OBP_LAYER_BIT()s). */
+unsigned obp_layers(const struct obp *b);
+/* Why layer @l did not load ("" when it did or was not asked for). */
+const char *obp_why(const struct obp *b, enum obp_layer l);
+
+/*
+ * obp_profile - layer @l's histograms so far, summed over CPUs, as a new
+ * profile (ops sorted by name). 0; -ENOENT when @l is not loaded;
+ * -ENOMEM; -errno of a map read.
+ */
+int obp_profile(struct obp *b, enum obp_layer l, struct osp_profile **out);
+
+/* Zero every loaded layer's histograms. 0 or -errno. */
+int obp_reset(struct obp *b);
+/* Recording on or off, for every layer (no system call). */
+void obp_enable(struct obp *b, bool on);
+bool obp_enabled(const struct obp *b);
+
+/* Add process @tgid as a workload (syscall layer). 0, -ENOENT when the
+ * syscall layer is not loaded, -errno. */
+int obp_pid_add(struct obp *b, pid_t tgid);
+
+/*
+ * obp_skip_thread - while @on, requests that thread @tid ends are not
+ * counted in the fuse layer (osprof-fs marks a thread that replies to a
+ * control-directory request). 0 or -errno; 0 without a fuse layer.
+ */
+int obp_skip_thread(struct obp *b, pid_t tid, bool on);
+
+/* The daemon's descriptors of /dev/fuse: the lower layer leaves out calls
+ * on them. 0 or -errno; 0 without a lower layer. */
+int obp_lower_skip_fd(struct obp *b, int fd);
+
+/* What the programs could not do, summed over CPUs (enum obp_stat in
+ * obp_abi.h, in this order): full maps, skipped requests. */
+struct obp_stats {
+	uint64_t hist_full;
+	uint64_t inflight_full;
+	uint64_t pids_full;
+	uint64_t skipped;
+};
+int obp_stats(struct obp *b, enum obp_layer l, struct obp_stats *out);
+
+/* Names: FUSE opcode @op as the fs layer names it ("op_N" when unknown),
+ * and x86-64 system call @nr ("syscall_N" when unknown), into @buf. */
+const char *obp_fuse_op_name(unsigned op, char *buf, size_t len);
+const char *obp_syscall_name(unsigned nr, char *buf, size_t len);
+/* The number of system call @name, or -1. */
+int obp_syscall_nr(const char *name);
+
+#endif /* OBP_H */

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the BPF programs (obp.bpf.c) and their loader (obp_*.c) share: the
+ * layout of the histogram maps' keys and values, and the roles a traced
+ * process can have. Included from both sides, so it uses only the __u*
+ * types that the kernel's UAPI headers and the BPF side both define.
+ *
+ * A histogram in a map is per CPU (BPF_MAP_TYPE_PERCPU_HASH): a program
+ * updates its own CPU's copy with plain adds, never an atomic operation,
+ * and the loader adds the CPUs' copies up. The buckets are OSprof's at
+ * resolution 1 (core's osp_bucket_index): bucket i holds values v with
+ * 2^(i-1) < v <= 2^i ns, v <= 1 in bucket 0. The reader takes a
+ * histogram's count as the sum of its buckets: a program updates the
+ * bucket before the count, so a read racing an update could otherwise
+ * see one without the other, and the checksum always holds.
+ */
+#ifndef OBP_ABI_H
+#define OBP_ABI_H
+
+#define OBP_NBUCKETS 65 /* resolution 1: buckets 0 .. 64 */
+
+struct obp_hist {
+	__u64 count;  /* values recorded (see above: the reader uses buckets) */
+	__u64 sum;    /* their sum, ns */
+	__u64 min;    /* smallest, ns; meaningful when count > 0 */
+	__u64 max;    /* largest, ns */
+	__u64 bk[OBP_NBUCKETS];
+};
+
+/*
+ * The key of every histogram map: which layer (enum obp_kind), and two
+ * numbers whose meaning the layer gives -- fuse: a = opcode; syscall and
+ * lower: a = syscall number; block: a = device (major << 20 | minor, the
+ * kernel's dev_t), b = direction << 1 | (1 for queue time, 0 for service
+ * time); irq: a = line (or vector for softirqs), b = 0 for a hard
+ * interrupt handler, 1 for a softirq vector.
+ */
+enum obp_kind {
+	OBP_K_FUSE = 1,
+	OBP_K_SYSCALL,
+	OBP_K_LOWER,
+	OBP_K_BLOCK,
+	OBP_K_IRQ,
+	OBP_K_SOFTIRQ,
+};
+
+struct obp_key {
+	__u32 kind;
+	__u32 a;
+	__u32 b;
+	__u32 pad; /* zero: keys are compared as bytes */
+};
+
+/* Roles of a process (tgid) in the pids map: whose calls go where. */
+enum obp_role {
+	OBP_ROLE_WORKLOAD = 1, /* its system calls: layer syscall */
+	OBP_ROLE_DAEMON = 2,   /* its system calls: layer lower */
+};
+
+/* Histogram map sizes: the most keys each layer can hold. */
+#define OBP_MAX_HISTS 4096
+#define OBP_MAX_PIDS 16384
+#define OBP_MAX_INFLIGHT 65536
+
+/*
+ * Counters of what the programs could not do, one per CPU in the stats
+ * map (index enum obp_stat): a full map, an end without a start.
+ */
+enum obp_stat {
+	OBP_S_HIST_FULL,    /* a new key found the histogram map full */
+	OBP_S_INFLIGHT_FULL, /* a start could not be remembered */
+	OBP_S_PIDS_FULL,    /* a process could not be added to the pids map */
+	OBP_S_SKIPPED,      /* requests ended by a thread marked skip (fuse) */
+	OBP_S__COUNT
+};
+
+#endif /* OBP_ABI_H */

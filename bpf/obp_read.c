@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Reading the eBPF layers' per-CPU histogram maps into profiles. The keys
+ * are listed first (sorted, repeats dropped: iterating a hash map that
+ * changes may restart) and then looked up one by one. Keys that name the
+ * same operation (FUSE's RENAME and RENAME2) are merged into one op.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "obp_impl.h"
+
+static int key_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct obp_key));
+}
+
+/* Every key of kind @kind (0: any) in map @fd, sorted, into a new array. */
+static int list_keys(int fd, unsigned kind, struct obp_key **out, size_t *n)
+{
+	struct obp_key cur, next, *keys = NULL;
+	size_t nk = 0, cap = 0, u = 0;
+	bool first = true;
+
+	while (bpf_map_get_next_key(fd, first ? NULL : &cur, &next) == 0) {
+		first = false;
+		cur = next;
+		if (kind && next.kind != kind)
+			continue;
+		if (nk == cap) {
+			size_t ncap = cap ? cap * 2 : 64;
+			struct obp_key *nkeys;
+
+			/* A map that keeps restarting our walk: the keys so
+			 * far are all its keys many times over. */
+			if (ncap > 16 * OBP_MAX_HISTS)
+				break;
+			nkeys = realloc(keys, ncap * sizeof(*keys));
+			if (!nkeys) {
+				free(keys);
+				return -ENOMEM;
+			}
+			keys = nkeys;
+			cap = ncap;
+		}
+		keys[nk++] = next;
+	}
+	if (errno != ENOENT && nk < cap) {
+		int err = -errno;
+
+		free(keys);
+		return err;
+	}
+	if (nk)
+		qsort(keys, nk, sizeof(*keys), key_cmp);
+	for (size_t i = 0; i < nk; i++)
+		if (!u || key_cmp(&keys[u - 1], &keys[i]) != 0)
+			keys[u++] = keys[i];
+	*out = keys;
+	*n = u;
+	return 0;
+}
+
+/* The name layer @l gives key @k. */
+static const char *key_name(enum obp_layer l, const struct obp_key *k, char *buf, size_t len)
+{
+	if (l == OBP_L_FUSE)
+		return obp_fuse_op_name(k->a, buf, len);
+	return obp_syscall_name(k->a, buf, len);
+}
+
+/* Sum @ncpu per-CPU copies at @vals into @op's latency histogram. */
+static int op_fill(struct osp_op *op, const struct obp_hist *vals, int ncpu)
+{
+	uint64_t dense[OBP_NBUCKETS] = { 0 };
+	struct osp_hist *h = &op->lat;
+	bool any = false;
+
+	_Static_assert(OBP_NBUCKETS == OSP_HIST_NBUCKETS(1), "BPF buckets are core's at resolution 1");
+	h->count = h->sum = h->min = h->max = 0;
+	for (int c = 0; c < ncpu; c++) {
+		const struct obp_hist *v = &vals[c];
+		uint64_t n = 0;
+
+		for (unsigned i = 0; i < OBP_NBUCKETS; i++) {
+			dense[i] += v->bk[i];
+			n += v->bk[i];
+		}
+		if (!n)
+			continue;
+		h->count += n;
+		h->sum += v->sum;
+		if (!any || v->min < h->min)
+			h->min = v->min;
+		if (v->max > h->max)
+			h->max = v->max;
+		any = true;
+	}
+	return osp_hist_from_dense(h, dense);
+}
+
+static int op_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct osp_op *)a)->name, ((const struct osp_op *)b)->name);
+}
+
+/* Add key @k's histogram (per-CPU values @vals) to @p. */
+static int add_key(struct osp_profile *p, enum obp_layer l, const struct obp_key *k,
+		   const struct obp_hist *vals, int ncpu)
+{
+	char name[64];
+	struct osp_op *op, tmp;
+	int err;
+
+	key_name(l, k, name, sizeof(name));
+	op = osp_profile_find_op(p, name);
+	if (!op) {
+		op = osp_profile_add_op(p, name, false);
+		return op ? op_fill(op, vals, ncpu) : -ENOMEM;
+	}
+	err = osp_op_init(&tmp, name, 1, false);
+	err = err ? err : op_fill(&tmp, vals, ncpu);
+	if (!err) {
+		uint64_t lo = op->lat.count ? op->lat.min : tmp.lat.min;
+
+		err = osp_hist_merge(&op->lat, &tmp.lat);
+		/* merge adds buckets, count and sum; min and max are ours */
+		if (!err && tmp.lat.count) {
+			op->lat.min = lo < tmp.lat.min ? lo : tmp.lat.min;
+			if (tmp.lat.max > op->lat.max)
+				op->lat.max = tmp.lat.max;
+		}
+	}
+	osp_op_fini(&tmp);
+	return err;
+}
+
+static int fill_meta(struct obp *b, struct osp_profile *p)
+{
+	char host[256] = "";
+	int err;
+
+	gethostname(host, sizeof(host) - 1);
+	err = osp_str_set(&p->host, host);
+	err = err ? err : osp_str_set(&p->clock_source, "ktime");
+	err = err ? err : osp_kv_set_str(&p->source, "layer_source", "ebpf");
+	p->cycles_per_ns = 1.0;
+	p->start_unix_ns = b->start_unix_ns;
+	p->elapsed_ns = osp_clock_mono_ns() - b->start_mono_ns;
+	return err;
+}
+
+int obp_profile(struct obp *b, enum obp_layer l, struct osp_profile **out)
+{
+	int hfd, sfd, ncpu = libbpf_num_possible_cpus(), err;
+	struct obp_key *keys = NULL;
+	struct obp_hist *vals = NULL;
+	struct osp_profile *p;
+	unsigned kind;
+	size_t nk = 0;
+
+	err = obp_layer_maps(b, l, &hfd, &sfd, &kind);
+	if (err)
+		return err;
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	p = osp_profile_new(obp_layer_name(l), 1);
+	if (!p)
+		return -ENOMEM;
+	err = fill_meta(b, p);
+	err = err ? err : list_keys(hfd, kind, &keys, &nk);
+	if (!err && nk) {
+		/* A per-CPU value is ncpu copies, each rounded up to 8 bytes. */
+		_Static_assert(sizeof(struct obp_hist) % 8 == 0, "per-CPU values are 8-byte aligned");
+		vals = calloc((size_t)ncpu, sizeof(*vals));
+		if (!vals)
+			err = -ENOMEM;
+	}
+	for (size_t i = 0; !err && i < nk; i++) {
+		if (bpf_map_lookup_elem(hfd, &keys[i], vals) != 0) {
+			if (errno == ENOENT) /* deleted since listed: a reset */
+				continue;
+			err = -errno;
+			break;
+		}
+		err = add_key(p, l, &keys[i], vals, ncpu);
+	}
+	free(vals);
+	free(keys);
+	if (err) {
+		osp_profile_free(p);
+		return err;
+	}
+	if (p->nops > 1)
+		qsort(p->ops, p->nops, sizeof(*p->ops), op_cmp);
+	*out = p;
+	return 0;
+}
+
+/* Delete every key of map @fd. */
+static int clear_map(int fd)
+{
+	struct obp_key *keys;
+	size_t nk;
+	int err = list_keys(fd, 0, &keys, &nk);
+
+	for (size_t i = 0; !err && i < nk; i++)
+		if (bpf_map_delete_elem(fd, &keys[i]) != 0 && errno != ENOENT)
+			err = -errno;
+	if (!err || nk)
+		free(keys);
+	return err;
+}
+
+int obp_reset(struct obp *b)
+{
+	int err = 0;
+
+	for (unsigned l = 0; l < OBP_L__COUNT; l++) {
+		int hfd, sfd, e;
+		unsigned kind;
+
+		if (obp_layer_maps(b, l, &hfd, &sfd, &kind))
+			continue;
+		e = clear_map(hfd);
+		if (e && !err)
+			err = e;
+	}
+	b->start_unix_ns = osp_clock_unix_ns();
+	b->start_mono_ns = osp_clock_mono_ns();
+	return err;
+}
+
+int obp_stats(struct obp *b, enum obp_layer l, struct obp_stats *out)
+{
+	int hfd, sfd, ncpu = libbpf_num_possible_cpus(), err;
+	uint64_t sums[OBP_S__COUNT] = { 0 }, *v;
+	unsigned kind;
+
+	err = obp_layer_maps(b, l, &hfd, &sfd, &kind);
+	if (err)
+		return err;
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	v = calloc((size_t)ncpu, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (__u32 i = 0; i < OBP_S__COUNT; i++) {
+		if (bpf_map_lookup_elem(sfd, &i, v) != 0) {
+			err = -errno;
+			break;
+		}
+		for (int c = 0; c < ncpu; c++)
+			sums[i] += v[c];
+	}
+	free(v);
+	out->hist_full = sums[OBP_S_HIST_FULL];
+	out->inflight_full = sums[OBP_S_INFLIGHT_FULL];
+	out->pids_full = sums[OBP_S_PIDS_FULL];
+	out->skipped = sums[OBP_S_SKIPPED];
+	return err;
+}

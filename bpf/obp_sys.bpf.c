@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Layers "syscall" and "lower": the latency of system calls, entry to
+ * exit, per call number. Whose: the processes in pids (by role: a
+ * workload's calls are layer syscall, the osprof-fs daemon's are layer
+ * lower), those in cgroup_id, and with follow_children the children that
+ * traced processes fork. The daemon's calls that are not on the lower
+ * file system -- waiting for requests on /dev/fuse, replying, sleeping --
+ * are left out: user space marks those call numbers in lower_skip_nr and
+ * the daemon's /dev/fuse descriptors in lower_skip_fd.
+ */
+#include "obp_common.bpf.h"
+#include "obp_pids.bpf.h"
+
+#define OBP_MAX_NR 1024
+
+const volatile __u64 cgroup_id = 0;      /* cgroup v2 id; 0: none */
+const volatile __u32 follow_children = 0;
+
+struct sys_start {
+	__u64 ts;
+	__u32 nr;
+	__u32 kind;
+};
+
+/* Calls in flight, by thread id. LRU: a thread that never returns
+ * (exit, exit_group) leaves an entry that ages out. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, OBP_MAX_INFLIGHT);
+	__type(key, __u32);
+	__type(value, struct sys_start);
+} sys_start SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, OBP_MAX_NR);
+	__type(key, __u32);
+	__type(value, __u32);
+} lower_skip_nr SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u32);
+} lower_skip_fd SEC(".maps");
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(obp_sys_enter, struct pt_regs *regs, long id)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = (__u32)(pid_tgid >> 32), tid = (__u32)pid_tgid, nr = (__u32)id;
+	struct sys_start s = { 0 };
+	__u32 *role;
+
+	if (!obp_enabled || id < 0 || id >= OBP_MAX_NR)
+		return 0;
+	role = bpf_map_lookup_elem(&pids, &tgid);
+	if (role)
+		s.kind = *role == OBP_ROLE_DAEMON ? OBP_K_LOWER : OBP_K_SYSCALL;
+	else if (cgroup_id && bpf_get_current_cgroup_id() == cgroup_id)
+		s.kind = OBP_K_SYSCALL;
+	else
+		return 0;
+	if (s.kind == OBP_K_LOWER) {
+		__u32 *skip = bpf_map_lookup_elem(&lower_skip_nr, &nr), fd;
+
+		if (skip && *skip)
+			return 0;
+		fd = (__u32)BPF_CORE_READ(regs, di);
+		if (bpf_map_lookup_elem(&lower_skip_fd, &fd))
+			return 0;
+	}
+	s.ts = bpf_ktime_get_ns();
+	s.nr = nr;
+	if (bpf_map_update_elem(&sys_start, &tid, &s, BPF_ANY))
+		obp_stat(OBP_S_INFLIGHT_FULL);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(obp_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 now = bpf_ktime_get_ns();
+	struct sys_start *s, c;
+
+	s = bpf_map_lookup_elem(&sys_start, &tid);
+	if (!s)
+		return 0;
+	c = *s;
+	bpf_map_delete_elem(&sys_start, &tid);
+	obp_record(c.kind, c.nr, 0, now > c.ts ? now - c.ts : 0);
+	return 0;
+}
+
+/* A traced workload's children are traced (threads share the tgid). */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(obp_sys_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid, ctgid, *role;
+
+	if (!follow_children)
+		return 0;
+	ptgid = (__u32)BPF_CORE_READ(parent, tgid);
+	ctgid = (__u32)BPF_CORE_READ(child, tgid);
+	if (ptgid == ctgid)
+		return 0;
+	role = bpf_map_lookup_elem(&pids, &ptgid);
+	if (role && *role == OBP_ROLE_WORKLOAD)
+		obp_pid_add_workload(ctgid);
+	return 0;
+}
+
+/*
+ * A process that ends leaves the map (its tgid may be reused): when its
+ * leader exits. The tracepoint's second argument (group_dead) is not in
+ * every kernel, so the leader stands for the group.
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(obp_sys_exit_task, struct task_struct *task)
+{
+	__u32 tgid = (__u32)BPF_CORE_READ(task, tgid), *role;
+
+	if ((__u32)BPF_CORE_READ(task, pid) != tgid)
+		return 0;
+	role = bpf_map_lookup_elem(&pids, &tgid);
+	if (role && *role == OBP_ROLE_WORKLOAD)
+		bpf_map_delete_elem(&pids, &tgid);
+	return 0;
+}
