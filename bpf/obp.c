@@ -55,8 +55,13 @@ int obp_layers_parse(const char *list, unsigned *mask, char *err, size_t errlen)
 			if (strlen(layer_names[l]) == n && strncmp(s, layer_names[l], n) == 0)
 				break;
 		if (l == OBP_L__COUNT) {
-			snprintf(err, errlen, "not a layer: '%.*s' (layers: fuse, syscall, lower; or all, none)",
-				 (int)(n > 64 ? 64 : n), s);
+			char known[160] = "";
+
+			for (l = 0; l < OBP_L__COUNT; l++)
+				snprintf(known + strlen(known), sizeof(known) - strlen(known),
+					 "%s, ", layer_names[l]);
+			snprintf(err, errlen, "not a layer: '%.*s' (layers: %sor all, none)",
+				 (int)(n > 64 ? 64 : n), s, known);
 			return -EINVAL;
 		}
 		m |= OBP_LAYER_BIT(l);
