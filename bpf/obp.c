@@ -48,7 +48,7 @@ int obp_layers_parse(const char *list, unsigned *mask, char *err, size_t errlen)
 		return 0;
 	}
 	while (*s) {
-		size_t n = strcspn(s, ",");
+		size_t n = strcspn(s, ",:");
 		unsigned l;
 
 		for (l = 0; l < OBP_L__COUNT; l++)
@@ -66,8 +66,8 @@ int obp_layers_parse(const char *list, unsigned *mask, char *err, size_t errlen)
 		}
 		m |= OBP_LAYER_BIT(l);
 		s += n;
-		if (*s == ',' && *++s == '\0') {
-			snprintf(err, errlen, "layer list ends in a comma");
+		if ((*s == ',' || *s == ':') && *++s == '\0') {
+			snprintf(err, errlen, "layer list ends in a separator");
 			return -EINVAL;
 		}
 	}
@@ -104,13 +104,14 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 	return 0;
 }
 
-/* Why a load or attach failed with @err: said for people. */
+/* Why a load or attach of @what failed with @err: said for people, for
+ * each of @layers. Lack of privilege needs no more than that. */
 static void why_failed(struct obp *b, unsigned layers, const char *what, int err)
 {
 	char msg[sizeof(b->why[0])];
 
 	if (err == -EPERM || err == -EACCES)
-		snprintf(msg, sizeof(msg), "%s: not permitted (eBPF needs root: CAP_BPF and CAP_PERFMON)", what);
+		snprintf(msg, sizeof(msg), "not permitted (eBPF needs root: CAP_BPF and CAP_PERFMON)");
 	else {
 		pthread_mutex_lock(&log_mu);
 		snprintf(msg, sizeof(msg), "%s: %s%s%.120s", what, strerror(-err),
@@ -144,31 +145,25 @@ static int sys_open(struct obp *b, unsigned want)
 		return -errno;
 	s->rodata->cgroup_id = o->cgroup_id;
 	s->rodata->follow_children = o->follow_children;
+	s->rodata->lower_on = !!(want & OBP_LAYER_BIT(OBP_L_LOWER));
 	err = obp_sys__load(s);
+	for (size_t i = 0; !err && (want & OBP_LAYER_BIT(OBP_L_LOWER)) &&
+	     i < sizeof(lower_skip_calls) / sizeof(lower_skip_calls[0]); i++) {
+		int nr = obp_syscall_nr(lower_skip_calls[i]);
+		__u32 k = (__u32)nr;
+
+		if (nr >= 0)
+			err = bpf_map__update_elem(s->maps.lower_skip_nr, &k, sizeof(k),
+						   &one, sizeof(one), BPF_ANY);
+	}
 	if (err)
 		goto fail;
-	if ((want & OBP_LAYER_BIT(OBP_L_LOWER)) && o->daemon_pid > 0) {
-		__u32 tgid = (__u32)o->daemon_pid, role = OBP_ROLE_DAEMON;
-
-		err = bpf_map__update_elem(s->maps.pids, &tgid, sizeof(tgid), &role,
-					   sizeof(role), BPF_ANY);
-		for (size_t i = 0; !err && i < sizeof(lower_skip_calls) / sizeof(lower_skip_calls[0]); i++) {
-			int nr = obp_syscall_nr(lower_skip_calls[i]);
-			__u32 k = (__u32)nr;
-
-			if (nr >= 0)
-				err = bpf_map__update_elem(s->maps.lower_skip_nr, &k, sizeof(k),
-							   &one, sizeof(one), BPF_ANY);
-		}
-		if (err)
-			goto fail;
-	}
 	err = obp_sys__attach(s);
 	if (err)
 		goto fail;
 	b->sys = s;
 	b->layers |= want;
-	return 0;
+	return o->daemon_pid > 0 ? obp_daemon_set(b, o->daemon_pid) : 0;
 fail:
 	obp_sys__destroy(s);
 	return err;
@@ -223,12 +218,8 @@ int obp_open(const struct obp_opts *o, struct obp **out, char *err, size_t errle
 	b->start_unix_ns = osp_clock_unix_ns();
 	b->start_mono_ns = osp_clock_mono_ns();
 	libbpf_set_print(libbpf_log);
-	if (!o->daemon_pid && (o->layers & OBP_LAYER_BIT(OBP_L_LOWER))) {
-		snprintf(b->why[OBP_L_LOWER], sizeof(b->why[0]), "lower: no daemon to trace");
-		sys_want &= ~OBP_LAYER_BIT(OBP_L_LOWER);
-	}
 	if (o->layers && access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
-		snprintf(b->why[0], sizeof(b->why[0]), "eBPF layers: this kernel has no BTF (/sys/kernel/btf/vmlinux)");
+		snprintf(b->why[0], sizeof(b->why[0]), "this kernel has no BTF (/sys/kernel/btf/vmlinux)");
 		for (unsigned l = 1; l < OBP_L__COUNT; l++)
 			memcpy(b->why[l], b->why[0], sizeof(b->why[0]));
 		*out = b;
@@ -290,6 +281,18 @@ int obp_pid_add(struct obp *b, pid_t tgid)
 
 	if (!(b->layers & OBP_LAYER_BIT(OBP_L_SYSCALL)))
 		return -ENOENT;
+	if (bpf_map__update_elem(b->sys->maps.pids, &k, sizeof(k), &role, sizeof(role), BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int obp_daemon_set(struct obp *b, pid_t tgid)
+{
+	__u32 k = (__u32)tgid, role = OBP_ROLE_DAEMON;
+
+	if (!b || !b->sys)
+		return 0;
+	b->opts.daemon_pid = tgid;
 	if (bpf_map__update_elem(b->sys->maps.pids, &k, sizeof(k), &role, sizeof(role), BPF_ANY))
 		return -errno;
 	return 0;

@@ -42,8 +42,9 @@ enum obp_layer {
 const char *obp_layer_name(enum obp_layer l);
 
 /*
- * obp_layers_parse - a comma-separated list of layer names, "all" or
- * "none", into a bit mask. 0, or -EINVAL with one line in @err naming the
+ * obp_layers_parse - a list of layer names separated by commas or colons
+ * (inside a mount's -o, where commas separate options), "all" or "none",
+ * into a bit mask. 0, or -EINVAL with one line in @err naming the
  * word that is not a layer.
  */
 int obp_layers_parse(const char *list, unsigned *mask, char *err, size_t errlen);
@@ -52,7 +53,8 @@ int obp_layers_parse(const char *list, unsigned *mask, char *err, size_t errlen)
 struct obp_opts {
 	unsigned layers;        /* OBP_LAYER_BIT()s wanted */
 	dev_t fuse_dev;         /* fuse: the mount's st_dev; 0: every FUSE mount */
-	pid_t daemon_pid;       /* lower: this process's calls; 0: no lower layer */
+	pid_t daemon_pid;       /* lower: this process's calls (or later:
+				 * obp_daemon_set); never a workload */
 	bool follow_callers;    /* syscall: processes that send requests to
 				 * the fuse_dev mount are workload */
 	bool follow_children;   /* syscall: a workload's children are too */
@@ -92,6 +94,10 @@ bool obp_enabled(const struct obp *b);
 /* Add process @tgid as a workload (syscall layer). 0, -ENOENT when the
  * syscall layer is not loaded, -errno. */
 int obp_pid_add(struct obp *b, pid_t tgid);
+
+/* The daemon is process @tgid (it forked since obp_open): the lower
+ * layer traces its calls, and it is never a workload. 0 or -errno. */
+int obp_daemon_set(struct obp *b, pid_t tgid);
 
 /*
  * obp_skip_thread - while @on, requests that thread @tid ends are not

@@ -16,6 +16,7 @@
 
 const volatile __u64 cgroup_id = 0;      /* cgroup v2 id; 0: none */
 const volatile __u32 follow_children = 0;
+const volatile __u32 lower_on = 0;       /* the daemon's calls are wanted */
 
 struct sys_start {
 	__u64 ts;
@@ -57,6 +58,8 @@ int BPF_PROG(obp_sys_enter, struct pt_regs *regs, long id)
 	if (!obp_enabled || id < 0 || id >= OBP_MAX_NR)
 		return 0;
 	role = bpf_map_lookup_elem(&pids, &tgid);
+	if (role && *role == OBP_ROLE_DAEMON && !lower_on)
+		return 0;
 	if (role)
 		s.kind = *role == OBP_ROLE_DAEMON ? OBP_K_LOWER : OBP_K_SYSCALL;
 	else if (cgroup_id && bpf_get_current_cgroup_id() == cgroup_id)
