@@ -93,12 +93,15 @@ struct ofs_opts {
 	unsigned max_threads, max_idle_threads;
 	unsigned poll_us;      /* > 0: ofs_loop_poll with this window */
 	bool clone_fd;
+	unsigned layers;       /* eBPF layers wanted (OBP_LAYER_BIT()s) */
+	bool layers_auto;      /* no -o layers: those that load, quietly */
 };
 
 struct ofs_inode_table;
 struct ofs_ctl;
 struct ofs_kmod;
 struct ofs_lockq;
+struct obp;
 
 /* The daemon. One per process: FUSE passes it to every handler. */
 struct ofs {
@@ -110,6 +113,8 @@ struct ofs {
 	struct ofs_ctl *ctl;
 	struct ofs_kmod *kmod;       /* osprof.ko: registration, vtimers */
 	struct ofs_lockq *lockq;     /* lock requests waiting (ofs_lock.c) */
+	struct obp *bpf;             /* the eBPF layers, NULL when none loaded
+				      * (ofs_bpf.c); set before serving */
 	uid_t owner_uid;             /* the mounting user: may write ctl */
 	gid_t owner_gid;
 	bool switch_creds;           /* root with allow_other: act as caller */
@@ -342,6 +347,56 @@ void ofs_kmod_describe(struct ofs *fs, FILE *out);
 bool ofs_kmod_vt_start(struct ofs *fs);
 /* Stop it: the virtual ns of the interval just ended (0, counted, on error). */
 uint64_t ofs_kmod_vt_stop(struct ofs *fs);
+
+/*
+ * ofs_mount_at - what /proc/self/mountinfo says is mounted last exactly at
+ * @path: its type (*@type, malloc'd) and device (*@dev, as st_dev).
+ * 0, -ENOENT when nothing is mounted there, -errno.
+ */
+int ofs_mount_at(const char *path, char **type, dev_t *dev);
+
+/* Write @p as JSON to @path through a temporary file renamed over it:
+ * never a torn file. 0 or -errno. */
+int ofs_dump_write(const char *path, const struct osp_profile *p);
+
+/* ---- the eBPF layers (ofs_bpf.c) ---- */
+/*
+ * ofs_bpf_open - load the eBPF layers -o layers asks for (bpf/obp.h), for
+ * this mount only: call after mounting (the mount's device is known),
+ * before daemonizing (a failure can still be said). Without -o layers,
+ * layers that cannot load are left out with one line saying why; a
+ * layer named in -o layers that cannot load is an error (-1, said).
+ */
+int ofs_bpf_open(struct ofs *fs);
+/* After daemonizing: the final pid is the one the lower layer traces. */
+void ofs_bpf_daemon(struct ofs *fs);
+/* Detach and free; NULL-safe. */
+void ofs_bpf_close(struct ofs *fs);
+/* True when eBPF layer @layer is loaded (the control files' predicate). */
+bool ofs_bpf_present(struct ofs *fs, const char *layer);
+/*
+ * ofs_layer_gen_text, ofs_layer_gen_json - the kernel-side layer @layer
+ * in the human view or as JSON: from the eBPF layer when it is loaded,
+ * else from osprof.ko (ofs_kmod_gen_*). 0 or -errno.
+ */
+int ofs_layer_gen_text(struct ofs *fs, const char *layer, FILE *out);
+int ofs_layer_gen_json(struct ofs *fs, const char *layer, FILE *out);
+/* True when @layer is served by eBPF or by osprof.ko. */
+bool ofs_layer_present(struct ofs *fs, const char *layer);
+/*
+ * ofs_bpf_ctl_begin, ofs_bpf_ctl_end - around a control-directory
+ * request's reply: the fuse layer leaves out the requests this thread
+ * ends meanwhile, as the fs layer does. Nothing without a fuse layer.
+ */
+void ofs_bpf_ctl_begin(struct ofs *fs);
+void ofs_bpf_ctl_end(struct ofs *fs);
+/* ctl's reset, enable and disable, for the eBPF layers. */
+void ofs_bpf_reset(struct ofs *fs);
+void ofs_bpf_enable(struct ofs *fs, bool on);
+/* The eBPF layers' lines of the ctl file. */
+void ofs_bpf_describe(struct ofs *fs, FILE *out);
+/* --dump: each eBPF layer beside the fs layer's FILE. 0 or -errno (said). */
+int ofs_bpf_dump(struct ofs *fs);
 
 /* ---- blocking lock requests (ofs_lock.c) ---- */
 /* The most lock requests that wait at once; more get ENOLCK. */

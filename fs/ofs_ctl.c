@@ -7,8 +7,9 @@
  * with any bad line fails with EINVAL and changes nothing. Only the
  * mounting user or root may write it. Nothing here is profiled.
  *
- * Some files exist only at times: the kernel module's layers are there
- * while /proc/osprof is (ofs_kmod.c). Each entry may name a presence
+ * Some files exist only at times: the kernel-side layers are there while
+ * their eBPF programs are loaded (ofs_bpf.c) or /proc/osprof is
+ * (ofs_kmod.c). Each entry may name a presence
  * predicate; an absent entry is neither listed nor found, and keeps its
  * inode number and readdir offset, so the others never move.
  */
@@ -102,6 +103,10 @@ enum ctl_file {
 	CF_BLOCK_JSON,
 	CF_IRQ,
 	CF_IRQ_JSON,
+	CF_FUSE,
+	CF_FUSE_JSON,
+	CF_SYSCALL,
+	CF_SYSCALL_JSON,
 	CF__COUNT
 };
 
@@ -112,12 +117,16 @@ static const struct ctl_entry entries[] = {
 	[CF_METRICS] = { "metrics", 0444, gen_profile, "metrics", NULL },
 	[CF_TIMELINE] = { "timeline", 0444, gen_profile, "timeline", NULL },
 	[CF_CTL] = { "ctl", 0644, gen_ctl, NULL, NULL },
-	[CF_LOWER] = { "lower", 0444, ofs_kmod_gen_text, "lower", ofs_kmod_present },
-	[CF_LOWER_JSON] = { "lower.json", 0444, ofs_kmod_gen_json, "lower", ofs_kmod_present },
-	[CF_BLOCK] = { "block", 0444, ofs_kmod_gen_text, "block", ofs_kmod_present },
-	[CF_BLOCK_JSON] = { "block.json", 0444, ofs_kmod_gen_json, "block", ofs_kmod_present },
-	[CF_IRQ] = { "irq", 0444, ofs_kmod_gen_text, "irq", ofs_kmod_present },
-	[CF_IRQ_JSON] = { "irq.json", 0444, ofs_kmod_gen_json, "irq", ofs_kmod_present },
+	[CF_LOWER] = { "lower", 0444, ofs_layer_gen_text, "lower", ofs_layer_present },
+	[CF_LOWER_JSON] = { "lower.json", 0444, ofs_layer_gen_json, "lower", ofs_layer_present },
+	[CF_BLOCK] = { "block", 0444, ofs_layer_gen_text, "block", ofs_layer_present },
+	[CF_BLOCK_JSON] = { "block.json", 0444, ofs_layer_gen_json, "block", ofs_layer_present },
+	[CF_IRQ] = { "irq", 0444, ofs_layer_gen_text, "irq", ofs_layer_present },
+	[CF_IRQ_JSON] = { "irq.json", 0444, ofs_layer_gen_json, "irq", ofs_layer_present },
+	[CF_FUSE] = { "fuse", 0444, ofs_layer_gen_text, "fuse", ofs_bpf_present },
+	[CF_FUSE_JSON] = { "fuse.json", 0444, ofs_layer_gen_json, "fuse", ofs_bpf_present },
+	[CF_SYSCALL] = { "syscall", 0444, ofs_layer_gen_text, "syscall", ofs_bpf_present },
+	[CF_SYSCALL_JSON] = { "syscall.json", 0444, ofs_layer_gen_json, "syscall", ofs_bpf_present },
 };
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))
 _Static_assert(NENTRIES == CF__COUNT, "an entry for every control file");
@@ -219,6 +228,7 @@ static int gen_ctl(struct ofs *fs, const char *arg, FILE *out)
 	fprintf(out, "lower %s\nmount %s\npid %d\n", fs->opts.lower_abs,
 		fs->opts.mount_abs, (int)getpid());
 	ofs_kmod_describe(fs, out);
+	ofs_bpf_describe(fs, out);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -235,12 +245,12 @@ static int cmd_apply(struct ofs *fs, const struct ofs_ctl_cmd *c)
 	switch (c->kind) {
 	case OFS_CTL_RESET:
 		osp_set_reset(fs->set);
+		ofs_bpf_reset(fs);
 		return 0;
 	case OFS_CTL_ENABLE:
-		osp_set_enable(fs->set, true);
-		return 0;
 	case OFS_CTL_DISABLE:
-		osp_set_enable(fs->set, false);
+		osp_set_enable(fs->set, c->kind == OFS_CTL_ENABLE);
+		ofs_bpf_enable(fs, c->kind == OFS_CTL_ENABLE);
 		return 0;
 	case OFS_CTL_TIMELINE:
 		return osp_set_timeline_start(fs->set, c->interval_ms * 1000000,

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,41 +37,43 @@ static void unescape(char *s)
 	*o = '\0';
 }
 
-/*
- * The file-system type mounted last at @path (a malloc'd string), or NULL
- * when nothing is mounted exactly there.
- */
-static char *mount_type_at(const char *path)
+int ofs_mount_at(const char *path, char **type, dev_t *dev)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "r");
-	char *line = NULL, *type = NULL;
+	char *line = NULL;
 	size_t cap = 0;
+	int found = -ENOENT;
 
+	*type = NULL;
 	if (!f)
-		return NULL;
+		return -errno;
 	while (getline(&line, &cap, f) > 0) {
 		char mnt[4096], fstype[256];
 		char *sep = strstr(line, " - ");
+		unsigned ma, mi;
 
-		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
+		if (!sep || sscanf(line, "%*s %*s %u:%u %*s %4095s", &ma, &mi, mnt) != 3 ||
 		    sscanf(sep + 3, "%255s", fstype) != 1)
 			continue;
 		unescape(mnt);
 		if (strcmp(mnt, path) == 0) {
-			free(type);
-			type = strdup(fstype);
+			free(*type);
+			*type = strdup(fstype);
+			*dev = makedev(ma, mi);
+			found = *type ? 0 : -ENOMEM;
 		}
 	}
 	free(line);
 	fclose(f);
-	return type;
+	return found;
 }
 
 /* A stale or foreign FUSE mount on the mountpoint makes it busy. */
 static int check_mountpoint(const struct ofs_opts *o)
 {
 	struct stat st;
-	char *type;
+	char *type = NULL;
+	dev_t dev;
 	bool in_place = strcmp(o->lower_abs, o->mount_abs) == 0;
 
 	if (stat(o->mount_abs, &st) != 0) {
@@ -81,7 +84,7 @@ static int check_mountpoint(const struct ofs_opts *o)
 		fprintf(stderr, "osprof-fs: mountpoint %s: Not a directory\n", o->mount_abs);
 		return -1;
 	}
-	type = mount_type_at(o->mount_abs);
+	ofs_mount_at(o->mount_abs, &type, &dev);
 	if (type && strncmp(type, "fuse", 4) == 0 &&
 	    (!in_place || strcmp(type, "fuse.osprof-fs") == 0)) {
 		fprintf(stderr, "osprof-fs: mountpoint %s is busy: a %s file system is mounted there (unmount it with fusermount3 -u)\n",
@@ -222,33 +225,41 @@ static int serve(struct ofs *fs)
 	return res;
 }
 
-/* Write the final profile next to FILE, then rename: never a torn file. */
-static int dump_profile(struct ofs *fs)
+int ofs_dump_write(const char *path, const struct osp_profile *p)
 {
-	struct osp_profile *p = ofs_profile_build(fs);
 	char *tmp = NULL;
-	FILE *f = NULL;
-	int fd, err = -ENOMEM;
+	FILE *f;
+	int fd, err;
 
-	if (!p || asprintf(&tmp, "%s.tmp.%d", fs->opts.dump, (int)getpid()) < 0)
-		goto out;
+	if (asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)
+		return -ENOMEM;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
 		err = -errno;
-		goto out;
+		if (fd >= 0)
+			close(fd);
+		free(tmp);
+		return err;
 	}
 	err = osp_write_json(f, p);
 	if (fclose(f) != 0 && !err)
 		err = -EIO;
-	if (!err && rename(tmp, fs->opts.dump) != 0)
+	if (!err && rename(tmp, path) != 0)
 		err = -errno;
 	if (err)
 		unlink(tmp);
-out:
+	free(tmp);
+	return err;
+}
+
+static int dump_profile(struct ofs *fs)
+{
+	struct osp_profile *p = ofs_profile_build(fs);
+	int err = p ? ofs_dump_write(fs->opts.dump, p) : -ENOMEM;
+
 	if (err)
 		fprintf(stderr, "osprof-fs: --dump %s: %s\n", fs->opts.dump, strerror(-err));
-	free(tmp);
 	osp_profile_free(p);
 	return err;
 }
@@ -267,6 +278,7 @@ static void teardown(struct ofs *fs)
 	osp_set_free(fs->set);
 	ofs_ctl_free(fs);
 	ofs_kmod_free(fs);
+	ofs_bpf_close(fs);
 	ofs_itab_free(fs->itab);
 	ofs_opts_free(&fs->opts);
 }
@@ -304,11 +316,13 @@ int main(int argc, char **argv)
 		goto out_session;
 	if (fuse_session_mount(fs.se, fs.opts.mount_abs) != 0)
 		goto out_signals;
-	if (fuse_daemonize(fs.opts.foreground) != 0) {
+	if (ofs_bpf_open(&fs) != 0 || fuse_daemonize(fs.opts.foreground) != 0) {
 		fuse_session_unmount(fs.se);
 		goto out_signals;
 	}
-	ofs_kmod_register(&fs); /* after daemonizing: the pid is final */
+	/* after daemonizing: the pid is final */
+	ofs_kmod_register(&fs);
+	ofs_bpf_daemon(&fs);
 	res = start_threads(&fs) ? -1 : serve(&fs);
 	/* Waiting lock requests are answered while the kernel still listens. */
 	ofs_lock_cancel_all(&fs);
@@ -316,7 +330,7 @@ int main(int argc, char **argv)
 	fuse_session_unmount(fs.se);
 	/* A signal number means a clean stop by SIGINT/SIGTERM. */
 	ret = res < 0 ? 1 : 0;
-	if (fs.opts.dump && dump_profile(&fs) != 0)
+	if (fs.opts.dump && (dump_profile(&fs) != 0) + (ofs_bpf_dump(&fs) != 0))
 		ret = 1;
 out_signals:
 	fuse_remove_signal_handlers(fs.se);

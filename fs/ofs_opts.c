@@ -18,12 +18,14 @@
 
 #include "config.h"
 #include "osprof/parse.h"
+#include "obp.h"
 #include "ofs.h"
 
 /* Raw option strings, parsed and checked after fuse_opt has run. */
 struct raw {
 	char *res, *timeline, *timeline_size, *ctl_name, *cache;
 	char *entry_timeout, *attr_timeout, *fd_cache, *readdirplus, *dump, *poll_us;
+	char *layers;
 	int writeback, cpu_time, vtimers, noprofile;
 	int nonopt;
 	int answer; /* KEY_HELP or KEY_VERSION when one was asked for */
@@ -47,6 +49,7 @@ static const struct fuse_opt specs[] = {
 	RAW("fd_cache=%s", fd_cache),
 	RAW("readdirplus=%s", readdirplus),
 	RAW("poll_us=%s", poll_us),
+	RAW("layers=%s", layers),
 	RAW("dump=%s", dump),
 	RAW("--dump=%s", dump),
 	RAW("--dump %s", dump),
@@ -96,8 +99,16 @@ static void usage(const char *prog)
 "                           halted CPUs on VMs, more daemon CPU time; 0 for\n"
 "                           libfuse's blocking worker pool (default: 0 with\n"
 "                           cache=never, 200 with auto and always, as measured)\n"
+"    -o layers=LIST         eBPF layers beside fs, colon-separated: fuse (the\n"
+"                           kernel's FUSE requests of this mount), syscall (the\n"
+"                           system calls of the processes using the mount),\n"
+"                           lower (this daemon's calls on LOWERDIR); all or\n"
+"                           none (default: every layer that loads when run as\n"
+"                           root on a kernel with BTF; a layer named here that\n"
+"                           cannot load stops the mount)\n"
 "    --dump FILE            write the final JSON profile to FILE at unmount\n"
-"                           (also -o dump=FILE)\n\n"
+"                           (also -o dump=FILE); each eBPF layer's beside it,\n"
+"                           FILE with .LAYER before its extension\n\n"
 "Examples:\n"
 "    %s /data /mnt/p && grep -r foo /mnt/p; cat /mnt/p/.osprof/stats\n"
 "    %s /srv /srv -o cache=auto --dump /tmp/srv.json    # in place\n"
@@ -192,6 +203,18 @@ static int parse_cache(struct ofs_opts *o, const struct raw *r)
 	return 0;
 }
 
+/* -o layers: a list checked now; absent means every layer that loads. */
+static int parse_layers(struct ofs_opts *o, const char *list)
+{
+	char why[200];
+
+	o->layers_auto = !list;
+	o->layers = OBP_LAYERS_ALL;
+	if (list && obp_layers_parse(list, &o->layers, why, sizeof(why)) != 0)
+		return bad("layers", list, why);
+	return 0;
+}
+
 static int parse_misc(struct ofs_opts *o, const struct raw *r)
 {
 	o->ctl_name = strdup(r->ctl_name ? r->ctl_name : ".osprof");
@@ -217,7 +240,7 @@ static int parse_misc(struct ofs_opts *o, const struct raw *r)
 	o->cpu_time = r->cpu_time || r->vtimers;
 	o->vtimers = r->vtimers;
 	o->noprofile = r->noprofile;
-	return 0;
+	return parse_layers(o, r->layers);
 }
 
 /* FILE made absolute (the daemon changes directory), its directory checked. */
@@ -309,6 +332,7 @@ static void raw_free(struct raw *r)
 	free(r->readdirplus);
 	free(r->dump);
 	free(r->poll_us);
+	free(r->layers);
 }
 
 static int check_dirs(struct ofs_opts *o, const struct fuse_cmdline_opts *c)

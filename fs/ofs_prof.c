@@ -150,10 +150,15 @@ void ofs_prof_detach(struct ofs_prof_req *t)
 #define CTL_OR_REFUSE(ino, handler, ...)                                  \
 	do {                                                              \
 		if (ofs_ctl_ino(ino)) {                                   \
+			struct ofs *cfs_ = ofs_of(req);                   \
+									  \
+			/* the reply frees req: fs taken before */        \
+			ofs_bpf_ctl_begin(cfs_);                          \
 			if (ofs_ctl_ops.handler)                          \
 				ofs_ctl_ops.handler(__VA_ARGS__);         \
 			else                                              \
 				fuse_reply_err(req, EPERM);               \
+			ofs_bpf_ctl_end(cfs_);                            \
 			return;                                           \
 		}                                                         \
 	} while (0)
@@ -167,16 +172,24 @@ static bool ctl_entry(fuse_req_t req, fuse_ino_t parent, const char *name)
 /* The control directory and its names cannot be created, removed, renamed. */
 static bool ctl_name_guard(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
+	struct ofs *fs = ofs_of(req); /* the reply frees req */
+
 	if (!ctl_entry(req, parent, name))
 		return false;
+	ofs_bpf_ctl_begin(fs);
 	fuse_reply_err(req, EPERM);
+	ofs_bpf_ctl_end(fs);
 	return true;
 }
 
 static void w_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
+	struct ofs *fs = ofs_of(req); /* the reply frees req */
+
 	if (ctl_entry(req, parent, name)) {
+		ofs_bpf_ctl_begin(fs);
 		ofs_ctl_ops.lookup(req, parent, name);
+		ofs_bpf_ctl_end(fs);
 		return;
 	}
 	TIMED(OFS_OP_LOOKUP, true, pt_lookup(req, parent, name));

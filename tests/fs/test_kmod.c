@@ -76,7 +76,8 @@ Test(kmod, layer_files_are_absent_without_the_module)
 	struct stat st;
 
 	need_no_module();
-	h_start(&m, NULL);
+	/* Without the eBPF layers too: their lower would be listed. */
+	h_start(&m, (const char *const[]){ "-o", "layers=none", NULL });
 	for (size_t i = 0; i < NKMOD_FILES; i++) {
 		snprintf(p, sizeof(p), "%s/%s", m.ctl, kmod_files[i]);
 		cr_expect_not(listed(m.ctl, kmod_files[i]), "%s is listed", kmod_files[i]);

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The eBPF layers of a real osprof-fs mount, as root on this kernel:
+ * the fuse layer counts exactly the requests the fs layer counts (control
+ * requests left out by both, another FUSE mount's never seen), each
+ * taking longer in the kernel than in the daemon; the syscall layer counts
+ * a workload's calls exactly; the lower layer sees the daemon's reads;
+ * --dump writes each layer; unprivileged, one clear line and the fs layer
+ * alone.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <grp.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "osprof/format.h"
+#include "../fs/harness.h"
+#include "tb_helpers.h"
+
+static struct mnt m, m2;
+static struct sleepfs s;
+
+static void up(void)
+{
+	h_tree(&m);
+	h_tree(&m2);
+	memset(&s, 0, sizeof(s));
+}
+
+static void down(void)
+{
+	h_cleanup(&m);
+	h_cleanup(&m2);
+	h_sleepfs_stop(&s);
+}
+
+TestSuite(fs_layers, .init = up, .fini = down, .timeout = 120);
+
+/* Layer @layer of mount @mt from its control file (checksums checked). */
+static struct osp_profile *layer(struct mnt *mt, const char *name)
+{
+	char path[PATH_MAX + 64], err[256];
+	struct osp_profile *p;
+	size_t len;
+	char *text;
+
+	snprintf(path, sizeof(path), "%s/%s.json", mt->ctl, name);
+	text = h_slurp(path, &len);
+	cr_assert_not_null(text, "%s: %s", path, strerror(errno));
+	p = osp_read_json(text, len, err, sizeof(err));
+	free(text);
+	cr_assert_not_null(p, "%s: %s", path, err);
+	cr_assert_eq(osp_profile_check(p, stderr), 0u, "%s: checksums", path);
+	cr_assert_str_eq(p->layer, name);
+	cr_assert_str_eq(osp_kv_get(&p->source, "layer_source"), "\"ebpf\"");
+	return p;
+}
+
+static void ctl(struct mnt *mt, const char *cmd)
+{
+	char path[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/ctl", mt->ctl);
+	cr_assert_eq(h_write_str(path, cmd), 0, "%s < %s", path, cmd);
+}
+
+/* The fuse layer never sees forgets: they are not FUSE requests with a
+ * reply (the kernel queues them apart). */
+static bool has_no_fuse_request(const char *op)
+{
+	return strcmp(op, "forget") == 0 || strcmp(op, "batch_forget") == 0;
+}
+
+/*
+ * Every fs op has the same count in the fuse layer, and a larger mean;
+ * the fuse layer has no op the fs layer lacks. Returns the ops compared.
+ */
+static size_t expect_layers_agree(const struct osp_profile *fuse, const struct osp_profile *fs)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < fs->nops; i++) {
+		const struct osp_op *a = &fs->ops[i], *b = osp_profile_find_op(fuse, a->name);
+
+		if (!a->lat.count || has_no_fuse_request(a->name))
+			continue;
+		cr_expect_not_null(b, "fuse layer lacks %s", a->name);
+		if (!b)
+			continue;
+		n++;
+		cr_expect_eq(b->lat.count, a->lat.count, "%s: fuse %lu, fs %lu", a->name,
+			     (unsigned long)b->lat.count, (unsigned long)a->lat.count);
+		cr_expect_gt(osp_hist_mean(&b->lat), osp_hist_mean(&a->lat),
+			     "%s: fuse mean %.0f ns, fs mean %.0f ns", a->name,
+			     osp_hist_mean(&b->lat), osp_hist_mean(&a->lat));
+	}
+	for (size_t i = 0; i < fuse->nops; i++) {
+		const struct osp_op *a = osp_profile_find_op(fs, fuse->ops[i].name);
+
+		cr_expect(a && a->lat.count, "fuse layer has %s (%lu), fs layer not",
+			  fuse->ops[i].name, (unsigned long)fuse->ops[i].lat.count);
+	}
+	return n;
+}
+
+/* A child that keeps mount @dir busy (stat and read) until killed;
+ * returns once it has done a round. */
+static pid_t busy(const char *dir)
+{
+	int ready[2];
+	pid_t pid;
+	char c;
+
+	cr_assert_eq(pipe(ready), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		char f[PATH_MAX + 8], buf[512];
+		struct stat st;
+
+		snprintf(f, sizeof(f), "%s/busy", dir);
+		for (bool first = true;; first = false) {
+			int fd = open(f, O_RDONLY);
+
+			stat(f, &st);
+			if (fd >= 0) {
+				(void)!pread(fd, buf, sizeof(buf), 0);
+				close(fd);
+			}
+			if (first)
+				(void)!write(ready[1], "x", 1);
+		}
+	}
+	close(ready[1]);
+	cr_assert_eq(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	return pid;
+}
+
+Test(fs_layers, fuse_counts_a_slow_lower_exactly)
+{
+	enum { READS = 20 };
+	struct osp_profile *fuse, *fs, *fuse2;
+	const struct osp_op *rd;
+	char buf[4096], path[PATH_MAX + 8];
+	pid_t other;
+	int fd, status;
+
+	h_sleepfs_start(&s, m.top, "1500");
+	h_start_at(&m, s.dir, NULL, NULL);
+	/* A second FUSE mount, busy all along: none of its requests may
+	 * reach the first mount's fuse layer. */
+	cr_assert_eq(h_write_str(h_at(m2.lower, "busy"), "x"), 0);
+	h_start(&m2, NULL);
+	other = busy(m2.dir);
+	ctl(&m, "reset\n");
+	snprintf(path, sizeof(path), "%s/slow", m.dir);
+	fd = open(path, O_RDONLY);
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	for (int i = 0; i < READS; i++)
+		cr_assert_eq(pread(fd, buf, sizeof(buf), (off_t)i * 4096), (ssize_t)sizeof(buf));
+	close(fd);
+	kill(other, SIGKILL);
+	waitpid(other, &status, 0);
+
+	fs = h_profile(&m);
+	fuse = layer(&m, "fuse");
+	cr_expect_eq(h_count(fs, "read"), (uint64_t)READS);
+	rd = osp_profile_find_op(fuse, "read");
+	cr_assert_not_null(rd);
+	cr_expect_eq(rd->lat.count, (uint64_t)READS);
+	/* 1.5 ms = 2^20.5 ns: the peak is bucket 21, (1.05 ms, 2.10 ms]; the
+	 * transport adds tens of us, not the half millisecond to the next
+	 * bound -- unless a loaded machine slowed the lower file system
+	 * itself past it: then the fs layer's peak moved too. */
+	cr_expect(tb_peak(&rd->lat) == 21 ||
+		  tb_peak(&rd->lat) == tb_peak(&osp_profile_find_op(fs, "read")->lat),
+		  "the 1.5 ms peak: bucket 21 holds %lu of %d, the fs layer's peak is %u",
+		  (unsigned long)osp_hist_bucket(&rd->lat, 21), READS,
+		  tb_peak(&osp_profile_find_op(fs, "read")->lat));
+	cr_expect_geq(rd->lat.min, 1500000u);
+	cr_expect_geq(expect_layers_agree(fuse, fs), 3u, "open, read, flush/release compared");
+	/* The busy mount's own fuse layer did see its requests. */
+	fuse2 = layer(&m2, "fuse");
+	cr_expect_gt(tb_count(fuse2, "lookup"), 0u);
+	osp_profile_free(fuse2);
+	osp_profile_free(fuse);
+	osp_profile_free(fs);
+	cr_expect_eq(h_stop(&m2), 0);
+	cr_expect_eq(h_stop(&m), 0);
+}
+
+/* Many kinds of request; each op's counts agree between fuse and fs. */
+Test(fs_layers, every_operation_agrees)
+{
+	struct osp_profile *fuse, *fs;
+	char buf[256];
+	struct stat st;
+	size_t n;
+	int fd;
+
+	h_start(&m, NULL);
+	ctl(&m, "reset\n");
+	cr_assert_eq(mkdir(h_at(m.dir, "d"), 0755), 0);
+	for (int i = 0; i < 30; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "d/f%d", i);
+		fd = open(h_at(m.dir, name), O_CREAT | O_RDWR, 0644);
+		cr_assert_geq(fd, 0);
+		cr_assert_eq(pwrite(fd, "hello", 5, 0), 5);
+		cr_assert_eq(pread(fd, buf, 5, 0), 5);
+		cr_assert_eq(fsync(fd), 0);
+		close(fd);
+		cr_assert_eq(stat(h_at(m.dir, name), &st), 0);
+		cr_assert_eq(chmod(h_at(m.dir, name), 0600), 0);
+	}
+	cr_assert_eq(setxattr(h_at(m.dir, "d/f0"), "user.k", "v", 1, 0), 0);
+	cr_assert_eq(getxattr(h_at(m.dir, "d/f0"), "user.k", buf, sizeof(buf)), 1);
+	cr_assert_eq(symlink("f0", h_at(m.dir, "d/ln")), 0);
+	cr_assert_eq(readlink(h_at(m.dir, "d/ln"), buf, sizeof(buf)), 2);
+	cr_assert_eq(rename(h_at(m.dir, "d/f1"), h_at(m.dir, "d/g1")), 0);
+	cr_assert_eq(unlink(h_at(m.dir, "d/g1")), 0);
+	cr_assert_eq(h_sh("ls -l '%s' >/dev/null", h_at(m.dir, "d")), 0);
+	fs = h_profile(&m);
+	fuse = layer(&m, "fuse");
+	n = expect_layers_agree(fuse, fs);
+	cr_expect_geq(n, 12u, "only %zu ops compared", n);
+	osp_profile_free(fuse);
+	osp_profile_free(fs);
+	cr_expect_eq(h_stop(&m), 0);
+}
+
+/*
+ * A process that uses the mount is the syscall layer's workload: its N
+ * preads, M fstats and K 2 ms sleeps are counted exactly (the test
+ * process only waits and reads control files meanwhile: open, read,
+ * close). The daemon's reads of the lower file are in the lower layer.
+ */
+Test(fs_layers, syscall_layer_counts_the_workload)
+{
+	enum { N = 57, M = 31, K = 5 };
+	struct osp_profile *sys, *lower;
+	int status;
+	pid_t pid;
+
+	cr_assert_eq(h_write_str(h_at(m.lower, "file"), "0123456789abcdef"), 0);
+	h_start(&m, NULL);
+	ctl(&m, "reset\n");
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		struct timespec two_ms = { 0, 2000000 };
+		int fd = open(h_at(m.dir, "file"), O_RDONLY);
+		struct stat st;
+		char c;
+
+		if (fd < 0)
+			_exit(1);
+		for (int i = 0; i < N; i++)
+			if (pread(fd, &c, 1, i % 16) != 1)
+				_exit(2);
+		for (int i = 0; i < M; i++)
+			if (fstat(fd, &st) != 0)
+				_exit(3);
+		for (int i = 0; i < K; i++)
+			nanosleep(&two_ms, NULL);
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "workload status %d", status);
+	sys = layer(&m, "syscall");
+	cr_expect_eq(tb_count(sys, "pread64"), (uint64_t)N);
+	cr_expect_eq(tb_count(sys, "fstat") + tb_count(sys, "newfstatat"), (uint64_t)M);
+	tb_expect_2ms_sleeps(sys, K);
+	/* cache=never: every pread reached the daemon, which read the lower
+	 * file once per request. */
+	lower = layer(&m, "lower");
+	cr_expect_geq(tb_count(lower, "pread64"), (uint64_t)N);
+	cr_expect_eq(tb_count(lower, "read"), 0u, "its reads of /dev/fuse are not lower calls");
+	osp_profile_free(lower);
+	osp_profile_free(sys);
+	cr_expect_eq(h_stop(&m), 0);
+}
+
+/* disable stops the eBPF layers with the fs layer; --dump writes each. */
+Test(fs_layers, disable_and_dump)
+{
+	char dump[PATH_MAX + 16], err[256];
+	struct osp_profile *fuse, *d;
+	struct stat st;
+
+	snprintf(dump, sizeof(dump), "%s/run.json", m.top);
+	h_start(&m, (const char *const[]){ "--dump", dump, "-o", "layers=fuse:lower", NULL });
+	ctl(&m, "disable\n");
+	ctl(&m, "reset\n");
+	for (int i = 0; i < 10; i++)
+		stat(h_at(m.dir, "nothing"), &st);
+	fuse = layer(&m, "fuse");
+	cr_expect_eq(fuse->nops, 0u, "disabled: nothing recorded");
+	osp_profile_free(fuse);
+	cr_expect_eq(access(h_at(m.ctl, "syscall"), F_OK), -1, "syscall layer not asked for");
+	ctl(&m, "enable\n");
+	for (int i = 0; i < 10; i++)
+		stat(h_at(m.dir, "nothing"), &st);
+	cr_expect_eq(h_stop(&m), 0);
+	snprintf(dump, sizeof(dump), "%s/run.fuse.json", m.top);
+	d = osp_read_json_file(dump, err, sizeof(err));
+	cr_assert_not_null(d, "%s: %s", dump, err);
+	cr_expect_str_eq(d->layer, "fuse");
+	cr_expect_eq(tb_count(d, "lookup"), 10u);
+	osp_profile_free(d);
+	snprintf(dump, sizeof(dump), "%s/run.lower.json", m.top);
+	d = osp_read_json_file(dump, err, sizeof(err));
+	cr_assert_not_null(d, "%s: %s", dump, err);
+	cr_expect_str_eq(d->layer, "lower");
+	osp_profile_free(d);
+}
+
+#define NOBODY 65534
+
+/*
+ * Start osprof-fs as NOBODY on m's tree with @layers_opt (or none),
+ * stderr into top/unpriv.log; returns its pid. The tree is handed over.
+ */
+static pid_t start_unprivileged(const char *layers_opt)
+{
+	char log[PATH_MAX + 16];
+	pid_t pid;
+
+	cr_assert_eq(chmod(m.top, 0755), 0);
+	cr_assert_eq(chown(m.lower, NOBODY, NOBODY), 0);
+	cr_assert_eq(chown(m.dir, NOBODY, NOBODY), 0);
+	snprintf(log, sizeof(log), "%s/unpriv.log", m.top);
+	snprintf(m.ctl, sizeof(m.ctl), "%s/.osprof", m.dir); /* h_start would */
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		const char *bin = h_osprof_fs();
+
+		if (fd < 0 || dup2(fd, 2) < 0 || setgroups(0, NULL) != 0 ||
+		    setgid(NOBODY) != 0 || setuid(NOBODY) != 0)
+			_exit(126);
+		if (layers_opt)
+			execl(bin, bin, m.lower, m.dir, "-f", "-o", layers_opt, (char *)NULL);
+		else
+			execl(bin, bin, m.lower, m.dir, "-f", (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* The unprivileged daemon said exactly one line, and it holds @what. */
+static void expect_said_once(const char *what)
+{
+	char log[PATH_MAX + 16], *text;
+
+	snprintf(log, sizeof(log), "%s/unpriv.log", m.top);
+	text = h_slurp(log, NULL);
+	cr_assert_not_null(text);
+	cr_expect_not_null(strstr(text, what), "%s", text);
+	cr_expect_eq(strchr(text, '\n'), text + strlen(text) - 1, "one line: %s", text);
+	free(text);
+}
+
+/* Run as NOBODY: the fs layer works, no eBPF layer is served. */
+static int fs_layer_alone(void)
+{
+	char *ctl = h_slurp(h_at(m.ctl, "ctl"), NULL), *stats;
+	int ok;
+
+	if (!ctl)
+		return errno ? errno : EIO;
+	stats = h_slurp(h_at(m.ctl, "stats"), NULL);
+	ok = stats && strstr(stats, "osprof fs profile") && strstr(ctl, "\nebpf_layers none\n") &&
+	     access(h_at(m.ctl, "fuse"), F_OK) != 0;
+	free(stats);
+	free(ctl);
+	return ok ? 0 : EPROTO;
+}
+
+Test(fs_layers, unprivileged_says_why_once_and_goes_on)
+{
+	pid_t pid = start_unprivileged(NULL);
+	int status, mounted = 0;
+
+	for (int i = 0; i < 500 && !mounted; i++) {
+		struct timespec ts = { 0, 10000000 };
+
+		mounted = h_sh("grep -qF ' %s ' /proc/self/mountinfo", m.dir) == 0;
+		if (!mounted)
+			nanosleep(&ts, NULL);
+	}
+	cr_assert(mounted, "the unprivileged daemon did not mount");
+	cr_expect_eq(h_as(NOBODY, NOBODY, NULL, 0, fs_layer_alone), 0);
+	cr_expect_eq(h_sh("fusermount3 -u '%s'", m.dir), 0);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
+	expect_said_once("osprof-fs: eBPF layers off (the fs layer goes on): not permitted");
+}
+
+Test(fs_layers, unprivileged_with_layers_asked_for_refuses)
+{
+	pid_t pid = start_unprivileged("layers=fuse");
+	int status;
+
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d", status);
+	expect_said_once("osprof-fs: eBPF layer fuse off: not permitted");
+	cr_expect_neq(h_sh("grep -qF ' %s ' /proc/self/mountinfo", m.dir), 0, "left mounted");
+}
