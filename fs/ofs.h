@@ -364,8 +364,9 @@ int ofs_dump_write(const char *path, const struct osp_profile *p);
  * ofs_bpf_open - load the eBPF layers -o layers asks for (bpf/obp.h), for
  * this mount only: call after mounting (the mount's device is known),
  * before daemonizing (a failure can still be said). Without -o layers,
- * layers that cannot load are left out with one line saying why; a
- * layer named in -o layers that cannot load is an error (-1, said).
+ * the layers that load are used (those osprof.ko serves are left to it)
+ * and one line says why when none does; a layer named in -o layers that
+ * cannot load is an error (-1, said).
  */
 int ofs_bpf_open(struct ofs *fs);
 /* After daemonizing: the final pid is the one the lower layer traces. */

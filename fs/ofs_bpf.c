@@ -7,8 +7,9 @@
  * `syscall`, `lower` and their .json), with the mount's host, source and
  * options; reset, enabled and disabled with it; dumped beside it.
  *
- * Where osprof.ko also offers a layer (lower), the eBPF one serves it when
- * loaded, and each profile says which did (source.layer_source).
+ * Where osprof.ko also offers a layer (lower), the module serves it unless
+ * -o layers asks for the eBPF one; each profile says which served it
+ * (source.layer_source).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -31,6 +32,12 @@ int ofs_bpf_open(struct ofs *fs)
 	unsigned missing;
 	int e;
 
+	/* Unasked, the module's layers stay the module's: it was loaded on
+	 * purpose, and its lower layer also has virtual time. */
+	if (fs->opts.layers_auto && ofs_kmod_loaded())
+		for (unsigned l = 0; l < OBP_L__COUNT; l++)
+			if (ofs_kmod_present(fs, obp_layer_name(l)))
+				o.layers &= ~OBP_LAYER_BIT(l);
 	if (!o.layers)
 		return 0;
 	e = ofs_mount_at(fs->opts.mount_abs, &type, &o.fuse_dev);
@@ -54,14 +61,15 @@ int ofs_bpf_open(struct ofs *fs)
 					obp_why(fs->bpf, l));
 				break;
 			}
-	} else {
+	} else if (missing && !fs->opts.layers_auto) {
 		for (unsigned l = 0; l < OBP_L__COUNT; l++)
 			if (missing & OBP_LAYER_BIT(l))
 				fprintf(stderr, "osprof-fs: eBPF layer %s off: %s\n",
 					obp_layer_name(l), obp_why(fs->bpf, l));
-	}
-	if (missing && !fs->opts.layers_auto)
 		return -1;
+	}
+	/* Otherwise some loaded, quietly: ctl says why the others did not
+	 * (a kernel older than a tracepoint, say). */
 	if (!obp_layers(fs->bpf)) {
 		obp_close(fs->bpf);
 		fs->bpf = NULL;
