@@ -46,44 +46,7 @@ for b in "$fs" "$ob" "$rr" "$build/bench/osprof-record-cost"; do
   [ -x "$b" ] || { echo "overhead.sh: $b is not built (ninja -C $build)" >&2; exit 2; }
 done
 
-work=$(mktemp -d /tmp/osprof-overhead.XXXXXX)
-mounts=()
-cleanup() {
-  for m in "${mounts[@]}"; do fusermount3 -u "$m" 2>/dev/null || true; done
-  sleep 0.2
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-# mount NAME LOWER [osprof-fs options...]: a mount at $work/NAME
-mount_fs() {
-  local name=$1 lower=$2
-  shift 2
-  mkdir -p "$work/$name"
-  "$fs" "$lower" "$work/$name" "$@"
-  mounts+=("$work/$name")
-}
-
-# compare TITLE ARGS...: run osprof-bench on the configurations given as
-# --config options (the first is the baseline), print its table's elapsed
-# lines, its comparison lines, and the ratio of each configuration's median
-# elapsed time (osprof-bench's CSV summary row) to the baseline's.
-compare() {
-  local title=$1
-  shift
-  echo
-  echo "=== $title"
-  "$ob" -q --min-runs 5 --max-runs "$max_runs" --hw "$hw" --warmup 1 \
-    --csv "$work/last.csv" "$@" > "$work/last.txt" || true
-  grep -E '^stopped|:elapsed ' "$work/last.txt" || true
-  grep -A0 -E 'vs .*, elapsed:' "$work/last.txt" || true
-  # Summary rows: NAME,median,,ELAPSED,... (ELAPSED empty without a good run).
-  awk -F, '$2 == "median" && $3 == "" && $4 != "" { name[++n] = $1; m[n] = $4 }
-    END {
-      for (i = 1; i <= n; i++)
-        printf "median %-12s %10.4f s   ratio to %s: %.3f\n", name[i], m[i], name[1], m[i] / m[1]
-    }' "$work/last.csv"
-}
+. "$top/bench/lib.sh"
 
 want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 # grep -r over DIR, for a pattern nowhere in it: grep exits 1, as it should.
@@ -100,8 +63,9 @@ if want record; then
 fi
 
 pattern=osprof_pattern_that_is_not_there
-mount_fs on "$tree"
-mount_fs off "$tree" -o noprofile
+# The fs layer alone: bench/ebpf.sh measures the eBPF layers.
+mount_fs on "$tree" -o layers=none
+mount_fs off "$tree" -o noprofile,layers=none
 # grep -r natively and through the two cache=never mounts, warm and cold.
 grep_never=(--config native="$(grepcmd "$tree")"
             --config off="$(grepcmd "$work/off")"
@@ -110,9 +74,9 @@ if want grep; then
   compare "warm grep -r, cache=never (default): native, profiling off, on" \
     "${grep_never[@]}"
   for mode in auto always; do
-    mount_fs "kc_on_$mode" "$tree" -o "cache=$mode"
-    mount_fs "kc_off_$mode" "$tree" -o "cache=$mode,noprofile"
-    mount_fs "kc_poll_$mode" "$tree" -o "cache=$mode,poll_us=200"
+    mount_fs "kc_on_$mode" "$tree" -o "cache=$mode,layers=none"
+    mount_fs "kc_off_$mode" "$tree" -o "cache=$mode,noprofile,layers=none"
+    mount_fs "kc_poll_$mode" "$tree" -o "cache=$mode,poll_us=200,layers=none"
     compare "warm grep -r, cache=$mode (kernel caching): native, profiling off, on, on with poll_us=200" \
       --config native="$(grepcmd "$tree")" \
       --config off="$(grepcmd "$work/kc_off_$mode")" \
@@ -128,8 +92,8 @@ if want randread; then
   # A 256 MiB file in a lower directory of our own, read at random.
   mkdir -p "$work/rlower"
   dd if=/dev/urandom of="$work/rlower/file" bs=1M count=256 status=none
-  mount_fs ron "$work/rlower"
-  mount_fs roff "$work/rlower" -o noprofile
+  mount_fs ron "$work/rlower" -o layers=none
+  mount_fs roff "$work/rlower" -o noprofile,layers=none
   for procs in 1 2; do
     for mode in buffered direct; do
       flags="--procs $procs --ops 20000 --seed 7"

@@ -22,6 +22,45 @@
 #include "obp.h"
 #include "ofs.h"
 
+/*
+ * Why the layers of @missing did not load, on one line: the reason alone
+ * when they share it (not root, no BTF), else each reason after the
+ * layers it stopped ("fuse: ...; syscall, lower: ...").
+ */
+static void say_why(const struct obp *b, unsigned missing)
+{
+	unsigned done = 0, first = OBP_L__COUNT;
+	bool same = true;
+
+	for (unsigned l = 0; l < OBP_L__COUNT; l++) {
+		if (!(missing & OBP_LAYER_BIT(l)))
+			continue;
+		if (first == OBP_L__COUNT)
+			first = l;
+		else if (strcmp(obp_why(b, l), obp_why(b, first)) != 0)
+			same = false;
+	}
+	if (same) {
+		fprintf(stderr, "%s\n", obp_why(b, first));
+		return;
+	}
+	for (unsigned l = 0; l < OBP_L__COUNT; l++) {
+		const char *why = obp_why(b, l);
+
+		if (!(missing & OBP_LAYER_BIT(l)) || (done & OBP_LAYER_BIT(l)))
+			continue;
+		fprintf(stderr, "%s%s", done ? "; " : "", obp_layer_name(l));
+		done |= OBP_LAYER_BIT(l);
+		for (unsigned k = l + 1; k < OBP_L__COUNT; k++)
+			if ((missing & OBP_LAYER_BIT(k)) && strcmp(obp_why(b, k), why) == 0) {
+				fprintf(stderr, ", %s", obp_layer_name(k));
+				done |= OBP_LAYER_BIT(k);
+			}
+		fprintf(stderr, ": %s", why);
+	}
+	fputc('\n', stderr);
+}
+
 int ofs_bpf_open(struct ofs *fs)
 {
 	struct obp_opts o = {
@@ -54,13 +93,8 @@ int ofs_bpf_open(struct ofs *fs)
 	}
 	missing = o.layers & ~obp_layers(fs->bpf);
 	if (missing && fs->opts.layers_auto && !obp_layers(fs->bpf)) {
-		/* Nothing loaded, likely all for one reason: one line. */
-		for (unsigned l = 0; l < OBP_L__COUNT; l++)
-			if (missing & OBP_LAYER_BIT(l)) {
-				fprintf(stderr, "osprof-fs: eBPF layers off (the fs layer goes on): %s\n",
-					obp_why(fs->bpf, l));
-				break;
-			}
+		fputs("osprof-fs: eBPF layers off (the fs layer goes on): ", stderr);
+		say_why(fs->bpf, missing);
 	} else if (missing && !fs->opts.layers_auto) {
 		for (unsigned l = 0; l < OBP_L__COUNT; l++)
 			if (missing & OBP_LAYER_BIT(l))

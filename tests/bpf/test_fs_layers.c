@@ -155,7 +155,7 @@ Test(fs_layers, fuse_counts_a_slow_lower_exactly)
 	pid_t other;
 	int fd, status;
 
-	h_sleepfs_start(&s, m.top, "1500");
+	h_sleepfs_start(&s, m.top, "1200");
 	h_start_at(&m, s.dir, NULL, NULL);
 	/* A second FUSE mount, busy all along: none of its requests may
 	 * reach the first mount's fuse layer. */
@@ -178,16 +178,17 @@ Test(fs_layers, fuse_counts_a_slow_lower_exactly)
 	rd = osp_profile_find_op(fuse, "read");
 	cr_assert_not_null(rd);
 	cr_expect_eq(rd->lat.count, (uint64_t)READS);
-	/* 1.5 ms = 2^20.5 ns: the peak is bucket 21, (1.05 ms, 2.10 ms]; the
-	 * transport adds tens of us, not the half millisecond to the next
-	 * bound -- unless a loaded machine slowed the lower file system
-	 * itself past it: then the fs layer's peak moved too. */
+	/* 1.2 ms = 2^20.2 ns: the peak is bucket 21, (1.05 ms, 2.10 ms],
+	 * 0.9 ms below its upper bound, room for the transport's tens of us
+	 * even on a loaded machine under a sanitizer -- unless the load
+	 * slowed the lower file system itself past it: then the fs layer's
+	 * peak moved too. */
 	cr_expect(tb_peak(&rd->lat) == 21 ||
 		  tb_peak(&rd->lat) == tb_peak(&osp_profile_find_op(fs, "read")->lat),
-		  "the 1.5 ms peak: bucket 21 holds %lu of %d, the fs layer's peak is %u",
+		  "the 1.2 ms peak: bucket 21 holds %lu of %d, the fs layer's peak is %u",
 		  (unsigned long)osp_hist_bucket(&rd->lat, 21), READS,
 		  tb_peak(&osp_profile_find_op(fs, "read")->lat));
-	cr_expect_geq(rd->lat.min, 1500000u);
+	cr_expect_geq(rd->lat.min, 1200000u);
 	cr_expect_geq(expect_layers_agree(fuse, fs), 3u, "open, read, flush/release compared");
 	/* The busy mount's own fuse layer did see its requests. */
 	fuse2 = layer(&m2, "fuse");

@@ -135,7 +135,7 @@ pass fs_lower_ext4_mounted
 echo "enable all" >/proc/osprof/ctl
 
 # --- the module's layers in .osprof ---
-if start fs_mounted_over_ext4; then
+if start fs_mounted_over_ext4 -o layers=none; then
 	check fs_daemon_registered "pid $PID not in: $(grep ^pids /proc/osprof/ctl)" \
 		registered "$PID"
 	check fs_ctl_says_registered "$(grep ^kmod "$MNT/.osprof/ctl")" \
@@ -171,7 +171,7 @@ if start fs_mounted_over_ext4; then
 fi
 
 # --- -o vtimers ---
-if start fs_mounted_with_vtimers -o vtimers; then
+if start fs_mounted_with_vtimers -o vtimers,layers=none; then
 	check fs_vtimers_ctl "$(grep ^cpu_ "$MNT/.osprof/ctl")" \
 		grep -q '^cpu_source vtimer$' "$MNT/.osprof/ctl"
 	workload
@@ -185,6 +185,14 @@ if start fs_mounted_with_vtimers -o vtimers; then
 	check fs_vtimers_released_at_exit "$(grep osprof-fs /proc/osprof/timers)" \
 		sh -c '! grep -q name=osprof-fs /proc/osprof/timers'
 fi
+
+# --- the eBPF layers on this kernel (informative: the tests above are the
+# module's, run with -o layers=none) ---
+if osprof-fs "$LOWER" "$MNT" 2>"$OUT/ebpf.err"; then
+	echo "INFO ebpf: $(grep '^ebpf' "$MNT/.osprof/ctl" | tr '\n' ';')"
+	umount "$MNT" || umount -l "$MNT"
+fi
+echo "INFO ebpf said: $(cat "$OUT/ebpf.err")"
 
 umount "$LOWER" || fail fs_lower_unmounted "status $?"
 exit 0
