@@ -21,38 +21,13 @@
 #     against grep alone.
 # Default tree: build/workload/linux-source-* (scripts/run.sh unpacks it).
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-build="$top/build"
-tree=""
-max_runs=10
-hw=3
-only=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --tree) tree=$(realpath "$2"); shift 2 ;;
-    --build) build=$(realpath "$2"); shift 2 ;;
-    --max-runs) max_runs=$2; shift 2 ;;
-    --hw) hw=$2; shift 2 ;;
-    --only) only=$2; shift 2 ;;
-    -h|--help) sed -n '3,22p' "$0"; exit 0 ;;
-    *) echo "ebpf.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
-  esac
-done
+. "$(dirname "$0")/lib.sh"
+bench_args ebpf.sh 3,22 "$@"
 [ "$(id -u)" -eq 0 ] || { echo "ebpf.sh: the eBPF layers need root" >&2; exit 2; }
-if [ -z "$tree" ]; then
-  tree=$(ls -d "$top"/build/workload/linux-source-* 2>/dev/null | tail -n 1 || true)
-  [ -n "$tree" ] || { echo "ebpf.sh: no tree; run scripts/run.sh once or pass --tree" >&2; exit 2; }
-fi
-fs=$build/fs/osprof-fs
-ob=$build/bench/osprof-bench
-rr=$build/bench/osprof-randread
 trace=$build/trace/osprof-trace
-for b in "$fs" "$ob" "$rr"; do
-  [ -x "$b" ] || { echo "ebpf.sh: $b is not built (ninja -C $build)" >&2; exit 2; }
-done
-. "$top/bench/lib.sh"
+bench_need ebpf.sh "$fs" "$ob" "$rr"
+bench_start
 
-want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 pattern=osprof_pattern_that_is_not_there
 grepcmd() { echo "grep -r $pattern $1; [ \$? -eq 1 ]"; }
 

@@ -1,17 +1,64 @@
 # SPDX-License-Identifier: MIT
-# What bench/*.sh share (sourced, not run): a scratch directory removed at
-# exit with every mount made in it unmounted, mounts of osprof-fs, and
-# compare(), which runs osprof-bench on interleaved configurations.
-# Expects $fs (osprof-fs), $ob (osprof-bench), $max_runs and $hw set.
+# What bench/*.sh share (sourced, not run): their options, the default
+# tree, a scratch directory removed at exit with every mount made in it
+# unmounted, mounts of osprof-fs, and compare(), which runs osprof-bench on
+# interleaved configurations.
 
-work=$(mktemp -d /tmp/osprof-bench.XXXXXX)
-mounts=()
-cleanup() {
+# bench_args NAME HELP_LINES ARGS...: set top, build, tree, max_runs, hw and
+# only from --tree, --build, --max-runs, --hw, --only; --help prints lines
+# HELP_LINES (sed's "3,19") of the calling script. Then the tree: as
+# given, else build/workload/linux-source-* (scripts/run.sh unpacks it).
+bench_args() {
+  local name=$1 help=$2
+  shift 2
+  top=$(cd "$(dirname "$0")/.." && pwd)
+  build="$top/build"
+  tree=""
+  max_runs=10
+  hw=3
+  only=""
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --tree) tree=$(realpath "$2"); shift 2 ;;
+      --build) build=$(realpath "$2"); shift 2 ;;
+      --max-runs) max_runs=$2; shift 2 ;;
+      --hw) hw=$2; shift 2 ;;
+      --only) only=$2; shift 2 ;;
+      -h|--help) sed -n "${help}p" "$0"; exit 0 ;;
+      *) echo "$name: unknown argument $1 (see --help)" >&2; exit 2 ;;
+    esac
+  done
+  if [ -z "$tree" ]; then
+    tree=$(ls -d "$top"/build/workload/linux-source-* 2>/dev/null | tail -n 1 || true)
+    [ -n "$tree" ] || { echo "$name: no tree; run scripts/run.sh once or pass --tree" >&2; exit 2; }
+  fi
+  fs=$build/fs/osprof-fs
+  ob=$build/bench/osprof-bench
+  rr=$build/bench/osprof-randread
+}
+
+# bench_need NAME BINARY...: each must be built.
+bench_need() {
+  local name=$1
+  shift
+  for b in "$@"; do
+    [ -x "$b" ] || { echo "$name: $b is not built (ninja -C $build)" >&2; exit 2; }
+  done
+}
+
+# bench_start: the scratch directory $work, cleaned up at exit.
+bench_start() {
+  work=$(mktemp -d /tmp/osprof-bench.XXXXXX)
+  mounts=()
+  trap bench_cleanup EXIT
+}
+bench_cleanup() {
   for m in "${mounts[@]}"; do fusermount3 -u "$m" 2>/dev/null || true; done
   sleep 0.2
   rm -rf "$work"
 }
-trap cleanup EXIT
+
+want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 # mount NAME LOWER [osprof-fs options...]: a mount at $work/NAME
 mount_fs() {
   local name=$1 lower=$2

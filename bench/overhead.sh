@@ -18,37 +18,11 @@
 #     and O_DIRECT, native vs off vs on.
 # Default tree: build/workload/linux-source-* (scripts/run.sh unpacks it).
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-build="$top/build"
-tree=""
-max_runs=10
-hw=3
-only=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --tree) tree=$(realpath "$2"); shift 2 ;;
-    --build) build=$(realpath "$2"); shift 2 ;;
-    --max-runs) max_runs=$2; shift 2 ;;
-    --hw) hw=$2; shift 2 ;;
-    --only) only=$2; shift 2 ;;
-    -h|--help) sed -n '3,19p' "$0"; exit 0 ;;
-    *) echo "overhead.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
-  esac
-done
-if [ -z "$tree" ]; then
-  tree=$(ls -d "$top"/build/workload/linux-source-* 2>/dev/null | tail -n 1 || true)
-  [ -n "$tree" ] || { echo "overhead.sh: no tree; run scripts/run.sh once or pass --tree" >&2; exit 2; }
-fi
-fs=$build/fs/osprof-fs
-ob=$build/bench/osprof-bench
-rr=$build/bench/osprof-randread
-for b in "$fs" "$ob" "$rr" "$build/bench/osprof-record-cost"; do
-  [ -x "$b" ] || { echo "overhead.sh: $b is not built (ninja -C $build)" >&2; exit 2; }
-done
+. "$(dirname "$0")/lib.sh"
+bench_args overhead.sh 3,19 "$@"
+bench_need overhead.sh "$fs" "$ob" "$rr" "$build/bench/osprof-record-cost"
+bench_start
 
-. "$top/bench/lib.sh"
-
-want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 # grep -r over DIR, for a pattern nowhere in it: grep exits 1, as it should.
 grepcmd() { echo "grep -r $pattern $1; [ \$? -eq 1 ]"; }
 
