@@ -312,6 +312,11 @@ int main(int argc, char **argv)
 		status = OTR_EXIT_CANNOT;
 		goto out_cmd;
 	}
+	/* Tests (and people) wait for this line before they start work. */
+	fputs(OTR_PROG ": tracing layer", stderr);
+	for (size_t i = 0; i < r.ny; i++)
+		fprintf(stderr, "%s%s", i ? "," : r.ny > 1 ? "s " : " ", obp_layer_name(r.y[i].l));
+	fputs(r.o.cmd ? "\n" : " (Ctrl-C ends)\n", stderr);
 	rc = run_loop(&r, err, sizeof(err));
 	rc = rc ? rc : finish(&r, err, sizeof(err));
 	if (rc)
