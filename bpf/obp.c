@@ -134,6 +134,53 @@ static const char *const lower_skip_calls[] = {
 	"wait4", "waitid", "restart_syscall", "bpf", "sched_yield",
 };
 
+/*
+ * The calls the mount filter keeps, by where their descriptor is (enum
+ * obp_fd_arg): those that work on an open file's data or metadata. A
+ * descriptor-less call (mmap's page faults, nanosleep) and a path call
+ * (openat, statx and newfstatat with a path) are not a mount's and are
+ * dropped. sendfile is its in_fd's; copy_file_range and splice their
+ * source's.
+ */
+static const struct {
+	const char *name;
+	enum obp_fd_arg how;
+} mount_fd_calls[] = {
+	{ "read", OBP_FD_ARG0 }, { "write", OBP_FD_ARG0 },
+	{ "pread64", OBP_FD_ARG0 }, { "pwrite64", OBP_FD_ARG0 },
+	{ "readv", OBP_FD_ARG0 }, { "writev", OBP_FD_ARG0 },
+	{ "preadv", OBP_FD_ARG0 }, { "pwritev", OBP_FD_ARG0 },
+	{ "preadv2", OBP_FD_ARG0 }, { "pwritev2", OBP_FD_ARG0 },
+	{ "fstat", OBP_FD_ARG0 }, { "fstatfs", OBP_FD_ARG0 },
+	{ "newfstatat", OBP_FD_EMPTY_AT }, { "statx", OBP_FD_EMPTY_AT },
+	{ "fsync", OBP_FD_ARG0 }, { "fdatasync", OBP_FD_ARG0 },
+	{ "syncfs", OBP_FD_ARG0 }, { "sync_file_range", OBP_FD_ARG0 },
+	{ "getdents", OBP_FD_ARG0 }, { "getdents64", OBP_FD_ARG0 },
+	{ "lseek", OBP_FD_ARG0 }, { "fallocate", OBP_FD_ARG0 },
+	{ "ftruncate", OBP_FD_ARG0 }, { "fadvise64", OBP_FD_ARG0 },
+	{ "readahead", OBP_FD_ARG0 }, { "flock", OBP_FD_ARG0 },
+	{ "fcntl", OBP_FD_ARG0 }, { "ioctl", OBP_FD_ARG0 },
+	{ "fchmod", OBP_FD_ARG0 }, { "fchown", OBP_FD_ARG0 },
+	{ "fgetxattr", OBP_FD_ARG0 }, { "fsetxattr", OBP_FD_ARG0 },
+	{ "flistxattr", OBP_FD_ARG0 }, { "fremovexattr", OBP_FD_ARG0 },
+	{ "close", OBP_FD_ARG0 }, { "sendfile", OBP_FD_ARG1 },
+	{ "copy_file_range", OBP_FD_ARG0 }, { "splice", OBP_FD_ARG0 },
+};
+
+/* Tell the mount filter where each call of mount_fd_calls has its fd. */
+static int fd_arg_fill(struct obp_sys *s)
+{
+	for (size_t i = 0; i < sizeof(mount_fd_calls) / sizeof(mount_fd_calls[0]); i++) {
+		int nr = obp_syscall_nr(mount_fd_calls[i].name);
+		__u32 k = (__u32)nr, v = mount_fd_calls[i].how;
+
+		if (nr >= 0 && bpf_map__update_elem(s->maps.fd_arg, &k, sizeof(k), &v,
+						    sizeof(v), BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
 static int sys_open(struct obp *b, unsigned want)
 {
 	const struct obp_opts *o = &b->opts;
@@ -146,7 +193,11 @@ static int sys_open(struct obp *b, unsigned want)
 	s->rodata->cgroup_id = o->cgroup_id;
 	s->rodata->follow_children = o->follow_children;
 	s->rodata->lower_on = !!(want & OBP_LAYER_BIT(OBP_L_LOWER));
+	s->rodata->mount_filter = o->mount_filter;
+	s->rodata->mount_id = o->mount_id;
 	err = obp_sys__load(s);
+	if (!err && o->mount_filter)
+		err = fd_arg_fill(s);
 	for (size_t i = 0; !err && (want & OBP_LAYER_BIT(OBP_L_LOWER)) &&
 	     i < sizeof(lower_skip_calls) / sizeof(lower_skip_calls[0]); i++) {
 		int nr = obp_syscall_nr(lower_skip_calls[i]);

@@ -59,6 +59,10 @@ struct obp_opts {
 				 * the fuse_dev mount are workload */
 	bool follow_children;   /* syscall: a workload's children are too */
 	uint64_t cgroup_id;     /* syscall: processes of this cgroup (v2 id) */
+	bool mount_filter;      /* syscall: only calls on descriptors of files
+				 * on mount mount_id; calls on paths and calls
+				 * on no file are dropped (obp_sys.bpf.c) */
+	int mount_id;           /* statx's stx_mnt_id of the mount */
 };
 
 struct obp;

@@ -57,6 +57,20 @@ enum obp_role {
 	OBP_ROLE_DAEMON = 2,   /* its system calls: layer lower */
 };
 
+/*
+ * Where a system call names the file it works on, for the mount filter
+ * of layer syscall (the fd_arg map, by call number): calls marked 0 are
+ * not on a descriptor and are dropped while a mount is filtered.
+ */
+enum obp_fd_arg {
+	OBP_FD_NONE,      /* no descriptor: dropped under a mount filter */
+	OBP_FD_ARG0,      /* the first argument is the descriptor */
+	OBP_FD_ARG1,      /* the second is (sendfile's in_fd) */
+	OBP_FD_EMPTY_AT,  /* a dirfd and a path: the descriptor's own file
+			   * when the path is "" (fstat as newfstatat(fd, "",
+			   * AT_EMPTY_PATH)), else a path call: dropped */
+};
+
 /* Histogram map sizes: the most keys each layer can hold. */
 #define OBP_MAX_HISTS 4096
 #define OBP_MAX_PIDS 16384

@@ -13,11 +13,41 @@
 
 struct pt_regs {
 	unsigned long di; /* x86-64: a system call's first argument */
+	unsigned long si; /* its second */
 };
 
 struct task_struct {
 	int pid;  /* thread id */
 	int tgid; /* process id */
+	struct files_struct *files;
+};
+
+/* From a descriptor to its mount: files->fdt->fd[n]->f_path.mnt, whose
+ * struct mount holds it (container_of) and has the mount's id. */
+struct fdtable {
+	unsigned int max_fds;
+	struct file **fd;
+};
+
+struct files_struct {
+	struct fdtable *fdt;
+};
+
+struct vfsmount {
+	struct super_block *mnt_sb;
+};
+
+struct path {
+	struct vfsmount *mnt;
+};
+
+struct file {
+	struct path f_path;
+};
+
+struct mount {
+	struct vfsmount mnt;
+	int mnt_id; /* statx's STATX_MNT_ID, /proc/self/mountinfo's first field */
 };
 
 struct super_block {

@@ -8,6 +8,12 @@
  * file system -- waiting for requests on /dev/fuse, replying, sleeping --
  * are left out: user space marks those call numbers in lower_skip_nr and
  * the daemon's /dev/fuse descriptors in lower_skip_fd.
+ *
+ * With mount_filter, layer syscall keeps only calls on a descriptor
+ * whose file is on mount mount_id (fd_arg says which argument holds the
+ * descriptor; see enum obp_fd_arg). Calls on paths are dropped: which
+ * mount a path is on is known only once the kernel has walked it, after
+ * sys_enter, so a filter there would have to guess.
  */
 #include "obp_common.bpf.h"
 #include "obp_pids.bpf.h"
@@ -17,11 +23,15 @@
 const volatile __u64 cgroup_id = 0;      /* cgroup v2 id; 0: none */
 const volatile __u32 follow_children = 0;
 const volatile __u32 lower_on = 0;       /* the daemon's calls are wanted */
+const volatile __u32 mount_filter = 0;   /* layer syscall: only mount_id's */
+const volatile __s32 mount_id = 0;
 
 struct sys_start {
 	__u64 ts;
 	__u32 nr;
 	__u32 kind;
+	__u32 unsure; /* the mount filter decides at exit (on_mount) */
+	__u32 pad;
 };
 
 /* Calls in flight, by thread id. LRU: a thread that never returns
@@ -47,6 +57,77 @@ struct {
 	__type(value, __u32);
 } lower_skip_fd SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, OBP_MAX_NR);
+	__type(key, __u32);
+	__type(value, __u32); /* enum obp_fd_arg */
+} fd_arg SEC(".maps");
+
+/* The id of the mount that descriptor @fd of the current process is on;
+ * -1 when @fd is not open. */
+static __always_inline int fd_mount_id(__u64 fd)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds, *f = NULL;
+	struct vfsmount *mnt;
+
+	if (fd >= BPF_CORE_READ(fdt, max_fds))
+		return -1;
+	fds = BPF_CORE_READ(fdt, fd);
+	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]) || !f)
+		return -1;
+	mnt = BPF_CORE_READ(f, f_path.mnt);
+	if (!mnt)
+		return -1;
+	/* container_of(mnt, struct mount, mnt), at this kernel's offset. */
+	return BPF_CORE_READ((struct mount *)((char *)mnt - bpf_core_field_offset(struct mount, mnt)),
+			     mnt_id);
+}
+
+/* What the mount filter says of a call. */
+enum { ON_OTHER, ON_MOUNT, ON_UNSURE };
+
+/*
+ * Whether call @nr with registers @regs is on a file of mount mount_id.
+ * ON_UNSURE when its path could not be read (a page not yet touched: a
+ * BPF program cannot take the fault): sys_exit asks again, once the
+ * kernel has read the path itself. The descriptor and the path are
+ * still the call's then: the calls that take an empty path do not
+ * change the descriptor table.
+ */
+static __always_inline int on_mount(struct pt_regs *regs, __u32 nr)
+{
+	__u32 *how = bpf_map_lookup_elem(&fd_arg, &nr);
+	__u64 fd;
+	char c;
+
+	if (!how)
+		return ON_OTHER;
+	switch (*how) {
+	case OBP_FD_ARG0:
+		fd = BPF_CORE_READ(regs, di);
+		break;
+	case OBP_FD_ARG1:
+		fd = BPF_CORE_READ(regs, si);
+		break;
+	case OBP_FD_EMPTY_AT:
+		if (bpf_probe_read_user(&c, 1, (const void *)BPF_CORE_READ(regs, si)))
+			return ON_UNSURE;
+		if (c)
+			return ON_OTHER;
+		fd = BPF_CORE_READ(regs, di);
+		break;
+	default:
+		return ON_OTHER;
+	}
+	/* An int in a 64-bit register: AT_FDCWD and errors are negative. */
+	if ((__s32)fd < 0)
+		return ON_OTHER;
+	return fd_mount_id((__u32)fd) == mount_id ? ON_MOUNT : ON_OTHER;
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(obp_sys_enter, struct pt_regs *regs, long id)
 {
@@ -66,6 +147,13 @@ int BPF_PROG(obp_sys_enter, struct pt_regs *regs, long id)
 		s.kind = OBP_K_SYSCALL;
 	else
 		return 0;
+	if (s.kind == OBP_K_SYSCALL && mount_filter) {
+		int on = on_mount(regs, nr);
+
+		if (on == ON_OTHER)
+			return 0;
+		s.unsure = on == ON_UNSURE;
+	}
 	if (s.kind == OBP_K_LOWER) {
 		__u32 *skip = bpf_map_lookup_elem(&lower_skip_nr, &nr), fd;
 
@@ -94,6 +182,8 @@ int BPF_PROG(obp_sys_exit, struct pt_regs *regs, long ret)
 		return 0;
 	c = *s;
 	bpf_map_delete_elem(&sys_start, &tid);
+	if (c.unsure && on_mount(regs, c.nr) != ON_MOUNT)
+		return 0;
 	obp_record(c.kind, c.nr, 0, now > c.ts ? now - c.ts : 0);
 	return 0;
 }

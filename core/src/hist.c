@@ -345,3 +345,57 @@ double osp_hist_percentile(const struct osp_hist *h, double p)
 	return h->count ? (double)h->max
 			: osp_bucket_upper_ns(OSP_HIST_NBUCKETS(h->res) - 1, h->res);
 }
+
+/* The interval's min and max: see osp_hist_delta. */
+static void hist_delta_bounds(struct osp_hist *d, const struct osp_hist *cur,
+			      const struct osp_hist *prev)
+{
+	unsigned lo, hi;
+
+	if (!osp_hist_range(d, &lo, &hi))
+		return;
+	if (prev->count == 0 || cur->min < prev->min) {
+		d->min = cur->min;
+	} else {
+		double b = floor(osp_bucket_lower_ns(lo, d->res)) + 1.0;
+
+		d->min = lo == 0 ? 0 : (uint64_t)b;
+		if (d->min < cur->min)
+			d->min = cur->min;
+	}
+	if (cur->max > prev->max) {
+		d->max = cur->max;
+	} else {
+		double b = floor(osp_bucket_upper_ns(hi, d->res));
+
+		d->max = b >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)b;
+		if (d->max > cur->max)
+			d->max = cur->max;
+	}
+}
+
+int osp_hist_delta(struct osp_hist *d, const struct osp_hist *cur,
+		      const struct osp_hist *prev)
+{
+	uint64_t c[OSP_HIST_NBUCKETS_MAX], p[OSP_HIST_NBUCKETS_MAX];
+	int err;
+
+	if (cur->res != prev->res)
+		return -EINVAL;
+	err = osp_hist_init(d, cur->res);
+	if (err)
+		return err;
+	osp_hist_to_dense(cur, c);
+	osp_hist_to_dense(prev, p);
+	for (unsigned i = 0; i < OSP_HIST_NBUCKETS(cur->res); i++)
+		c[i] -= p[i];
+	err = osp_hist_from_dense(d, c);
+	if (err) {
+		osp_hist_fini(d);
+		return err;
+	}
+	d->count = cur->count - prev->count;
+	d->sum = cur->sum - prev->sum;
+	hist_delta_bounds(d, cur, prev);
+	return 0;
+}

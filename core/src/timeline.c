@@ -15,12 +15,9 @@
  * allocates nothing. A tick that cannot allocate is counted as missed;
  * its events are in the next snapshot, which then spans two intervals.
  *
- * A snapshot's min and max are exact when the interval moved the
- * cumulative min or max; otherwise they are the tightest integers inside
- * the interval's lowest and highest non-empty buckets.
+ * A snapshot's histograms are osp_hist_delta's.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -78,54 +75,6 @@ static void snap_free(struct osp_snapshot *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static void hist_delta_bounds(struct osp_hist *d, const struct osp_hist *cur,
-			      const struct osp_hist *prev)
-{
-	unsigned lo, hi;
-
-	if (!osp_hist_range(d, &lo, &hi))
-		return;
-	if (prev->count == 0 || cur->min < prev->min) {
-		d->min = cur->min;
-	} else {
-		double b = floor(osp_bucket_lower_ns(lo, d->res)) + 1.0;
-
-		d->min = lo == 0 ? 0 : (uint64_t)b;
-		if (d->min < cur->min)
-			d->min = cur->min;
-	}
-	if (cur->max > prev->max) {
-		d->max = cur->max;
-	} else {
-		double b = floor(osp_bucket_upper_ns(hi, d->res));
-
-		d->max = b >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)b;
-		if (d->max > cur->max)
-			d->max = cur->max;
-	}
-}
-
-static int hist_delta(struct osp_hist *d, const struct osp_hist *cur,
-		      const struct osp_hist *prev)
-{
-	uint64_t c[OSP_HIST_NBUCKETS_MAX], p[OSP_HIST_NBUCKETS_MAX];
-	int err = osp_hist_init(d, cur->res);
-
-	if (err)
-		return err;
-	osp_hist_to_dense(cur, c);
-	osp_hist_to_dense(prev, p);
-	for (unsigned i = 0; i < OSP_HIST_NBUCKETS(cur->res); i++)
-		c[i] -= p[i];
-	err = osp_hist_from_dense(d, c);
-	if (err)
-		return err;
-	d->count = cur->count - prev->count;
-	d->sum = cur->sum - prev->sum;
-	hist_delta_bounds(d, cur, prev);
-	return 0;
-}
-
 /*
  * Build the snapshot of @now minus @prev: only the ops with events, and
  * no allocation at all when there were none.
@@ -152,8 +101,8 @@ static int snap_make(const struct osp_set *set, struct osp_snapshot *s,
 			continue;
 		o = &s->ops[s->nops];
 		o->name = strdup(now[i].name);
-		if (!o->name || hist_delta(&o->lat, &now[i].lat, &prev[i].lat) ||
-		    (set->cpu && hist_delta(&o->cpu, &now[i].cpu, &prev[i].cpu))) {
+		if (!o->name || osp_hist_delta(&o->lat, &now[i].lat, &prev[i].lat) ||
+		    (set->cpu && osp_hist_delta(&o->cpu, &now[i].cpu, &prev[i].cpu))) {
 			osp_op_fini(o);
 			snap_free(s);
 			return -ENOMEM;

@@ -173,6 +173,19 @@ int osp_hist_record(struct osp_hist *h, uint64_t v_ns);
  */
 int osp_hist_merge(struct osp_hist *dst, const struct osp_hist *src);
 
+/*
+ * osp_hist_delta - what happened between two cumulative readings of one
+ * histogram: @cur minus @prev (read earlier, so no bucket of it is
+ * larger), into @d, uninitialised. Differences of cumulative counters
+ * lose no event between readings (no copy-then-zero). @d's min and max
+ * are exact when the interval moved the cumulative min or max; otherwise
+ * they are the tightest integers inside its lowest and highest non-empty
+ * buckets. 0; -EINVAL when the resolutions differ; -ENOMEM (@d left
+ * zeroed).
+ */
+int osp_hist_delta(struct osp_hist *d, const struct osp_hist *cur,
+		   const struct osp_hist *prev);
+
 /* Sum of the buckets, saturating at UINT64_MAX; equals count when the
  * histogram is consistent. */
 uint64_t osp_hist_bucket_total(const struct osp_hist *h);

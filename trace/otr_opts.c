@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+/*
+ * osprof-trace's command line: options in one struct with their defaults,
+ * getopt_long, every number through core's strict parsers, and the help
+ * with copy-pastable examples. Nothing here touches the system: a bad
+ * command line changes nothing.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "otr.h"
+#include "osprof/parse.h"
+
+static void help(void)
+{
+	printf("Usage: " OTR_PROG " [-p PID]... [--cgroup DIR] [--mount DIR] [--layers LIST]\n"
+	       "                    [--interval S] [-o FILE] [-- COMMAND [ARG]...]\n"
+	       "Profile the system calls of processes, a cgroup or a command with eBPF:\n"
+	       "one log2 latency histogram per call, no FUSE mount, no kernel module.\n"
+	       "At the end (Ctrl-C, SIGTERM, the command's exit, or every -p process's)\n"
+	       "print the stats view of each layer and write the JSON profiles that\n"
+	       "osprof-report reads.\n\n"
+	       "  -p, --pid PID       trace process PID (repeatable), and its children\n"
+	       "  -c, --cgroup DIR    trace the processes of cgroup v2 directory DIR\n"
+	       "  -m, --mount DIR     only calls on descriptors of files on the mount that\n"
+	       "                      holds DIR; calls on paths (openat, stat of a name)\n"
+	       "                      and calls on no file are dropped. On a FUSE mount\n"
+	       "                      the fuse layer of that mount is loaded too (it\n"
+	       "                      counts the mount's requests from every process)\n"
+	       "  -L, --layers LIST   comma-separated layers (see below), or all\n"
+	       "                      (default: syscall, plus fuse with a FUSE --mount)\n"
+	       "  -i, --interval S    also print each S seconds' own counts (0.001 ..\n"
+	       "                      86400); the JSON gets them as its timeline\n"
+	       "  -o, --output FILE   write the first layer listed to FILE as JSON and\n"
+	       "                      each other layer L to FILE with .L before its\n"
+	       "                      extension: -o run.json -L syscall,fuse writes\n"
+	       "                      run.json (syscall) and run.fuse.json (fuse)\n"
+	       "  -h, --help          this help\n"
+	       "  -- COMMAND ARG...   run COMMAND traced from its first instruction, with\n"
+	       "                      its children; end when it exits, with its status\n\n"
+	       "Layers:");
+	for (unsigned l = 0; l < OBP_L__COUNT; l++)
+		if (l != OBP_L_LOWER) /* osprof-fs's own */
+			printf(" %s", obp_layer_name(l));
+	printf("\n\nNeeds root (CAP_BPF, CAP_PERFMON) and a kernel with BTF. Exit status:\n"
+	       "the command's when one runs, else 0; 1 when tracing is impossible\n"
+	       "here (said in one line); 2 for bad input.\n\n"
+	       "Examples:\n"
+	       "  " OTR_PROG " -- grep -r pattern /usr/include          # a command\n"
+	       "  " OTR_PROG " -o grep.json -- grep -r pattern /usr/include\n"
+	       "  " OTR_PROG " -p 1234 -i 5                 # a running process, every 5 s\n"
+	       "  " OTR_PROG " --cgroup /sys/fs/cgroup/system.slice/nginx.service\n"
+	       "  " OTR_PROG " --mount /data -o data.json -- tar cf /dev/null /data\n"
+	       "  " OTR_PROG " --mount /mnt/p -L syscall,fuse -o p.json -- make\n"
+	       "  osprof-report show data.json\n");
+}
+
+/* The first layer of @list (for "all": the first in obp's order). */
+static enum obp_layer first_layer(const char *list, unsigned mask)
+{
+	char word[64], err[OTR_ERRLEN];
+	size_t n = strcspn(list, ",:");
+	unsigned m = 0;
+
+	if (n < sizeof(word)) {
+		memcpy(word, list, n);
+		word[n] = '\0';
+		if (obp_layers_parse(word, &m, err, sizeof(err)) == 0 && m)
+			mask = m;
+	}
+	return (enum obp_layer)__builtin_ctz(mask);
+}
+
+static int parse_layers(struct otr_opts *o, const char *s, char *err, size_t errlen)
+{
+	char why[OTR_ERRLEN];
+	unsigned m;
+
+	if (obp_layers_parse(s, &m, why, sizeof(why))) {
+		snprintf(err, errlen, "--layers: %s", why);
+		return -EINVAL;
+	}
+	/* lower is an osprof-fs daemon's own calls: here that is the
+	 * syscall layer of its pid. "all" means every layer that applies. */
+	if (strcmp(s, "all") == 0)
+		m &= ~OBP_LAYER_BIT(OBP_L_LOWER);
+	if (m & OBP_LAYER_BIT(OBP_L_LOWER)) {
+		snprintf(err, errlen, "--layers: lower is osprof-fs's layer (its daemon's calls); "
+			 "to trace a daemon here, give its pid: -p PID");
+		return -EINVAL;
+	}
+	if (!m) {
+		snprintf(err, errlen, "--layers '%s': no layer to trace", s);
+		return -EINVAL;
+	}
+	o->layers = m;
+	o->layers_given = true;
+	o->first = first_layer(s, m);
+	return 0;
+}
+
+static int parse_pid(struct otr_opts *o, const char *s, char *err, size_t errlen)
+{
+	uint64_t v;
+
+	if (osp_parse_u64(s, 1, INT_MAX, &v)) {
+		snprintf(err, errlen, "-p '%s': not a process id (1 .. %d)", s, INT_MAX);
+		return -EINVAL;
+	}
+	if (o->npids == OTR_PIDS_MAX) {
+		snprintf(err, errlen, "-p %s: more than %d processes", s, OTR_PIDS_MAX);
+		return -EINVAL;
+	}
+	o->pids[o->npids++] = (pid_t)v;
+	return 0;
+}
+
+static int parse_interval(struct otr_opts *o, const char *s, char *err, size_t errlen)
+{
+	double v;
+
+	if (osp_parse_double(s, 0.001, 86400.0, &v)) {
+		snprintf(err, errlen, "--interval '%s': not a number of seconds in 0.001 .. 86400", s);
+		return -EINVAL;
+	}
+	o->interval_ns = (uint64_t)(v * 1e9 + 0.5);
+	return 0;
+}
+
+int otr_opts_parse(struct otr_opts *o, int argc, char **argv, char *err, size_t errlen)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "cgroup", required_argument, NULL, 'c' },
+		{ "mount", required_argument, NULL, 'm' },
+		{ "layers", required_argument, NULL, 'L' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool dashdash;
+	int c, rc = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->layers = OBP_LAYER_BIT(OBP_L_SYSCALL);
+	o->first = OBP_L_SYSCALL;
+	opterr = 0; /* our own one-line messages */
+	optind = 1;
+	/* '+': the command's own options are not ours. */
+	while (!rc && (c = getopt_long(argc, argv, "+:p:c:m:L:i:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p': rc = parse_pid(o, optarg, err, errlen); break;
+		case 'c': o->cgroup = optarg; break;
+		case 'm': o->mount = optarg; break;
+		case 'L': rc = parse_layers(o, optarg, err, errlen); break;
+		case 'i': rc = parse_interval(o, optarg, err, errlen); break;
+		case 'o': o->out = optarg; break;
+		case 'h': help(); return 1;
+		case ':':
+			snprintf(err, errlen, "%s needs a value", argv[optind - 1]);
+			return -EINVAL;
+		default:
+			if (optopt)
+				snprintf(err, errlen, "unknown option -%c (see --help)", optopt);
+			else
+				snprintf(err, errlen, "unknown option %s (see --help)", argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (rc)
+		return rc;
+	dashdash = optind > 1 && strcmp(argv[optind - 1], "--") == 0;
+	if (optind < argc)
+		o->cmd = &argv[optind];
+	else if (dashdash) {
+		snprintf(err, errlen, "-- without a command");
+		return -EINVAL;
+	}
+	if (!o->cmd && !o->npids && !o->cgroup) {
+		snprintf(err, errlen, "nothing to trace: give -p PID, --cgroup DIR or -- COMMAND (see --help)");
+		return -EINVAL;
+	}
+	if (o->out && !*o->out) {
+		snprintf(err, errlen, "-o: an empty file name");
+		return -EINVAL;
+	}
+	return 0;
+}
