@@ -164,7 +164,7 @@ static const struct {
 	{ "fgetxattr", OBP_FD_ARG0 }, { "fsetxattr", OBP_FD_ARG0 },
 	{ "flistxattr", OBP_FD_ARG0 }, { "fremovexattr", OBP_FD_ARG0 },
 	{ "close", OBP_FD_ARG0 }, { "sendfile", OBP_FD_ARG1 },
-	{ "copy_file_range", OBP_FD_ARG0 }, { "splice", OBP_FD_ARG0 },
+	{ "copy_file_range", OBP_FD_ARG0 }, { "splice", OBP_FD_SPLICE },
 };
 
 /* Tell the mount filter where each call of mount_fd_calls has its fd. */
@@ -196,7 +196,8 @@ static int sys_open(struct obp *b, unsigned want)
 	s->rodata->mount_filter = o->mount_filter;
 	s->rodata->mount_id = o->mount_id;
 	err = obp_sys__load(s);
-	if (!err && o->mount_filter)
+	/* The mount filter needs it, and lower to know /dev/fuse calls. */
+	if (!err && (o->mount_filter || (want & OBP_LAYER_BIT(OBP_L_LOWER))))
 		err = fd_arg_fill(s);
 	for (size_t i = 0; !err && (want & OBP_LAYER_BIT(OBP_L_LOWER)) &&
 	     i < sizeof(lower_skip_calls) / sizeof(lower_skip_calls[0]); i++) {
@@ -361,17 +362,6 @@ int obp_skip_thread(struct obp *b, pid_t tid, bool on)
 	else
 		err = bpf_map__delete_elem(b->fuse->maps.skip_tids, &k, sizeof(k), 0);
 	return err && (on || errno != ENOENT) ? -errno : 0;
-}
-
-int obp_lower_skip_fd(struct obp *b, int fd)
-{
-	__u32 k = (__u32)fd, v = 1;
-
-	if (!b || !(b->layers & OBP_LAYER_BIT(OBP_L_LOWER)))
-		return 0;
-	if (bpf_map__update_elem(b->sys->maps.lower_skip_fd, &k, sizeof(k), &v, sizeof(v), BPF_ANY))
-		return -errno;
-	return 0;
 }
 
 /* The object that holds layer @l, and the histogram kind of its keys. */

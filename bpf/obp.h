@@ -110,10 +110,6 @@ int obp_daemon_set(struct obp *b, pid_t tgid);
  */
 int obp_skip_thread(struct obp *b, pid_t tid, bool on);
 
-/* The daemon's descriptors of /dev/fuse: the lower layer leaves out calls
- * on them. 0 or -errno; 0 without a lower layer. */
-int obp_lower_skip_fd(struct obp *b, int fd);
-
 /* What the programs could not do, summed over CPUs (enum obp_stat in
  * obp_abi.h, in this order): full maps, skipped requests. */
 struct obp_stats {

@@ -69,6 +69,9 @@ enum obp_fd_arg {
 	OBP_FD_EMPTY_AT,  /* a dirfd and a path: the descriptor's own file
 			   * when the path is "" (fstat as newfstatat(fd, "",
 			   * AT_EMPTY_PATH)), else a path call: dropped */
+	OBP_FD_SPLICE,    /* splice: the first is its source (the mount
+			   * filter's), the third its target (a /dev/fuse
+			   * the daemon replies to, for layer lower) */
 };
 
 /* Histogram map sizes: the most keys each layer can hold. */

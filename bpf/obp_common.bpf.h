@@ -8,6 +8,7 @@
 #ifndef OBP_COMMON_BPF_H
 #define OBP_COMMON_BPF_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>

@@ -14,6 +14,7 @@
 struct pt_regs {
 	unsigned long di; /* x86-64: a system call's first argument */
 	unsigned long si; /* its second */
+	unsigned long dx; /* its third */
 };
 
 struct task_struct {
@@ -41,8 +42,13 @@ struct path {
 	struct vfsmount *mnt;
 };
 
+struct inode {
+	__u32 i_rdev; /* dev_t of a device file */
+};
+
 struct file {
 	struct path f_path;
+	struct inode *f_inode;
 };
 
 struct mount {

@@ -6,8 +6,9 @@
  * lower), those in cgroup_id, and with follow_children the children that
  * traced processes fork. The daemon's calls that are not on the lower
  * file system -- waiting for requests on /dev/fuse, replying, sleeping --
- * are left out: user space marks those call numbers in lower_skip_nr and
- * the daemon's /dev/fuse descriptors in lower_skip_fd.
+ * are left out: user space marks the waiting calls' numbers in
+ * lower_skip_nr, and a call whose descriptor is a /dev/fuse (any of
+ * them: libfuse's clone_fd opens one per worker) is known by its device.
  *
  * With mount_filter, layer syscall keeps only calls on a descriptor
  * whose file is on mount mount_id (fd_arg says which argument holds the
@@ -51,32 +52,36 @@ struct {
 } lower_skip_nr SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u32);
-	__type(value, __u32);
-} lower_skip_fd SEC(".maps");
-
-struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, OBP_MAX_NR);
 	__type(key, __u32);
 	__type(value, __u32); /* enum obp_fd_arg */
 } fd_arg SEC(".maps");
 
-/* The id of the mount that descriptor @fd of the current process is on;
- * -1 when @fd is not open. */
-static __always_inline int fd_mount_id(__u64 fd)
+/* The file of descriptor @fd of the current process; NULL when @fd is
+ * not open. */
+static __always_inline struct file *fd_file(__u64 fd)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
 	struct file **fds, *f = NULL;
-	struct vfsmount *mnt;
 
 	if (fd >= BPF_CORE_READ(fdt, max_fds))
-		return -1;
+		return NULL;
 	fds = BPF_CORE_READ(fdt, fd);
-	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]) || !f)
+	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]))
+		return NULL;
+	return f;
+}
+
+/* The id of the mount that descriptor @fd of the current process is on;
+ * -1 when @fd is not open. */
+static __always_inline int fd_mount_id(__u64 fd)
+{
+	struct file *f = fd_file(fd);
+	struct vfsmount *mnt;
+
+	if (!f)
 		return -1;
 	mnt = BPF_CORE_READ(f, f_path.mnt);
 	if (!mnt)
@@ -84,6 +89,40 @@ static __always_inline int fd_mount_id(__u64 fd)
 	/* container_of(mnt, struct mount, mnt), at this kernel's offset. */
 	return BPF_CORE_READ((struct mount *)((char *)mnt - bpf_core_field_offset(struct mount, mnt)),
 			     mnt_id);
+}
+
+/* /dev/fuse, the misc device 10:229, as the kernel's dev_t. */
+#define OBP_FUSE_DEVT (10u << 20 | 229u)
+
+/* True when descriptor @fd (an int in a 64-bit register) is a /dev/fuse
+ * of the current process: a FUSE daemon's requests and replies. */
+static __always_inline bool fd_is_fuse_dev(__u64 fd)
+{
+	struct file *f;
+
+	if ((__s32)fd < 0)
+		return false;
+	f = fd_file((__u32)fd);
+	return f && BPF_CORE_READ(f, f_inode, i_rdev) == OBP_FUSE_DEVT;
+}
+
+/* True when call @nr works on a /dev/fuse: its descriptor argument, or
+ * for splice either end (a reply is spliced from a pipe into it). */
+static __always_inline bool on_fuse_dev(struct pt_regs *regs, __u32 nr)
+{
+	__u32 *how = bpf_map_lookup_elem(&fd_arg, &nr);
+
+	if (!how)
+		return false;
+	switch (*how) {
+	case OBP_FD_ARG0:
+		return fd_is_fuse_dev(BPF_CORE_READ(regs, di));
+	case OBP_FD_SPLICE:
+		return fd_is_fuse_dev(BPF_CORE_READ(regs, di)) ||
+		       fd_is_fuse_dev(BPF_CORE_READ(regs, dx));
+	default:
+		return false;
+	}
 }
 
 /* What the mount filter says of a call. */
@@ -107,6 +146,7 @@ static __always_inline int on_mount(struct pt_regs *regs, __u32 nr)
 		return ON_OTHER;
 	switch (*how) {
 	case OBP_FD_ARG0:
+	case OBP_FD_SPLICE:
 		fd = BPF_CORE_READ(regs, di);
 		break;
 	case OBP_FD_ARG1:
@@ -155,12 +195,9 @@ int BPF_PROG(obp_sys_enter, struct pt_regs *regs, long id)
 		s.unsure = on == ON_UNSURE;
 	}
 	if (s.kind == OBP_K_LOWER) {
-		__u32 *skip = bpf_map_lookup_elem(&lower_skip_nr, &nr), fd;
+		__u32 *skip = bpf_map_lookup_elem(&lower_skip_nr, &nr);
 
-		if (skip && *skip)
-			return 0;
-		fd = (__u32)BPF_CORE_READ(regs, di);
-		if (bpf_map_lookup_elem(&lower_skip_fd, &fd))
+		if ((skip && *skip) || on_fuse_dev(regs, nr))
 			return 0;
 	}
 	s.ts = bpf_ktime_get_ns();

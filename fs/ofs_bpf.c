@@ -120,8 +120,6 @@ void ofs_bpf_daemon(struct ofs *fs)
 	if (!fs->bpf)
 		return;
 	err = obp_daemon_set(fs->bpf, getpid());
-	/* The daemon waits for requests on /dev/fuse: not a lower call. */
-	err = err ? err : obp_lower_skip_fd(fs->bpf, fuse_session_fd(fs->se));
 	if (err)
 		fprintf(stderr, "osprof-fs: eBPF lower layer: cannot register the daemon: %s\n",
 			strerror(-err));
