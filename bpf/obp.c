@@ -104,19 +104,29 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 	return 0;
 }
 
+void obp_libbpf_quiet(void)
+{
+	libbpf_set_print(libbpf_log);
+}
+
+void obp_why_msg(char *msg, size_t len, const char *what, int err)
+{
+	if (err == -EPERM || err == -EACCES)
+		snprintf(msg, len, "%s: not permitted (eBPF needs root: CAP_BPF and CAP_PERFMON)", what);
+	else {
+		pthread_mutex_lock(&log_mu);
+		snprintf(msg, len, "%s: %s%s%.120s", what, strerror(-err),
+			 log_last[0] ? ": " : "", log_last);
+		pthread_mutex_unlock(&log_mu);
+	}
+}
+
 /* Why a load or attach failed with @err: said for people. */
 static void why_failed(struct obp *b, unsigned layers, const char *what, int err)
 {
 	char msg[sizeof(b->why[0])];
 
-	if (err == -EPERM || err == -EACCES)
-		snprintf(msg, sizeof(msg), "%s: not permitted (eBPF needs root: CAP_BPF and CAP_PERFMON)", what);
-	else {
-		pthread_mutex_lock(&log_mu);
-		snprintf(msg, sizeof(msg), "%s: %s%s%.120s", what, strerror(-err),
-			 log_last[0] ? ": " : "", log_last);
-		pthread_mutex_unlock(&log_mu);
-	}
+	obp_why_msg(msg, sizeof(msg), what, err);
 	for (unsigned l = 0; l < OBP_L__COUNT; l++)
 		if (layers & OBP_LAYER_BIT(l))
 			snprintf(b->why[l], sizeof(b->why[l]), "%s", msg);
@@ -222,7 +232,7 @@ int obp_open(const struct obp_opts *o, struct obp **out, char *err, size_t errle
 	b->opts = *o;
 	b->start_unix_ns = osp_clock_unix_ns();
 	b->start_mono_ns = osp_clock_mono_ns();
-	libbpf_set_print(libbpf_log);
+	obp_libbpf_quiet();
 	if (!o->daemon_pid && (o->layers & OBP_LAYER_BIT(OBP_L_LOWER))) {
 		snprintf(b->why[OBP_L_LOWER], sizeof(b->why[0]), "lower: no daemon to trace");
 		sys_want &= ~OBP_LAYER_BIT(OBP_L_LOWER);
