@@ -146,7 +146,10 @@ int obp_syscall_nr(const char *name);
  * irq_ns may grow between the two loads; each load is an aligned 64-bit
  * one, never torn. Not deducted: the interrupt entry and exit code around
  * the handlers' tracepoints, and the part of a context switch before and
- * after the sched_switch tracepoint (both small, and charged as CPU).
+ * after the sched_switch tracepoint (both small, and charged as CPU);
+ * time a hypervisor took the virtual CPU away while the thread ran
+ * (steal: the guest does not see it go, though the kernel's thread clock
+ * may leave it out).
  * The tids are the initial PID namespace's: obp_vt_open refuses to run
  * in another.
  */

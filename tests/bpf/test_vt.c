@@ -140,9 +140,12 @@ Test(vt, a_sleep_is_not_virtual_time)
  * took: what the scheduler gave away shows in off_ns and the interrupts
  * in irq_ns, so when the thread was not switched out at all the virtual
  * time is at least 1.6 ms (ticks' handlers take microseconds). Either
- * way it agrees with the kernel's thread CPU clock (which counts
- * interrupt time as the thread's unless the kernel accounts IRQ time:
- * hence the allowance of irq_ns).
+ * way it agrees with the kernel's thread CPU clock, which counts
+ * interrupt time as the thread's unless the kernel accounts IRQ time
+ * (hence the allowance of irq_ns below), and which leaves out the time a
+ * hypervisor took the virtual CPU away (steal, with
+ * PARAVIRT_TIME_ACCOUNTING) where virtual time cannot see it (hence
+ * 10 % + 0.2 ms above).
  */
 Test(vt, spinning_is_virtual_time)
 {
@@ -155,7 +158,8 @@ Test(vt, spinning_is_virtual_time)
 		cr_expect_geq(sp.cpu_ns, 1600000u, "virtual time of a 2 ms spin: %lu ns",
 			      (unsigned long)sp.cpu_ns);
 	}
-	cr_expect_leq(sp.cpu_ns, sp.kcpu_ns + 50000u, "virtual %lu ns, thread CPU clock %lu ns",
+	cr_expect_leq(sp.cpu_ns, sp.kcpu_ns + sp.kcpu_ns / 10 + 200000u,
+		      "virtual %lu ns, thread CPU clock %lu ns",
 		      (unsigned long)sp.cpu_ns, (unsigned long)sp.kcpu_ns);
 	cr_expect_geq(sp.cpu_ns + sp.irq_ns + 50000u, sp.kcpu_ns,
 		      "virtual %lu ns + irq %lu ns, thread CPU clock %lu ns",
@@ -207,7 +211,7 @@ static void *pair_spin(void *p)
  * take from both; where they took little (the pair got >= 90 % of the
  * wall time), each thread's virtual time is 30..70 % of its wall time
  * too. Virtual time agrees with the thread CPU clock within 10 % (+
- * irq_ns, see above).
+ * irq_ns below, + 0.2 ms above: see above).
  */
 Test(vt, two_spinners_on_one_cpu_share_it)
 {
@@ -244,7 +248,7 @@ Test(vt, two_spinners_on_one_cpu_share_it)
 		cr_expect(off > 0.3, "thread %d: off-CPU %.3f of wall", i, off);
 		cr_expect_geq(sp->nswitch, 2u, "thread %d switched out %lu times", i,
 			      (unsigned long)sp->nswitch);
-		cr_expect((double)sp->cpu_ns <= (double)sp->kcpu_ns * 1.1 + 50000 &&
+		cr_expect((double)sp->cpu_ns <= (double)sp->kcpu_ns * 1.1 + 200000 &&
 			  (double)(sp->cpu_ns + sp->irq_ns) >= (double)sp->kcpu_ns * 0.9 - 50000,
 			  "thread %d: virtual %lu ns, irq %lu ns, thread CPU clock %lu ns", i,
 			  (unsigned long)sp->cpu_ns, (unsigned long)sp->irq_ns,
