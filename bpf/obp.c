@@ -111,7 +111,8 @@ void obp_libbpf_quiet(void)
 
 void obp_why_msg(char *msg, size_t len, const char *what, int err)
 {
-	if (err == -EPERM || err == -EACCES)
+	/* Not -EACCES: that is also the verifier's refusal of a program. */
+	if (err == -EPERM)
 		snprintf(msg, len, "%s: not permitted (eBPF needs root: CAP_BPF and CAP_PERFMON)", what);
 	else {
 		pthread_mutex_lock(&log_mu);
