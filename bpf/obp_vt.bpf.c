@@ -107,24 +107,30 @@ int BPF_PROG(obp_vt_switch, _Bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
 	struct vt_cpu *c = this_cpu();
-	struct obp_vt_slot *s;
+	struct obp_vt_slot *out, *in;
+	__u32 out1, in1;
 	__u64 now;
 
 	if (!c)
 		return 0;
+	out1 = slot1_of(c, (__u32)prev->pid);
+	in1 = slot1_of(c, (__u32)next->pid);
+	/* Most switches are of threads not registered: no clock read. */
+	if (!out1 && !in1)
+		return 0;
+	out = slot_at(out1);
+	in = slot_at(in1);
 	now = bpf_ktime_get_ns();
-	s = slot_at(slot1_of(c, (__u32)prev->pid));
-	if (s) {
-		s->out_ns = now;
-		s->nswitch += 1;
+	if (out) {
+		out->out_ns = now;
+		out->nswitch += 1;
 	}
-	s = slot_at(slot1_of(c, (__u32)next->pid));
 	/* out_ns is 0 for a thread that has not been switched out since it
 	 * registered (it registers itself, running). */
-	if (s && s->out_ns) {
-		if (now > s->out_ns)
-			s->off_ns += now - s->out_ns;
-		s->out_ns = 0;
+	if (in && in->out_ns) {
+		if (now > in->out_ns)
+			in->off_ns += now - in->out_ns;
+		in->out_ns = 0;
 	}
 	return 0;
 }
@@ -180,39 +186,40 @@ static __always_inline void hard_exit(void)
 }
 
 SEC("tp_btf/irq_handler_entry")
-int BPF_PROG(obp_vt_irq_entry)
+int BPF_PROG(obp_vt_irq_in)
 {
 	hard_enter();
 	return 0;
 }
 
 SEC("tp_btf/irq_handler_exit")
-int BPF_PROG(obp_vt_irq_exit)
+int BPF_PROG(obp_vt_irq_out)
 {
 	hard_exit();
 	return 0;
 }
 
 /* x86's system vectors: optional (the loader drops those the kernel
- * lacks). */
-#define OBP_VT_VECTOR(name)                              \
-	SEC("tp_btf/" #name "_entry")                    \
-	int BPF_PROG(obp_vt_##name##_entry)              \
+ * lacks). Programs are named obp_vt_<short>_in/_out: the kernel keeps 15
+ * characters of a program's name. */
+#define OBP_VT_VECTOR(tp, short)                         \
+	SEC("tp_btf/" #tp "_entry")                      \
+	int BPF_PROG(obp_vt_##short##_in)                \
 	{                                                \
 		hard_enter();                            \
 		return 0;                                \
 	}                                                \
-	SEC("tp_btf/" #name "_exit")                     \
-	int BPF_PROG(obp_vt_##name##_exit)               \
+	SEC("tp_btf/" #tp "_exit")                       \
+	int BPF_PROG(obp_vt_##short##_out)               \
 	{                                                \
 		hard_exit();                             \
 		return 0;                                \
 	}
 
-OBP_VT_VECTOR(local_timer)
-OBP_VT_VECTOR(reschedule)
-OBP_VT_VECTOR(call_function)
-OBP_VT_VECTOR(call_function_single)
+OBP_VT_VECTOR(local_timer, tmr)
+OBP_VT_VECTOR(reschedule, rsch)
+OBP_VT_VECTOR(call_function, cf)
+OBP_VT_VECTOR(call_function_single, cf1)
 
 /*
  * Softirqs run with interrupts on, so a hard interrupt may land in the
@@ -222,7 +229,7 @@ OBP_VT_VECTOR(call_function_single)
  * window), never by both.
  */
 SEC("tp_btf/softirq_entry")
-int BPF_PROG(obp_vt_softirq_entry)
+int BPF_PROG(obp_vt_soft_in)
 {
 	struct vt_cpu *c = this_cpu();
 	__u32 slot1;
@@ -237,7 +244,7 @@ int BPF_PROG(obp_vt_softirq_entry)
 }
 
 SEC("tp_btf/softirq_exit")
-int BPF_PROG(obp_vt_softirq_exit)
+int BPF_PROG(obp_vt_soft_out)
 {
 	struct vt_cpu *c = this_cpu();
 	struct obp_vt_slot *s;

@@ -39,10 +39,15 @@ struct obp_vt {
 	char vectors[128];         /* system vectors attached, for obp_vt_vectors */
 };
 
-/* Optional hard-interrupt tracepoints (x86 system vectors): entry and exit
- * programs, found by name in the skeleton. */
-static const char *const vector_tps[] = {
-	"local_timer", "reschedule", "call_function", "call_function_single",
+/* Optional hard-interrupt tracepoints (x86 system vectors) and the short
+ * names of their programs in obp_vt.bpf.c (obp_vt_<short>_in/_out). */
+static const struct {
+	const char *tp, *prog;
+} vectors[] = {
+	{ "local_timer", "tmr" },
+	{ "reschedule", "rsch" },
+	{ "call_function", "cf" },
+	{ "call_function_single", "cf1" },
 };
 
 /* Load only the vector programs whose tracepoints this kernel has. */
@@ -50,23 +55,26 @@ static void vectors_pick(struct obp_vt *vt)
 {
 	struct bpf_object *obj = vt->skel->obj;
 
-	for (size_t i = 0; i < sizeof(vector_tps) / sizeof(vector_tps[0]); i++) {
+	for (size_t i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++) {
 		char tp[64], prog[64];
 		bool have = true;
 
 		for (int exit = 0; exit < 2; exit++) {
-			snprintf(tp, sizeof(tp), "%s_%s", vector_tps[i], exit ? "exit" : "entry");
+			snprintf(tp, sizeof(tp), "%s_%s", vectors[i].tp, exit ? "exit" : "entry");
 			have = have && libbpf_find_vmlinux_btf_id(tp, BPF_TRACE_RAW_TP) >= 0;
 		}
 		for (int exit = 0; exit < 2; exit++) {
-			snprintf(prog, sizeof(prog), "obp_vt_%s_%s", vector_tps[i],
-				 exit ? "exit" : "entry");
-			bpf_program__set_autoload(bpf_object__find_program_by_name(obj, prog), have);
+			snprintf(prog, sizeof(prog), "obp_vt_%s_%s", vectors[i].prog,
+				 exit ? "out" : "in");
+			struct bpf_program *bp = bpf_object__find_program_by_name(obj, prog);
+
+			if (bp)
+				bpf_program__set_autoload(bp, have);
 		}
 		if (have)
 			snprintf(vt->vectors + strlen(vt->vectors),
 				 sizeof(vt->vectors) - strlen(vt->vectors), "%s%s",
-				 vt->vectors[0] ? " " : "", vector_tps[i]);
+				 vt->vectors[0] ? " " : "", vectors[i].tp);
 	}
 }
 
