@@ -207,13 +207,14 @@ static void *pair_spin(void *p)
  * half of the CPU time the pair gets and waits the rest. The scheduler's
  * slices (a few ms) and the start-up skew (the second thread may first
  * run a slice late) make the halves uneven by several ms: each share is
- * expected within 30..70 %, the pair's CPU time is at most the time
- * from the first start to the last end (one CPU; 5 % for steal), and each thread waits at least 30 % of its
- * wall time. Other processes on that CPU (tests run beside other work)
- * take from both; where they took little (the pair got >= 90 % of the
- * wall time), each thread's virtual time is 30..70 % of its wall time
- * too. Virtual time agrees with the thread CPU clock within 10 % (+
- * irq_ns below, + 0.2 ms above: see above).
+ * expected within 30..70 %, the pair's CPU time is at most the time from
+ * the first start to the last end (one CPU; 5 % for skew), and each
+ * thread waits at least 30 % of its wall time. Other processes on that
+ * CPU (tests run beside other work) take from both; where they took
+ * little (the pair got >= 90 % of the wall time), each thread's virtual
+ * time is 30..70 % of its wall time too. Virtual time (+ irq_ns) is at
+ * least 90 % of the thread CPU clock; not at most: on a loaded host the
+ * steal time it includes and the clock leaves out reached 10 ms of 25.
  */
 Test(vt, two_spinners_on_one_cpu_share_it)
 {
@@ -254,8 +255,7 @@ Test(vt, two_spinners_on_one_cpu_share_it)
 		cr_expect(off > 0.3, "thread %d: off-CPU %.3f of wall", i, off);
 		cr_expect_geq(sp->nswitch, 2u, "thread %d switched out %lu times", i,
 			      (unsigned long)sp->nswitch);
-		cr_expect((double)sp->cpu_ns <= (double)sp->kcpu_ns * 1.1 + 200000 &&
-			  (double)(sp->cpu_ns + sp->irq_ns) >= (double)sp->kcpu_ns * 0.9 - 50000,
+		cr_expect((double)(sp->cpu_ns + sp->irq_ns) >= (double)sp->kcpu_ns * 0.9 - 50000,
 			  "thread %d: virtual %lu ns, irq %lu ns, thread CPU clock %lu ns", i,
 			  (unsigned long)sp->cpu_ns, (unsigned long)sp->irq_ns,
 			  (unsigned long)sp->kcpu_ns);
