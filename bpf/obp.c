@@ -104,20 +104,31 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 	return 0;
 }
 
-/* Why a load or attach of @what failed with @err: said for people, for
- * each of @layers. Lack of privilege needs no more than that. */
+void obp_libbpf_quiet(void)
+{
+	libbpf_set_print(libbpf_log);
+}
+
+void obp_why_msg(char *msg, size_t len, const char *what, int err)
+{
+	/* Lack of privilege needs no more than that: it is every layer's.
+	 * Not -EACCES: that is also the verifier's refusal of a program. */
+	if (err == -EPERM)
+		snprintf(msg, len, "not permitted (eBPF needs root: CAP_BPF and CAP_PERFMON)");
+	else {
+		pthread_mutex_lock(&log_mu);
+		snprintf(msg, len, "%s: %s%s%.120s", what, strerror(-err),
+			 log_last[0] ? ": " : "", log_last);
+		pthread_mutex_unlock(&log_mu);
+	}
+}
+
+/* Why a load or attach of @what failed with @err, for each of @layers. */
 static void why_failed(struct obp *b, unsigned layers, const char *what, int err)
 {
 	char msg[sizeof(b->why[0])];
 
-	if (err == -EPERM || err == -EACCES)
-		snprintf(msg, sizeof(msg), "not permitted (eBPF needs root: CAP_BPF and CAP_PERFMON)");
-	else {
-		pthread_mutex_lock(&log_mu);
-		snprintf(msg, sizeof(msg), "%s: %s%s%.120s", what, strerror(-err),
-			 log_last[0] ? ": " : "", log_last);
-		pthread_mutex_unlock(&log_mu);
-	}
+	obp_why_msg(msg, sizeof(msg), what, err);
 	for (unsigned l = 0; l < OBP_L__COUNT; l++)
 		if (layers & OBP_LAYER_BIT(l))
 			snprintf(b->why[l], sizeof(b->why[l]), "%s", msg);
@@ -269,7 +280,7 @@ int obp_open(const struct obp_opts *o, struct obp **out, char *err, size_t errle
 	b->opts = *o;
 	b->start_unix_ns = osp_clock_unix_ns();
 	b->start_mono_ns = osp_clock_mono_ns();
-	libbpf_set_print(libbpf_log);
+	obp_libbpf_quiet();
 	if (o->layers && access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
 		snprintf(b->why[0], sizeof(b->why[0]), "this kernel has no BTF (/sys/kernel/btf/vmlinux)");
 		for (unsigned l = 1; l < OBP_L__COUNT; l++)

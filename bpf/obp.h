@@ -25,8 +25,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <linux/types.h>
 
 #include "osprof/profile.h"
+#include "obp_abi.h"
 
 enum obp_layer {
 	OBP_L_FUSE,
@@ -126,5 +128,87 @@ const char *obp_fuse_op_name(unsigned op, char *buf, size_t len);
 const char *obp_syscall_name(unsigned nr, char *buf, size_t len);
 /* The number of system call @name, or -1. */
 int obp_syscall_nr(const char *name);
+
+/*
+ * Virtual time of threads (obp_vt.bpf.c), apart from the layers: a
+ * thread's CPU time over an interval, the Virtual Timers paper's way, at
+ * the cost of two memory loads instead of a clock_gettime(
+ * CLOCK_THREAD_CPUTIME_ID) system call. A registered thread has a slot
+ * in which the programs add up the time it spends switched out
+ * (off_ns) and in hard and soft interrupt handlers while current
+ * (irq_ns). Over an interval on one thread,
+ *
+ *	cpu_ns = (t1 - t0) - (obp_vt_deduct_ns(s) at t1 - at t0)
+ *
+ * where t is any monotonic ns clock of the caller's (the programs use
+ * CLOCK_MONOTONIC; durations in ns mix). Read the deduction right after
+ * t0 and right before t1, so everything in between is in both.
+ *
+ * Consistency: read by its own thread while it runs, a slot is exact up
+ * to that moment: the switch-in that ended its last off-CPU spell and
+ * the exit of every interrupt that hit it were written before it resumed
+ * (on its CPU, or ordered by the migration). Read by another thread, off_ns
+ * lags while the owner is switched out (out_ns says since when) and
+ * irq_ns may grow between the two loads; each load is an aligned 64-bit
+ * one, never torn. Not deducted: the interrupt entry and exit code around
+ * the handlers' tracepoints, and the part of a context switch before and
+ * after the sched_switch tracepoint (both small, and charged as CPU);
+ * time a hypervisor took the virtual CPU away while the thread ran
+ * (steal: the guest does not see it go, though the kernel's thread clock
+ * may leave it out).
+ * The tids are the initial PID namespace's: obp_vt_open refuses to run
+ * in another.
+ */
+struct obp_vt;
+
+/*
+ * obp_vt_open - load and attach the virtual time programs. 0 with *@out
+ * set; else -errno and one line in @why: -EPERM (not root: CAP_BPF and
+ * CAP_PERFMON), -EOPNOTSUPP (no BTF, or a PID namespace other than the
+ * initial one), -ENOMEM, or a load or attach error.
+ */
+int obp_vt_open(struct obp_vt **out, char *why, size_t whylen);
+/* Detach and free, slots included; NULL is accepted. */
+void obp_vt_close(struct obp_vt *vt);
+
+/*
+ * obp_vt_register - give the calling thread a slot, its counters zero,
+ * into *@slot (valid until the thread unregisters or exits, or @vt is
+ * closed). One bpf system call. Registering again replaces the earlier
+ * slot (freed), as does a stale entry left by an earlier thread of the
+ * same tid. Returns the slot number (>= 0), -ENOSPC when all
+ * OBP_VT_SLOTS are taken, -errno of the map update. Thread-safe.
+ */
+int obp_vt_register(struct obp_vt *vt, const struct obp_vt_slot **slot);
+/*
+ * obp_vt_unregister - free slot @slot of the calling thread (for
+ * instance from a pthread key destructor). A thread that exits without
+ * it has its slot freed by the programs (sched_process_exit). 0;
+ * -EINVAL for a slot out of range, -EPERM when the calling thread does
+ * not own it; -errno of the map delete. Thread-safe.
+ */
+int obp_vt_unregister(struct obp_vt *vt, int slot);
+
+/* The sums so far, ns: switched out; in interrupt handlers; both (what
+ * to deduct from elapsed time). No system call; see above for when
+ * they are consistent. */
+static inline uint64_t obp_vt_off_ns(const struct obp_vt_slot *s)
+{
+	return __atomic_load_n(&s->off_ns, __ATOMIC_RELAXED);
+}
+
+static inline uint64_t obp_vt_irq_ns(const struct obp_vt_slot *s)
+{
+	return __atomic_load_n(&s->irq_ns, __ATOMIC_RELAXED);
+}
+
+static inline uint64_t obp_vt_deduct_ns(const struct obp_vt_slot *s)
+{
+	return obp_vt_off_ns(s) + obp_vt_irq_ns(s);
+}
+
+/* The system-vector tracepoints attached besides irq_handler and softirq
+ * (x86: "local_timer reschedule ..."), for reports; "" for none. */
+const char *obp_vt_vectors(const struct obp_vt *vt);
 
 #endif /* OBP_H */

@@ -91,4 +91,33 @@ enum obp_stat {
 	OBP_S__COUNT
 };
 
+/*
+ * Virtual time (obp_vt.bpf.c, obp_vt.c): one slot per registered thread in
+ * an array map that user space mmaps, so a thread reads what to deduct
+ * from its elapsed time with two loads and no system call. 64 bytes, one
+ * cache line: threads on different CPUs never share a line, and the
+ * mmapped array's values start page-aligned, so a slot never straddles
+ * lines and every __u64 is naturally aligned (untorn loads).
+ *
+ * Writers: the programs, on the CPU the owner runs on (or is switched
+ * away from / onto); user space only while no program can reach the slot
+ * (registration, before its thread id is in the map; release, after).
+ */
+#define OBP_VT_SLOTS 4096
+
+struct obp_vt_slot {
+	__u64 off_ns;  /* time switched out since registration, ns */
+	__u64 irq_ns;  /* time in outermost hard and soft interrupt handlers
+			* while the owner was current, ns */
+	__u64 out_ns;  /* bpf_ktime_get_ns() when last switched out; 0 while
+			* on a CPU */
+	__u64 nswitch; /* times switched out */
+	__u64 nirq;    /* interrupt intervals charged to irq_ns */
+	__u32 tid;     /* owner's thread id (initial PID namespace); 0: free */
+	__u32 pad0;
+	__u64 pad[2];
+} __attribute__((aligned(64)));
+
+_Static_assert(sizeof(struct obp_vt_slot) == 64, "one cache line per slot");
+
 #endif /* OBP_ABI_H */

@@ -27,4 +27,11 @@ struct obp {
 int obp_layer_maps(struct obp *b, enum obp_layer l, int *hists_fd, int *stats_fd,
 		   unsigned *kind);
 
+/* Keep libbpf's messages instead of printing them (OSPROF_BPF_DEBUG=1
+ * prints them): call before opening an object. */
+void obp_libbpf_quiet(void);
+/* Why a load or attach of @what failed with @err, said for people in one
+ * line into @msg (the last libbpf message kept, or the missing rights). */
+void obp_why_msg(char *msg, size_t len, const char *what, int err);
+
 #endif /* OBP_IMPL_H */
