@@ -102,6 +102,7 @@ struct ofs_ctl;
 struct ofs_kmod;
 struct ofs_lockq;
 struct obp;
+struct obp_vt;
 
 /* The daemon. One per process: FUSE passes it to every handler. */
 struct ofs {
@@ -115,6 +116,8 @@ struct ofs {
 	struct ofs_lockq *lockq;     /* lock requests waiting (ofs_lock.c) */
 	struct obp *bpf;             /* the eBPF layers, NULL when none loaded
 				      * (ofs_bpf.c); set before serving */
+	struct obp_vt *vt;           /* -o cpu_time from eBPF virtual time, or
+				      * NULL (the thread CPU clock) */
 	uid_t owner_uid;             /* the mounting user: may write ctl */
 	gid_t owner_gid;
 	bool switch_creds;           /* root with allow_other: act as caller */
@@ -181,8 +184,9 @@ static inline void ofs_proc_path(char buf[32], int fd)
 int ofs_opts_parse(struct ofs *fs, struct fuse_args *args);
 void ofs_opts_free(struct ofs_opts *o);
 const char *ofs_cache_name(enum ofs_cache c);
-/* What the CPU histograms hold: "vtimer", "thread_cputime" or "none". */
-const char *ofs_cpu_source_name(const struct ofs_opts *o);
+/* What the CPU histograms hold: "vtimer" (osprof.ko), "ebpf_vtime",
+ * "thread_cputime" or "none". */
+const char *ofs_cpu_source_name(const struct ofs *fs);
 /* Record the settings that shape the profile into @p->options. */
 int ofs_opts_describe(const struct ofs *fs, struct osp_profile *p);
 
@@ -391,6 +395,13 @@ bool ofs_layer_present(struct ofs *fs, const char *layer);
  */
 void ofs_bpf_ctl_begin(struct ofs *fs);
 void ofs_bpf_ctl_end(struct ofs *fs);
+/*
+ * ofs_bpf_vt_deduct - what the calling thread's virtual time leaves out
+ * so far (off-CPU and interrupt ns), from its eBPF slot, taken on its
+ * first call (and given back when the thread exits). False when it has
+ * none (all taken: counted in ctl's vt_errors).
+ */
+bool ofs_bpf_vt_deduct(struct ofs *fs, uint64_t *ns);
 /* ctl's reset, enable and disable, for the eBPF layers. */
 void ofs_bpf_reset(struct ofs *fs);
 void ofs_bpf_enable(struct ofs *fs, bool on);
@@ -448,9 +459,12 @@ struct ofs_prof_req {
 	enum ofs_op op;
 	struct ofs *fs;
 	uint64_t c0;      /* clock counter at entry */
-	uint64_t cpu0_ns; /* thread CPU time at entry (cpu_time only) */
+	uint64_t cpu0_ns; /* thread CPU time at entry (cpu_time only), or
+			   * with eBPF virtual time what it left out */
 	uint64_t cpu_ns;  /* detached: the CPU time its worker used */
-	bool vt_on;       /* this thread's virtual timer runs (vtimers only) */
+	bool vt_on;       /* virtual time is being taken: osprof.ko's timer of
+			   * this thread runs (vtimers), or eBPF's slot was
+			   * read into cpu0_ns (cpu_time) */
 };
 /*
  * Move this thread's request into @t, with the CPU time its worker used

@@ -10,9 +10,14 @@
  * Where osprof.ko also offers a layer (lower), the module serves it unless
  * -o layers asks for the eBPF one; each profile says which served it
  * (source.layer_source).
+ *
+ * With -o cpu_time, a request's CPU time is its virtual time from eBPF
+ * (bpf/obp.h's obp_vt): each worker thread takes a slot on its first
+ * request and reads what its virtual time leaves out from memory.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +66,63 @@ static void say_why(const struct obp *b, unsigned missing)
 	fputc('\n', stderr);
 }
 
+/* ---- virtual time (-o cpu_time) ---- */
+
+/* This thread's slot: NULL until its first request. */
+static __thread const struct obp_vt_slot *vt_slot;
+static __thread int vt_no = -1;
+static pthread_key_t vt_key;
+static pthread_once_t vt_key_once = PTHREAD_ONCE_INIT;
+static uint64_t vt_errors; /* threads left without a slot (atomic) */
+
+/* A worker that exits gives its slot back (libfuse retires idle ones). */
+static void vt_thread_exit(void *arg)
+{
+	struct obp_vt *vt = arg;
+
+	if (vt_no >= 0)
+		obp_vt_unregister(vt, vt_no);
+	vt_no = -1;
+	vt_slot = NULL;
+}
+
+static void vt_key_make(void)
+{
+	if (pthread_key_create(&vt_key, vt_thread_exit) != 0)
+		vt_key = (pthread_key_t)-1;
+}
+
+bool ofs_bpf_vt_deduct(struct ofs *fs, uint64_t *ns)
+{
+	if (!vt_slot) {
+		int no = obp_vt_register(fs->vt, &vt_slot);
+
+		if (no < 0) {
+			vt_slot = NULL;
+			__atomic_add_fetch(&vt_errors, 1, __ATOMIC_RELAXED);
+			return false;
+		}
+		vt_no = no;
+		if (vt_key != (pthread_key_t)-1)
+			pthread_setspecific(vt_key, fs->vt);
+	}
+	*ns = obp_vt_deduct_ns(vt_slot);
+	return true;
+}
+
+/* -o cpu_time: eBPF's virtual time where it loads, else the thread
+ * clock, quietly (ctl and the profile's options say which). */
+static void vt_open(struct ofs *fs)
+{
+	char why[200];
+
+	if (!fs->opts.cpu_time || fs->opts.vtimers)
+		return;
+	pthread_once(&vt_key_once, vt_key_make);
+	if (obp_vt_open(&fs->vt, why, sizeof(why)) != 0)
+		fs->vt = NULL;
+}
+
 int ofs_bpf_open(struct ofs *fs)
 {
 	struct obp_opts o = {
@@ -71,6 +133,7 @@ int ofs_bpf_open(struct ofs *fs)
 	unsigned missing;
 	int e;
 
+	vt_open(fs);
 	/* Unasked, the module's layers stay the module's: it was loaded on
 	 * purpose, and its lower layer also has virtual time. */
 	if (fs->opts.layers_auto && ofs_kmod_loaded())
@@ -129,6 +192,9 @@ void ofs_bpf_close(struct ofs *fs)
 {
 	obp_close(fs->bpf);
 	fs->bpf = NULL;
+	/* The workers have stopped: nothing reads a slot any more. */
+	obp_vt_close(fs->vt);
+	fs->vt = NULL;
 }
 
 /* The loaded eBPF layer named @layer, or -1. */
@@ -230,6 +296,9 @@ void ofs_bpf_enable(struct ofs *fs, bool on)
 void ofs_bpf_describe(struct ofs *fs, FILE *out)
 {
 	bool first = true;
+
+	if (fs->vt)
+		fprintf(out, "vt_errors %" PRIu64 "\n", __atomic_load_n(&vt_errors, __ATOMIC_RELAXED));
 
 	fputs("ebpf_layers ", out);
 	for (unsigned l = 0; l < OBP_L__COUNT; l++)

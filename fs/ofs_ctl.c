@@ -214,7 +214,7 @@ static int gen_ctl(struct ofs *fs, const char *arg, FILE *out)
 		fs->opts.singlethread ? 0 : fs->opts.poll_us);
 	fprintf(out, "writeback %s\ncpu_time %s\ncpu_source %s\n",
 		fs->opts.writeback ? "on" : "off", fs->opts.cpu_time ? "on" : "off",
-		ofs_cpu_source_name(&fs->opts));
+		ofs_cpu_source_name(fs));
 	fprintf(out, "clock %s %.6f\n", osp_clock_source_name(fs->clk.source),
 		fs->clk.cycles_per_ns);
 	fprintf(out, "lost %" PRIu64 "\n", osp_set_lost(fs->set));

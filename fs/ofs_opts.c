@@ -83,7 +83,10 @@ static void usage(const char *prog)
 "    -o entry_timeout=S     dentry timeout in seconds (overrides the mode)\n"
 "    -o attr_timeout=S      attribute timeout in seconds (overrides the mode)\n"
 "    -o writeback           kernel writeback cache (with cache=auto|always)\n"
-"    -o cpu_time            also record each request's thread CPU time\n"
+"    -o cpu_time            also record each request's CPU time: its virtual\n"
+"                           time from eBPF (without time switched out or in\n"
+"                           interrupts, read from memory) as root on a\n"
+"                           kernel with BTF, else the thread CPU clock\n"
 "    -o vtimers             record each request's virtual time instead (the\n"
 "                           time its thread ran, without interrupts), from\n"
 "                           osprof.ko's virtual timers (/dev/osprof_vt)\n"
@@ -404,9 +407,11 @@ const char *ofs_cache_name(enum ofs_cache c)
 	return c == OFS_CACHE_ALWAYS ? "always" : c == OFS_CACHE_AUTO ? "auto" : "never";
 }
 
-const char *ofs_cpu_source_name(const struct ofs_opts *o)
+const char *ofs_cpu_source_name(const struct ofs *fs)
 {
-	return o->vtimers ? "vtimer" : o->cpu_time ? "thread_cputime" : "none";
+	const struct ofs_opts *o = &fs->opts;
+
+	return o->vtimers ? "vtimer" : fs->vt ? "ebpf_vtime" : o->cpu_time ? "thread_cputime" : "none";
 }
 
 int ofs_opts_describe(const struct ofs *fs, struct osp_profile *p)
@@ -422,7 +427,7 @@ int ofs_opts_describe(const struct ofs *fs, struct osp_profile *p)
 	err |= osp_kv_set_bool(l, "writeback", o->writeback);
 	err |= osp_kv_set_bool(l, "cpu_time", o->cpu_time);
 	if (o->cpu_time)
-		err |= osp_kv_set_str(l, "cpu_source", ofs_cpu_source_name(o));
+		err |= osp_kv_set_str(l, "cpu_source", ofs_cpu_source_name(fs));
 	err |= osp_kv_set_str(l, "threads", o->singlethread ? "single" :
 					     o->poll_us ? "poll" : "pool");
 	if (!o->singlethread && o->poll_us)

@@ -77,8 +77,13 @@ static inline void timing_start(struct ofs *fs, enum ofs_op op)
 	t->detached = false;
 	t->op = op;
 	t->fs = fs;
-	t->cpu0_ns = fs->opts.cpu_time && !fs->opts.vtimers ? thread_cpu_ns() : 0;
+	t->cpu0_ns = fs->opts.cpu_time && !fs->opts.vtimers && !fs->vt ? thread_cpu_ns() : 0;
 	t->c0 = osp_clock_read(&fs->clk);
+	/* Right after c0: the virtual time of [c0, end] is the elapsed time
+	 * less what it left out meanwhile. */
+	t->vt_on = fs->vt && ofs_bpf_vt_deduct(fs, &t->cpu0_ns);
+	if (t->vt_on)
+		return;
 	/*
 	 * The virtual timer runs inside the latency interval, so that cpu <=
 	 * latency holds per request (latency = cpu + wait); the latency then
@@ -90,9 +95,18 @@ static inline void timing_start(struct ofs *fs, enum ofs_op op)
 /* The CPU time @t used on this thread, stopping its virtual timer. */
 static uint64_t timing_cpu_ns(struct ofs_prof_req *t)
 {
+	uint64_t d1, el;
+
+	if (t->vt_on && t->fs->vt) {
+		if (!ofs_bpf_vt_deduct(t->fs, &d1))
+			return 0;
+		el = osp_clock_to_ns(&t->fs->clk, osp_clock_read(&t->fs->clk) - t->c0);
+		/* Two clocks (calibrated TSC, ktime) may differ by a few ns. */
+		return el > d1 - t->cpu0_ns ? el - (d1 - t->cpu0_ns) : 0;
+	}
 	if (t->vt_on)
 		return ofs_kmod_vt_stop(t->fs);
-	if (t->fs->opts.cpu_time && !t->fs->opts.vtimers)
+	if (t->fs->opts.cpu_time && !t->fs->opts.vtimers && !t->fs->vt)
 		return thread_cpu_ns() - t->cpu0_ns;
 	return 0;
 }

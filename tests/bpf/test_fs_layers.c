@@ -420,3 +420,68 @@ Test(fs_layers, unprivileged_with_layers_asked_for_refuses)
 	expect_said_once("osprof-fs: eBPF layer fuse off: not permitted");
 	cr_expect_neq(h_sh("grep -qF ' %s ' /proc/self/mountinfo", m.dir), 0, "left mounted");
 }
+
+/* The share of read's latency that was CPU time, in @p (cpu_time). */
+static double read_cpu_share(const struct osp_profile *p)
+{
+	const struct osp_op *o = osp_profile_find_op(p, "read");
+
+	cr_assert_not_null(o, "no reads");
+	cr_assert(o->has_cpu, "no CPU histogram");
+	cr_assert_eq(o->cpu.count, o->lat.count);
+	return o->lat.sum ? (double)o->cpu.sum / (double)o->lat.sum : 0.0;
+}
+
+/*
+ * -o cpu_time takes each request's virtual time from eBPF: a read that
+ * waits 2 ms for its lower file system (sleepfs) used next to no CPU, a
+ * read the daemon's thread spends copying cached pages used nearly all
+ * of its latency.
+ */
+Test(fs_layers, cpu_time_is_virtual_time)
+{
+	static char big[1 << 20];
+	struct osp_profile *p;
+	char *ctl_text;
+	double share;
+	int fd;
+
+	h_sleepfs_start(&s, m.top, "2000");
+	h_start_at(&m, s.dir, NULL, (const char *const[]){ "-o", "cpu_time", NULL });
+	ctl_text = h_slurp(h_at(m.ctl, "ctl"), NULL);
+	cr_assert_not_null(ctl_text);
+	cr_expect_not_null(strstr(ctl_text, "\ncpu_source ebpf_vtime\n"), "%s", ctl_text);
+	free(ctl_text);
+	fd = open(h_at(m.dir, "slow"), O_RDONLY);
+	cr_assert_geq(fd, 0);
+	for (int i = 0; i < 10; i++)
+		cr_assert_eq(pread(fd, big, 4096, 0), 4096);
+	close(fd);
+	p = h_profile(&m);
+	share = read_cpu_share(p);
+	/* Tens of us of CPU against 2 ms of waiting. */
+	cr_expect_lt(share, 0.1, "sleeping reads: CPU %.3f of latency", share);
+	cr_expect_eq(strcmp(osp_kv_get(&p->options, "cpu_source"), "\"ebpf_vtime\""), 0);
+	osp_profile_free(p);
+	cr_expect_eq(h_stop(&m), 0);
+
+	/* A 64 MiB file in the page cache, read 1 MiB at a time: each FUSE
+	 * read is a copy by the daemon's thread, on the CPU throughout. */
+	h_tree(&m2);
+	fd = open(h_at(m2.lower, "big"), O_CREAT | O_RDWR, 0644);
+	cr_assert_geq(fd, 0);
+	for (int i = 0; i < 64; i++)
+		cr_assert_eq(write(fd, big, sizeof(big)), (ssize_t)sizeof(big));
+	close(fd);
+	h_start(&m2, (const char *const[]){ "-o", "cpu_time", NULL });
+	fd = open(h_at(m2.dir, "big"), O_RDONLY);
+	cr_assert_geq(fd, 0);
+	for (int i = 0; i < 64; i++)
+		cr_assert_eq(read(fd, big, sizeof(big)), (ssize_t)sizeof(big));
+	close(fd);
+	p = h_profile(&m2);
+	share = read_cpu_share(p);
+	cr_expect_gt(share, 0.6, "copying reads: CPU %.3f of latency", share);
+	osp_profile_free(p);
+	cr_expect_eq(h_stop(&m2), 0);
+}
