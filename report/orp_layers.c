@@ -335,15 +335,16 @@ static const char *const *layer_head(const char *layer)
 	return ops;
 }
 
-static const char *layer_what(const char *layer)
+/* What a layer's entries are, for @n of them. */
+static const char *layer_what(const char *layer, size_t n)
 {
 	if (strcmp(layer, "syscall") == 0 || strcmp(layer, "lower") == 0)
-		return "calls";
+		return n == 1 ? "call" : "calls";
 	if (strcmp(layer, "block") == 0)
-		return "devices and directions";
+		return n == 1 ? "device and direction" : "devices and directions";
 	if (strcmp(layer, "irq") == 0)
-		return "handlers";
-	return "operations";
+		return n == 1 ? "handler" : "handlers";
+	return n == 1 ? "operation" : "operations";
 }
 
 static int layer_table(struct orp_table *t, const struct osp_profile *p,
@@ -372,11 +373,11 @@ static int layer_table(struct orp_table *t, const struct osp_profile *p,
 	if (shown < n)
 		orp_table_title(t, "%s (%s): the top %zu of %zu %s by total time; %" PRIu64 " requests, %s in all",
 				p->layer, orp_layer_source(src, sizeof(src), p), shown, n,
-				layer_what(p->layer), count, b[0]);
+				layer_what(p->layer, n), count, b[0]);
 	else
 		orp_table_title(t, "%s (%s): %zu %s by total time; %" PRIu64 " requests, %s in all",
 				p->layer, orp_layer_source(src, sizeof(src), p), n,
-				layer_what(p->layer), count, b[0]);
+				layer_what(p->layer, n), count, b[0]);
 	for (size_t i = 0; i < shown; i++) {
 		const struct osp_hist *h = &v[i]->lat;
 
