@@ -26,7 +26,8 @@
 #define ORP_EXIT_OK 0
 #define ORP_EXIT_DIFFER 1
 #define ORP_EXIT_ERROR 2
-/* Layers one input may hold: fs, lower, block, irq and a few spare. */
+/* Layers one input may hold: fuse, fs, syscall, lower, block, irq and
+ * a couple spare. */
 #define ORP_LAYERS_MAX 8
 
 /* ---- orp_util.c ---------------------------------------------------------- */
@@ -82,6 +83,47 @@ int orp_cmp_op_total(const void *a, const void *b);
 /* Sum of a profile's latency histograms, every op (for layer views). */
 int orp_profile_total(const struct osp_profile *p, struct osp_hist *out);
 
+/* ---- orp_table.c: one table for text and HTML -------------------------- */
+
+#define ORP_TABLE_NOTES 4
+
+/*
+ * A table built once, then written as aligned text (columns as wide as
+ * their widest cell, escaped by osp_esc_text) or as HTML (osp_esc_html).
+ * Building never fails midway: the first error is kept in err and
+ * returned by the writers, so callers fill a table without checks.
+ */
+struct orp_table {
+	char *title;             /* a line above it, or NULL */
+	const char *const *head; /* ncols column names (borrowed) */
+	const char *align;       /* 'l' or 'r' per column (borrowed) */
+	size_t ncols;
+	size_t nrows, cap;
+	size_t ncell;            /* cells filled in the last row */
+	char **cells;            /* nrows * ncols, NULL for an empty cell */
+	bool *marked;            /* rows the HTML highlights (class diff) */
+	size_t nnotes;
+	char *notes[ORP_TABLE_NOTES]; /* lines below it */
+	int err;                 /* 0, -ENOMEM, or -E2BIG for a misuse */
+};
+
+/* @head has one name per character of @align; both must outlive @t. */
+void orp_table_init(struct orp_table *t, const char *const *head,
+		    const char *align);
+void orp_table_fini(struct orp_table *t);
+__attribute__((format(printf, 2, 3)))
+void orp_table_title(struct orp_table *t, const char *fmt, ...);
+/* A line below the table (at most ORP_TABLE_NOTES). */
+__attribute__((format(printf, 2, 3)))
+void orp_table_note(struct orp_table *t, const char *fmt, ...);
+/* Start a row; then one orp_table_cell per column, left to right. */
+void orp_table_row(struct orp_table *t, bool marked);
+__attribute__((format(printf, 2, 3)))
+void orp_table_cell(struct orp_table *t, const char *fmt, ...);
+/* Write @t: 0, @t's building error, -ENOMEM or -EIO. */
+int orp_table_write_text(const struct orp_table *t, FILE *out);
+int orp_table_write_html(const struct orp_table *t, FILE *out);
+
 /* ---- orp_load.c: inputs ------------------------------------------------ */
 
 /* One input of the command line: a file, a mount, or /proc/osprof. */
@@ -93,11 +135,13 @@ struct orp_input {
 
 /*
  * orp_input_load - read @spec: "-" (JSON on stdin), a JSON profile file,
- * a directory mounted by osprof-fs (MOUNT/.osprof/stats.json and any
- * lower/block/irq .json beside it), a control directory itself, or the
- * kernel module's /proc/osprof. Checksum failures are warned about on
- * stderr, naming the input and the histogram. 0, or -errno with a reason
- * naming @spec in @err.
+ * a directory mounted by osprof-fs (MOUNT/.osprof/stats.json and every
+ * other layer's .json beside it: fuse, syscall, lower, block, irq), a
+ * control directory itself or any directory of such layer files, the
+ * kernel module's /proc/osprof, or a comma-separated list of these (when
+ * @spec as a whole names nothing) making one set. Checksum failures are
+ * warned about on stderr, naming the input and the histogram. 0, or
+ * -errno with a reason naming @spec (or the part of it) in @err.
  */
 int orp_input_load(struct orp_input *in, const char *spec, char *err,
 		   size_t errlen);
@@ -113,6 +157,62 @@ int orp_inputs_load(char *const *specs, size_t n, const char *layer,
 void orp_inputs_free(struct orp_input *in, size_t n);
 /* Require exactly one profile (after selection): 0, or -EINVAL with @err. */
 int orp_input_single(const struct orp_input *in, char *err, size_t errlen);
+
+/* ---- orp_layers.c: the layered view of one run --------------------------- */
+
+/*
+ * The profiles of one run, one per layer, in the view's order: fuse, fs
+ * (the pair whose difference is what FUSE adds), syscall, lower, block,
+ * irq, then any other layer as given. Borrowed from the inputs.
+ */
+struct orp_layered {
+	size_t n;
+	const struct osp_profile *prof[ORP_LAYERS_MAX];
+};
+
+/*
+ * orp_layered_gather - the layers of @nin inputs taken as one run. Returns
+ * true, with @out filled, when they hold two layers or more and each only
+ * once; false when there is no layered view: one layer, or a layer given
+ * twice (then *@twice names it, else it is set to NULL).
+ */
+bool orp_layered_gather(const struct orp_input *in, size_t nin,
+			struct orp_layered *out, const char **twice);
+/* The position of @layer in the view's order (others after the known). */
+size_t orp_layer_rank(const char *layer);
+/*
+ * Where a profile's layer was taken, for people: its source's
+ * "layer_source" ("ebpf", "osprof.ko"), "osprof-fs" for layer fs, else
+ * "unrecorded". Into @buf; returns @buf.
+ */
+char *orp_layer_source(char *buf, size_t len, const struct osp_profile *p);
+/* A signed duration "+15.0us", "-200ns", "0ns" into @buf; returns @buf. */
+char *orp_fmt_delta(char *buf, size_t len, double ns);
+/*
+ * "fuse - fs: mean +15.0us, p50 +15.0us" for one operation of the two
+ * layers, with "; counts differ: fuse +3 (+0.3%)" when they do.
+ */
+void orp_layer_delta_text(char *buf, size_t len, const struct osp_op *fuse,
+			  const struct osp_op *fs);
+
+/* The tables of a layered view: the fuse-fs pair, then one per layer. */
+struct orp_layered_view {
+	size_t n;
+	struct orp_table t[ORP_LAYERS_MAX];
+};
+
+/*
+ * orp_layered_build - the tables of @l, each layer's table holding its
+ * @top operations with the most total latency (0: every one of the
+ * fuse-fs pair, 10 of the others). 0 or -ENOMEM; free with
+ * orp_layered_view_fini either way.
+ */
+int orp_layered_build(const struct orp_layered *l, size_t top,
+		      struct orp_layered_view *v);
+void orp_layered_view_fini(struct orp_layered_view *v);
+/* The tables, a blank line between two (text); 0 or -errno. */
+int orp_layered_write_text(FILE *out, const struct orp_layered_view *v);
+int orp_layered_write_html(FILE *out, const struct orp_layered_view *v);
 
 /* ---- orp_chart.c, orp_gp.c, orp_irq.c: gnuplot charts ------------------- */
 

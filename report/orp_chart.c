@@ -5,7 +5,9 @@
  * number of requests on a log scale, so a peak of ten requests shows next
  * to one of a million. Per-operation histograms with their peaks labelled,
  * an overview of the top operations side by side, the timeline as a heat
- * map, overlays of one operation in two profiles, and the layered view.
+ * map, overlays of one operation in two profiles, and the layered view
+ * (every request of each layer, and per operation the layers that share
+ * it -- fuse and fs above all -- overlaid with their means marked).
  * (IRQ bar charts live in orp_irq.c.)
  */
 #include <errno.h>
@@ -389,19 +391,24 @@ int orp_chart_overlay(struct orp_render *r, const struct osp_cmp *c,
 	return orp_gp_end(r, &g, err, errlen);
 }
 
-/* One curve per profile in @h (normalised), named by @names. */
+/*
+ * One curve per profile in @h (normalised), named by @names; where @means
+ * is given, a dashed line at each curve's mean latency in its colour.
+ */
 static int layer_chart(struct orp_render *r, const char *hint,
 		       const char *title, const struct osp_hist *const *h,
-		       const char *const *names, size_t n, char *err,
-		       size_t errlen)
+		       const char *const *names, const double *means, size_t n,
+		       char *err, size_t errlen)
 {
 	unsigned lo = UINT32_MAX, hi = 0, a, b;
+	double least = 100.0; /* the smallest share drawn, in percent */
 	struct orp_gp g;
 	int rc = orp_gp_begin(r, &g, hint, title, 900, 480, err, errlen);
 
 	if (rc)
 		return rc;
 	for (size_t k = 0; k < n; k++) {
+		double scale = 100.0 / (double)osp_hist_bucket_total(h[k]);
 		char name[32];
 
 		snprintf(name, sizeof(name), "l%zu", k);
@@ -409,13 +416,26 @@ static int layer_chart(struct orp_render *r, const char *hint,
 			lo = a < lo ? a : lo;
 			hi = b > hi ? b : hi;
 		}
-		data_hist(g.f, name, h[k], 100.0 / (double)osp_hist_bucket_total(h[k]));
+		for (uint32_t i = 0; i < h[k]->nbk; i++)
+			least = fmin(least, (double)h[k]->bk[i].count * scale);
+		data_hist(g.f, name, h[k], scale);
 	}
 	orp_gp_set_str(g.f, "title", title);
 	hist_axes(g.f, lo, hi, h[0]->res, "share of requests, % (log scale)");
-	fputs("set yrange [*:250]\nset format y '%g'\nplot ", g.f);
+	/* Room below the smallest share, so a one-bucket curve is seen. */
+	fprintf(g.f, "set yrange [%.6g:250]\n", least / 4.0);
+	/* Bucket b ends at 2^(b/res) and is drawn from b - 0.5 to b + 0.5. */
+	for (size_t k = 0; means && k < n; k++)
+		if (means[k] > 1.0)
+			fprintf(g.f, "set arrow %zu from %.4f, graph 0 to %.4f, graph 1 nohead dt 2 lc rgb '%s'\n",
+				k + 1, h[k]->res * log2(means[k]) + 0.5,
+				h[k]->res * log2(means[k]) + 0.5,
+				orp_gp_colours[k % orp_gp_ncolours]);
+	/* Boxes, not steps: a curve of one bucket is still drawn. */
+	fputs("set style fill transparent solid 0.3 border\nset boxwidth 0.85\n"
+	      "set format y '%g'\nplot ", g.f);
 	for (size_t k = 0; k < n; k++) {
-		fprintf(g.f, "%s$l%zu using 1:2 with histeps lw 2 lc rgb '%s' title ",
+		fprintf(g.f, "%s$l%zu using 1:2 with boxes lw 2 lc rgb '%s' title ",
 			k ? ", \\\n     " : "", k, orp_gp_colours[k % orp_gp_ncolours]);
 		osp_esc_gp(g.f, names[k]);
 	}
@@ -445,7 +465,7 @@ static int layers_total(struct orp_render *r, struct osp_profile *const *p,
 	}
 	if (!rc && m >= 2)
 		rc = layer_chart(r, "layers", "layered view: every request of each layer",
-				 hp, names, m, err, errlen);
+				 hp, names, NULL, m, err, errlen);
 	else if (rc)
 		snprintf(err, errlen, "layered view: %s", strerror(-rc));
 	for (size_t k = 0; k < m; k++)
@@ -453,50 +473,112 @@ static int layers_total(struct orp_render *r, struct osp_profile *const *p,
 	return rc;
 }
 
-int orp_chart_layers(struct orp_render *r, struct osp_profile *const *p,
+/* Op @name of layer @k, when it has requests; else NULL. */
+static const struct osp_op *busy_op(struct osp_profile *const *p,
+				    struct osp_name_index *const *ix, size_t k,
+				    const char *name)
+{
+	size_t pos = osp_name_index_find(ix[k], name);
+
+	return pos != SIZE_MAX && p[k]->ops[pos].lat.count ? &p[k]->ops[pos] : NULL;
+}
+
+/*
+ * The view of one operation the layers from @k0 on share (read in fuse
+ * and fs): its histograms overlaid, each layer's mean marked, and the
+ * title saying what fuse adds to fs. Nothing when only one layer has it.
+ */
+static int layers_op(struct orp_render *r, struct osp_profile *const *p,
+		     struct osp_name_index *const *ix, size_t n, size_t k0,
+		     const struct osp_op *op, char *err, size_t errlen)
+{
+	const struct osp_hist *hp[ORP_LAYERS_MAX];
+	const struct osp_op *fuse = NULL, *fs = NULL;
+	char labels[ORP_LAYERS_MAX][96], hint[192], title[384], mean[16];
+	const char *names[ORP_LAYERS_MAX];
+	double means[ORP_LAYERS_MAX];
+	size_t m = 0;
+
+	for (size_t k = k0; k < n; k++) {
+		const struct osp_op *o = k == k0 ? op : busy_op(p, ix, k, op->name);
+
+		if (!o)
+			continue;
+		if (strcmp(p[k]->layer, "fuse") == 0)
+			fuse = o;
+		else if (strcmp(p[k]->layer, "fs") == 0)
+			fs = o;
+		means[m] = osp_hist_mean(&o->lat);
+		snprintf(labels[m], sizeof(labels[m]), "%s: %" PRIu64 " requests, mean %s",
+			 p[k]->layer, o->lat.count, osp_fmt_ns(mean, sizeof(mean), means[m]));
+		names[m] = labels[m];
+		hp[m++] = &o->lat;
+	}
+	if (m < 2)
+		return 0;
+	snprintf(hint, sizeof(hint), "layers-%s", op->name);
+	snprintf(title, sizeof(title), "layered view of %s", op->name);
+	if (fuse && fs) {
+		size_t o = strlen(title);
+
+		snprintf(title + o, sizeof(title) - o, ": ");
+		o = strlen(title);
+		orp_layer_delta_text(title + o, sizeof(title) - o, fuse, fs);
+	}
+	return layer_chart(r, hint, title, hp, names, means, m, err, errlen);
+}
+
+/* Stable by the layered view's order: fuse, fs, syscall, lower, ... */
+static void order_layers(struct osp_profile **p, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct osp_profile *x = p[i];
+		size_t j = i;
+
+		for (; j > 0 && orp_layer_rank(p[j - 1]->layer) > orp_layer_rank(x->layer); j--)
+			p[j] = p[j - 1];
+		p[j] = x;
+	}
+}
+
+int orp_chart_layers(struct orp_render *r, struct osp_profile *const *prof,
 		     size_t n, char *err, size_t errlen)
 {
 	struct osp_name_index *ix[ORP_LAYERS_MAX] = { NULL };
+	struct osp_profile *p[ORP_LAYERS_MAX];
 	int rc;
 
-	if (n < 2)
+	if (n < 2 || n > ORP_LAYERS_MAX)
 		return 0;
-	for (size_t k = 1; k < n; k++)
-		if (p[k]->res != p[0]->res)
+	for (size_t k = 0; k < n; k++) {
+		if (prof[k]->res != prof[0]->res)
 			return 0; /* no common x axis */
+		p[k] = prof[k];
+	}
+	order_layers(p, n);
 	rc = layers_total(r, p, n, err, errlen);
 	/* Names looked up through indexes: linear in the number of ops. */
-	for (size_t k = 1; !rc && k < n; k++)
+	for (size_t k = 0; !rc && k < n; k++)
 		if (!(ix[k] = osp_name_index_ops(p[k]->ops, p[k]->nops))) {
 			snprintf(err, errlen, "out of memory");
 			rc = -ENOMEM;
 		}
-	/* An operation several layers share (read, write): its own view. */
-	for (size_t i = 0; !rc && i < p[0]->nops; i++) {
-		const struct osp_op *op = &p[0]->ops[i];
-		const struct osp_hist *hp[ORP_LAYERS_MAX] = { &op->lat };
-		const char *names[ORP_LAYERS_MAX] = { p[0]->layer };
-		size_t m = 1;
-		char hint[192], title[256];
+	/*
+	 * An operation several layers share (read in fuse and fs): its own
+	 * view, drawn once, from the first layer that has it.
+	 */
+	for (size_t k = 0; !rc && k + 1 < n; k++) {
+		for (size_t i = 0; !rc && i < p[k]->nops; i++) {
+			const struct osp_op *op = &p[k]->ops[i];
+			bool drawn = osp_name_index_find(ix[k], op->name) != i;
 
-		if (!op->lat.count)
-			continue;
-		for (size_t k = 1; k < n; k++) {
-			size_t pos = osp_name_index_find(ix[k], op->name);
-			const struct osp_op *o = pos == SIZE_MAX ? NULL : &p[k]->ops[pos];
-
-			if (o && o->lat.count) {
-				hp[m] = &o->lat;
-				names[m++] = p[k]->layer;
-			}
+			for (size_t j = 0; j < k && !drawn; j++)
+				drawn = busy_op(p, ix, j, op->name) != NULL;
+			if (op->lat.count && !drawn)
+				rc = layers_op(r, p, ix, n, k, op, err, errlen);
 		}
-		if (m < 2)
-			continue;
-		snprintf(hint, sizeof(hint), "layers-%s", op->name);
-		snprintf(title, sizeof(title), "layered view of %s", op->name);
-		rc = layer_chart(r, hint, title, hp, names, m, err, errlen);
 	}
-	for (size_t k = 1; k < n; k++)
+	for (size_t k = 0; k < n; k++)
 		osp_name_index_free(ix[k]);
 	return rc;
 }

@@ -6,6 +6,12 @@
  * overlays. Exit status 0 when nothing differs, 1 when something does, 2
  * on error -- so scripts can gate on it. The reason text is shared with
  * the HTML report.
+ *
+ * Sets of several layers (mounts, run directories, lists) are paired
+ * layer by layer and each pair is compared on its own, one section per
+ * layer, so a change in fuse is read beside an unchanged fs: the
+ * difference between layers is the answer. A layer only one set has is
+ * said, not compared: it tells what was profiled, not what changed.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -158,12 +164,18 @@ struct compare_args {
 static void help(void)
 {
 	printf("Usage: " ORP_PROG " compare [OPTION]... A B\n"
-	       "Compare two profile sets operation by operation, across all layers, as\n"
-	       "OSprof does: (1) set aside operations with a tiny share of requests and\n"
+	       "Compare two profile sets operation by operation, as OSprof does: (1) set aside operations with a tiny share of requests and\n"
 	       "latency in both, or with nearly equal counts and totals and the same\n"
 	       "peaks; (2) find the peaks of both and report how they changed; (3) rate\n"
 	       "the difference with METHOD and rank. A difference counts when it reaches\n"
 	       "the threshold and sampling noise cannot explain it.\n\n"
+	       "A and B are each one set of a run's layers: a profile file, a mount\n"
+	       "(every layer file in its .osprof: stats.json, fuse.json, syscall.json,\n"
+	       "lower.json, block.json, irq.json), a directory of such files, or a\n"
+	       "comma-separated list of them (a/fs.json,a/fuse.json). The layers are\n"
+	       "paired by name and each pair compared on its own, in a section per layer\n"
+	       "(one layer: no sections), then a line naming the layers that differ. A\n"
+	       "layer only one set has is named, not compared, and changes no status.\n\n"
 	       "  -m, --method M      emd (default; Earth Mover's Distance in octaves),\n"
 	       "                      chi2, jeffrey, l1, l2, intersect, ops (total\n"
 	       "                      operations), latency (total latency)\n"
@@ -179,11 +191,13 @@ static void help(void)
 	       "  -p, --plot DIR      draw an overlay of each differing operation into DIR\n"
 	       "  -f, --format F      png (default), svg or pdf for --plot\n"
 	       "  -h, --help          this help\n\n"
-	       "Exit status: 0 no operation differs, 1 some do, 2 error.\n\n"
+	       "Exit status: 0 no operation differs (in any layer both have), 1 some\n"
+	       "do, 2 error.\n\n"
 	       "Examples:\n"
 	       "  " ORP_PROG " compare before.json after.json\n"
 	       "  " ORP_PROG " compare --method chi2 --min-share 0 a.json b.json\n"
 	       "  " ORP_PROG " compare --plot cmp/ /mnt/ext4-run /mnt/xfs-run\n"
+	       "  " ORP_PROG " compare before/fs.json,before/fuse.json after/fs.json,after/fuse.json\n"
 	       "  " ORP_PROG " compare baseline.json /mnt/p || echo 'profiles changed'\n");
 }
 
@@ -254,19 +268,22 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 	return 0;
 }
 
-static void print_header(const struct osp_cmp *c, const struct compare_args *a,
+static void print_header(const struct compare_args *a,
 			 const struct orp_input *in)
 {
 	const struct osp_cmp_opts *o = &a->cmp.opts;
-	const char *unit = orp_cmp_unit(c->method);
+	const char *unit = orp_cmp_unit(o->method);
 
 	fputs("A: ", stdout);
 	osp_esc_text(stdout, in[0].spec);
 	fputs("\nB: ", stdout);
 	osp_esc_text(stdout, in[1].spec);
 	fputc('\n', stdout);
+	/* The threshold osp_compare applies. */
 	printf("method %s, threshold %g%s%s, noise factor %g, set aside under %g%% share or within %g%%\n",
-	       osp_dist_method_name(c->method), c->threshold, *unit ? " " : "", unit,
+	       osp_dist_method_name(o->method),
+	       o->threshold >= 0 ? o->threshold : osp_dist_default_threshold(o->method),
+	       *unit ? " " : "", unit,
 	       o->noise_factor, 100.0 * o->min_share, 100.0 * o->equal_frac);
 }
 
@@ -309,8 +326,99 @@ static void print_result(const struct osp_cmp *c, bool all)
 	       count[OSP_CMP_NOISE], all ? "" : " (--all lists them)");
 }
 
-static int plot_overlays(const struct osp_cmp *c, const struct compare_args *a,
-			 const struct orp_input *in, char *err, size_t errlen)
+/* One layer of A against B: either may be missing. */
+struct layer_cmp {
+	const char *layer;
+	const struct osp_profile *a, *b;
+	struct osp_cmp c; /* when both are there */
+};
+
+/* The layers of A and B, paired by name, in the layered view's order. */
+static size_t pair_layers(const struct orp_input *in, struct layer_cmp *out)
+{
+	size_t n = 0;
+
+	for (size_t s = 0; s < 2; s++) {
+		for (size_t i = 0; i < in[s].n; i++) {
+			const struct osp_profile *p = in[s].prof[i];
+			size_t k = 0;
+
+			while (k < n && strcmp(out[k].layer, p->layer) != 0)
+				k++;
+			if (k == n)
+				out[n++] = (struct layer_cmp){ .layer = p->layer };
+			if (s == 0)
+				out[k].a = p;
+			else
+				out[k].b = p;
+		}
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct layer_cmp x = out[i];
+		size_t j = i;
+
+		for (; j > 0 && orp_layer_rank(out[j - 1].layer) > orp_layer_rank(x.layer); j--)
+			out[j] = out[j - 1];
+		out[j] = x;
+	}
+	return n;
+}
+
+/* Compare one layer pair through the inputs' one helper. */
+static int compare_layer(struct layer_cmp *l, const struct orp_input *in,
+			 const struct orp_cmp_args *args, char *err, size_t errlen)
+{
+	struct orp_input a = { .spec = in[0].spec, .n = 1 };
+	struct orp_input b = { .spec = in[1].spec, .n = 1 };
+
+	if (!l->a || !l->b)
+		return 0;
+	/* Borrowed: these views are never freed as inputs. */
+	a.prof[0] = (struct osp_profile *)l->a;
+	b.prof[0] = (struct osp_profile *)l->b;
+	return orp_compare_inputs(&a, &b, args, &l->c, err, errlen);
+}
+
+/* "== layer fuse (A: ebpf, B: ebpf) ==" and its result. */
+static void print_layer(const struct layer_cmp *l, bool all)
+{
+	char sa[32], sb[32];
+
+	fputs("\n== layer ", stdout);
+	osp_esc_text(stdout, l->layer);
+	if (!l->a || !l->b) {
+		printf(": only in %s, not compared ==\n", l->a ? "A" : "B");
+		return;
+	}
+	fputs(" (A: ", stdout);
+	osp_esc_text(stdout, orp_layer_source(sa, sizeof(sa), l->a));
+	fputs(", B: ", stdout);
+	osp_esc_text(stdout, orp_layer_source(sb, sizeof(sb), l->b));
+	fputs(") ==\n", stdout);
+	if (l->c.ninteresting || all)
+		print_result(&l->c, all);
+	else /* one line for a layer that did not change */
+		printf("no operation differs (%zu compared)\n", l->c.n);
+}
+
+/* Which layers differ, in one line after the sections. */
+static void print_summary(const struct layer_cmp *l, size_t n)
+{
+	size_t differ = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!l[i].c.ninteresting)
+			continue;
+		fputs(differ++ ? ", " : "\nlayers that differ: ", stdout);
+		osp_esc_text(stdout, l[i].layer);
+		printf(" (%zu of %zu operations)", l[i].c.ninteresting, l[i].c.n);
+	}
+	puts(differ ? "" : "\nno layer differs");
+}
+
+static int plot_overlays(const struct layer_cmp *l, size_t n,
+			 const struct compare_args *a, const struct orp_input *in,
+			 char *err, size_t errlen)
 {
 	struct orp_render r;
 	int rc = orp_mkdir(a->plot_dir, err, errlen);
@@ -318,9 +426,10 @@ static int plot_overlays(const struct osp_cmp *c, const struct compare_args *a,
 	if (rc)
 		return rc;
 	orp_render_init(&r, a->plot_dir, a->fmt);
-	for (size_t i = 0; !rc && i < c->ninteresting; i++)
-		rc = orp_chart_overlay(&r, c, &c->items[i], in[0].spec, in[1].spec,
-				       err, errlen);
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; !rc && i < l[k].c.ninteresting; i++)
+			rc = orp_chart_overlay(&r, &l[k].c, &l[k].c.items[i], in[0].spec,
+					       in[1].spec, err, errlen);
 	if (!rc)
 		rc = orp_render_run(&r, err, errlen);
 	if (!rc) {
@@ -336,29 +445,42 @@ int orp_cmd_compare(int argc, char **argv)
 {
 	struct compare_args a = { 0 };
 	struct orp_input *in = NULL;
-	struct osp_cmp c = { 0 };
+	struct layer_cmp l[2 * ORP_LAYERS_MAX] = { 0 };
 	char err[ORP_ERRLEN];
+	size_t n = 0, differ = 0;
 	int rc = parse_args(argc, argv, &a), status = ORP_EXIT_ERROR;
 
 	if (rc)
 		return rc == 1 ? ORP_EXIT_OK : ORP_EXIT_ERROR;
-	if (orp_inputs_load(argv + optind, 2, a.cmp.layer, &in, err, sizeof(err)) ||
-	    orp_compare_inputs(&in[0], &in[1], &a.cmp, &c, err, sizeof(err)))
+	if (orp_inputs_load(argv + optind, 2, a.cmp.layer, &in, err, sizeof(err)))
 		goto fail;
-	print_header(&c, &a, in);
-	print_result(&c, a.all);
-	if (a.plot_dir && plot_overlays(&c, &a, in, err, sizeof(err)))
+	n = pair_layers(in, l);
+	for (size_t i = 0; i < n; i++) {
+		if (compare_layer(&l[i], in, &a.cmp, err, sizeof(err)))
+			goto fail;
+		differ += l[i].c.ninteresting;
+	}
+	print_header(&a, in);
+	if (n == 1 && l[0].a && l[0].b) {
+		print_result(&l[0].c, a.all); /* one layer: no sections */
+	} else {
+		for (size_t i = 0; i < n; i++)
+			print_layer(&l[i], a.all);
+		print_summary(l, n);
+	}
+	if (a.plot_dir && plot_overlays(l, n, &a, in, err, sizeof(err)))
 		goto fail;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		snprintf(err, sizeof(err), "stdout: write error");
 		goto fail;
 	}
-	status = c.ninteresting ? ORP_EXIT_DIFFER : ORP_EXIT_OK;
+	status = differ ? ORP_EXIT_DIFFER : ORP_EXIT_OK;
 	goto out;
 fail:
 	orp_error("%s", err);
 out:
-	osp_cmp_free(&c);
+	for (size_t i = 0; i < n; i++)
+		osp_cmp_free(&l[i].c);
 	orp_inputs_free(in, 2);
 	return status;
 }

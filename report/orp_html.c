@@ -44,7 +44,10 @@ static void help(void)
 	       "Write one self-contained HTML report (inline SVG charts, no scripts, no\n"
 	       "network): for each layer the operations table, peaks and charts; given\n"
 	       "a second profile set B, the comparison of PROFILE (A) against it with\n"
-	       "overlays of the operations that differ.\n\n"
+	       "overlays of the operations that differ. A set of several layers of one\n"
+	       "run (a mount, a run directory, or a list a/fs.json,a/fuse.json) also gets\n"
+	       "the layered view: fuse against fs per operation, the other layers' top\n"
+	       "entries, and per operation the layers' histograms overlaid.\n\n"
 	       "  -o, --output FILE   the report (required; '-' for stdout)\n"
 	       "  -l, --layer L       only layer L\n"
 	       "  -n, --top N         operations in each overview (default 12, at most 16)\n"
@@ -53,7 +56,8 @@ static void help(void)
 	       "Examples:\n"
 	       "  " ORP_PROG " html run.json -o run.html\n"
 	       "  " ORP_PROG " html before.json after.json -o diff.html\n"
-	       "  " ORP_PROG " html /mnt/p -o now.html\n");
+	       "  " ORP_PROG " html /mnt/p -o now.html\n"
+	       "  " ORP_PROG " html run/fs.json,run/fuse.json -o layers.html\n");
 }
 
 static const char style[] =
@@ -219,8 +223,8 @@ static void cmp_section(FILE *f, const struct osp_cmp *c, const struct orp_input
 }
 
 static int write_page(FILE *f, const struct orp_input *in, size_t nin,
-		      const struct osp_cmp *c, const struct orp_render *r,
-		      const struct html_parts *parts)
+		      const struct osp_cmp *c, const struct orp_layered_view *lv,
+		      const struct orp_render *r, const struct html_parts *parts)
 {
 	int rc = 0;
 
@@ -233,6 +237,12 @@ static int write_page(FILE *f, const struct orp_input *in, size_t nin,
 		cmp_section(f, c, in);
 		rc = figures(f, r, parts->cmp_first, parts->cmp_end);
 	}
+	if (!rc && (lv->n || parts->layers_end > parts->layers_first)) {
+		fputs("<h2>Layered view</h2>\n", f);
+		rc = orp_layered_write_html(f, lv);
+		if (!rc)
+			rc = figures(f, r, parts->layers_first, parts->layers_end);
+	}
 	for (size_t k = 0; !rc && k < in[0].n; k++) {
 		fputs("<h2>Layer ", f);
 		osp_esc_html(f, in[0].prof[k]->layer);
@@ -242,10 +252,6 @@ static int write_page(FILE *f, const struct orp_input *in, size_t nin,
 			rc = ops_table(f, in[0].prof[k]);
 		if (!rc)
 			rc = figures(f, r, parts->first[k], parts->end[k]);
-	}
-	if (!rc && parts->layers_end > parts->layers_first) {
-		fputs("<h2>Layers</h2>\n", f);
-		rc = figures(f, r, parts->layers_first, parts->layers_end);
 	}
 	fputs("<p class=\"meta\">Made by osprof-report.</p>\n</body></html>\n", f);
 	return rc ? rc : (ferror(f) ? -EIO : 0);
@@ -357,6 +363,9 @@ static int report(const struct html_args *a, const struct orp_input *in,
 	struct orp_render r;
 	struct osp_cmp c = { 0 };
 	struct html_parts parts = { 0 };
+	struct orp_layered l;
+	struct orp_layered_view lv = { 0 };
+	const char *twice;
 	struct orp_out out;
 	int rc;
 
@@ -374,13 +383,19 @@ static int report(const struct html_args *a, const struct orp_input *in,
 	orp_render_init(&r, dir, ORP_FMT_SVG);
 	r.scratch = true;
 	rc = nin == 2 ? orp_compare_inputs(&in[0], &in[1], &a->cmp, &c, err, errlen) : 0;
+	if (!rc && orp_layered_gather(&in[0], 1, &l, &twice) &&
+	    orp_layered_build(&l, 0, &lv)) {
+		snprintf(err, errlen, "layered view: out of memory");
+		rc = -ENOMEM;
+	}
 	if (!rc)
 		rc = draw(&r, in, nin, &c, a->top, &parts, err, errlen);
 	if (!rc)
 		rc = orp_out_open(&out, a->out, err, errlen);
 	if (!rc)
-		rc = orp_out_close(&out, write_page(out.f, in, nin, &c, &r, &parts),
+		rc = orp_out_close(&out, write_page(out.f, in, nin, &c, &lv, &r, &parts),
 				   err, errlen);
+	orp_layered_view_fini(&lv);
 	osp_cmp_free(&c);
 	orp_render_fini(&r);
 	remove_tmpdir(dir);

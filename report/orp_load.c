@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
  * The inputs of osprof-report. One command-line argument names one
- * profile set, which may hold several layers:
+ * profile set, which may hold several layers of one run:
  *  - "-" or a file: a JSON profile (DESIGN.md's format);
  *  - a directory mounted by osprof-fs: MOUNT/.osprof/stats.json (layer fs)
- *    plus lower.json, block.json and irq.json beside it when the kernel
- *    module provides them; the control directory itself works too;
+ *    plus every other layer's JSON beside it (fuse, syscall, lower, block,
+ *    irq) when those layers run; the control directory itself works too,
+ *    and so does any directory of such files (a run saved with fs.json
+ *    beside fuse.json, ...);
  *  - /proc/osprof (or any directory holding lower, block or irq but no
- *    stats.json), and a single /proc/osprof/<layer> file: the kernel
- *    module's text, handed to core's osp_read_kmod.
+ *    JSON layer file), and a single /proc/osprof/<layer> file: the kernel
+ *    module's text, handed to core's osp_read_kmod;
+ *  - a comma-separated list of the above ("a/fs.json,a/fuse.json"), when
+ *    the argument as a whole names nothing: the layers of one run kept in
+ *    separate places. A path that holds a comma still works as itself.
  * Every failure names the input; checksum failures are warnings.
  */
 #include <errno.h>
@@ -23,6 +28,16 @@
 
 static const char *const kmod_layers[] = { "lower", "block", "irq" };
 #define NKMOD (sizeof(kmod_layers) / sizeof(kmod_layers[0]))
+
+/*
+ * The JSON files of a control or run directory, one per layer: a mount
+ * serves layer fs as stats.json; a run saved elsewhere may name it
+ * fs.json. Each file says its layer; two of one layer are refused.
+ */
+static const char *const layer_files[] = { "stats.json", "fs.json", "fuse.json",
+					   "syscall.json", "lower.json",
+					   "block.json", "irq.json" };
+#define NLAYER_FILES (sizeof(layer_files) / sizeof(layer_files[0]))
 
 static bool is_kmod_layer(const char *name)
 {
@@ -175,19 +190,22 @@ static int load_in(struct orp_input *in, const char *dir, const char *name,
 	return rc;
 }
 
-/* A mount's control directory: stats.json, then the module's layers. */
-static int load_ctl(struct orp_input *in, const char *ctl, char *err,
-		    size_t errlen)
+/* A control or run directory: every layer file present, at least one. */
+static int load_layer_dir(struct orp_input *in, const char *dir, char *err,
+			  size_t errlen)
 {
-	int rc = load_in(in, ctl, "stats.json", NULL, false, err, errlen);
+	size_t before = in->n;
+	int rc = 0;
 
-	for (size_t i = 0; rc == 0 && i < NKMOD; i++) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "%s.json", kmod_layers[i]);
-		rc = load_in(in, ctl, name, NULL, true, err, errlen);
+	for (size_t i = 0; rc == 0 && i < NLAYER_FILES; i++) {
+		rc = load_in(in, dir, layer_files[i], NULL, true, err, errlen);
 		if (rc == 1)
 			rc = 0;
+	}
+	if (rc == 0 && in->n == before) {
+		snprintf(err, errlen, "%s: no layer file (stats.json, fuse.json, ...) could be read",
+			 dir);
+		rc = -ENOENT;
 	}
 	return rc;
 }
@@ -223,12 +241,13 @@ static int load_dir(struct orp_input *in, const char *dir, char *err,
 			snprintf(err, errlen, "%s: out of memory", dir);
 			return -ENOMEM;
 		}
-		rc = load_ctl(in, ctl, err, errlen);
+		rc = load_layer_dir(in, ctl, err, errlen);
 		free(ctl);
 		return rc;
 	}
-	if (exists(dir, "stats.json"))
-		return load_ctl(in, dir, err, errlen);
+	for (size_t i = 0; i < NLAYER_FILES; i++)
+		if (exists(dir, layer_files[i]))
+			return load_layer_dir(in, dir, err, errlen);
 	for (size_t i = 0; i < NKMOD; i++)
 		if (exists(dir, kmod_layers[i]))
 			return load_kmod_dir(in, dir, err, errlen);
@@ -236,6 +255,55 @@ static int load_dir(struct orp_input *in, const char *dir, char *err,
 		 "%s: a directory but no profile: not an osprof-fs mount (no .osprof/stats.json) nor /proc/osprof",
 		 dir);
 	return -ENOENT;
+}
+
+/* One place of a set, its profiles added to @in. */
+static int load_one(struct orp_input *in, const char *path, char *err,
+		    size_t errlen)
+{
+	struct stat st;
+
+	if (strcmp(path, "-") == 0) {
+		struct osp_profile *p = osp_read_json_file("-", err, errlen);
+
+		return p ? add_profile(in, p, "stdin", err, errlen) : -EINVAL;
+	}
+	if (stat(path, &st) != 0) {
+		int rc = -errno;
+
+		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	if (S_ISDIR(st.st_mode))
+		return load_dir(in, path, err, errlen);
+	return load_path(in, path, NULL, false, err, errlen);
+}
+
+/* "a/fs.json,a/fuse.json": each part is a place of one set. */
+static int load_list(struct orp_input *in, const char *spec, char *err,
+		     size_t errlen)
+{
+	char *copy = strdup(spec), *part, *rest;
+	int rc = 0;
+
+	if (!copy) {
+		snprintf(err, errlen, "%s: out of memory", spec);
+		return -ENOMEM;
+	}
+	for (rest = copy; rc == 0 && rest;) {
+		part = rest;
+		rest = strchr(rest, ',');
+		if (rest)
+			*rest++ = '\0';
+		if (!*part) {
+			snprintf(err, errlen, "%s: an empty name in the list", spec);
+			rc = -EINVAL;
+		} else {
+			rc = load_one(in, part, err, errlen);
+		}
+	}
+	free(copy);
+	return rc;
 }
 
 int orp_input_load(struct orp_input *in, const char *spec, char *err,
@@ -246,18 +314,10 @@ int orp_input_load(struct orp_input *in, const char *spec, char *err,
 
 	memset(in, 0, sizeof(*in));
 	in->spec = spec;
-	if (strcmp(spec, "-") == 0) {
-		struct osp_profile *p = osp_read_json_file("-", err, errlen);
-
-		rc = p ? add_profile(in, p, "stdin", err, errlen) : -EINVAL;
-	} else if (stat(spec, &st) != 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", spec, strerror(-rc));
-	} else if (S_ISDIR(st.st_mode)) {
-		rc = load_dir(in, spec, err, errlen);
-	} else {
-		rc = load_path(in, spec, NULL, false, err, errlen);
-	}
+	if (strchr(spec, ',') && strcmp(spec, "-") != 0 && stat(spec, &st) != 0)
+		rc = load_list(in, spec, err, errlen);
+	else
+		rc = load_one(in, spec, err, errlen);
 	if (rc)
 		orp_input_free(in);
 	return rc;

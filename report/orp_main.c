@@ -30,15 +30,20 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: " ORP_PROG " COMMAND [OPTION]... PROFILE...\n"
 		"Render, compare and export osprof latency profiles.\n\n"
-		"A PROFILE is a JSON profile file ('-' for stdin), a directory mounted\n"
-		"by osprof-fs (its .osprof/stats.json and kernel-module layers), or\n"
-		"/proc/osprof.\n\nCommands:\n");
+		"A PROFILE is one run's set of layers: a JSON profile file ('-' for\n"
+		"stdin), a directory mounted by osprof-fs (its .osprof/stats.json and\n"
+		"every other layer's JSON beside it: fuse, syscall, lower, block, irq),\n"
+		"a directory of such layer files, /proc/osprof, or a comma-separated list\n"
+		"of these (run/fs.json,run/fuse.json). Several layers of one run get the\n"
+		"layered view (show, html, plot); compare pairs them layer by layer.\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		fprintf(out, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
 	fprintf(out,
 		"\nExamples:\n"
 		"  " ORP_PROG " show /mnt/p\n"
 		"  " ORP_PROG " compare before.json after.json\n"
+		"  " ORP_PROG " show --layered /mnt/p\n"
+		"  " ORP_PROG " compare /mnt/before /mnt/after   # every layer, one section each\n"
 		"  " ORP_PROG " plot run.json -o charts/\n"
 		"\n'" ORP_PROG " COMMAND --help' describes each command.\n"
 		"Exit status: 0 success (compare: no differences), 1 compare found\n"

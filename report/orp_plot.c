@@ -34,7 +34,9 @@ static void help(void)
 	       "                    y requests on a log scale, peaks labelled\n"
 	       "  overview-LAYER    the top operations side by side\n"
 	       "  timeline-LAYER    heat map of requests per bucket over time\n"
-	       "  layers, layers-OP the layers of one run against each other\n"
+	       "  layers, layers-OP the layers of one run against each other; per\n"
+	       "                    operation (fuse and fs above all) overlaid, means\n"
+	       "                    marked, the title saying what fuse adds to fs\n"
 	       "  irq               cycles, IPC, branch and cache miss rates per line\n"
 	       "  compare-LAYER-OP  with --compare: A and B overlaid\n\n"
 	       "  -o, --output DIR    where to write (required)\n"
@@ -47,7 +49,8 @@ static void help(void)
 	       "Examples:\n"
 	       "  " ORP_PROG " plot run.json -o charts/\n"
 	       "  " ORP_PROG " plot --format svg /mnt/p -o charts/\n"
-	       "  " ORP_PROG " plot before.json --compare after.json -o cmp/\n");
+	       "  " ORP_PROG " plot before.json --compare after.json -o cmp/\n"
+	       "  " ORP_PROG " plot run/fs.json,run/fuse.json -o layers/\n");
 }
 
 static int parse_args(int argc, char **argv, struct plot_args *a)

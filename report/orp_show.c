@@ -4,7 +4,9 @@
  * prints it (core's osp_write_stats: header, table sorted by total
  * latency with interpolated percentiles, an ASCII histogram per operation,
  * checksum warnings), restricted by --top, --op and --layer, followed by
- * the peaks of each operation.
+ * the peaks of each operation. Given several layers of one run (a mount,
+ * a run directory, a list, or several files), the layered view follows:
+ * fuse against fs per operation, then the other layers' top entries.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,25 +25,36 @@ struct show_args {
 	const char **ops;   /* --op names, NULL-terminated; NULL: all */
 	size_t nops;
 	const char *layer;
+	bool layered;       /* only the layered view */
 };
 
 static void help(void)
 {
-	printf("Usage: " ORP_PROG " show [--top N] [--op NAME]... [--layer L] PROFILE...\n"
+	printf("Usage: " ORP_PROG " show [--top N] [--op NAME]... [--layer L] [--layered] PROFILE...\n"
 	       "Print each profile as a table of operations sorted by total latency\n"
 	       "(count, total, mean, p50, p99 interpolated within buckets, max, share\n"
 	       "of time), an ASCII log2 histogram per operation, and its peaks (bucket\n"
 	       "range, count, share, mean latency). A histogram whose buckets do not\n"
 	       "add up to its count is named in a warning.\n\n"
+	       "Given several layers of one run (a mount with its fuse.json, syscall.json,\n"
+	       "... beside stats.json; a directory of such files; a comma-separated list\n"
+	       "a/fs.json,a/fuse.json; or several files, one per layer), the layered view\n"
+	       "follows: per operation the fuse and fs layers' count, mean, p50 and p99\n"
+	       "side by side with fuse - fs (what FUSE adds), counts that differ flagged;\n"
+	       "then the top entries of the syscall, lower, block and irq layers, each\n"
+	       "naming its source. It follows --top (default: every fuse/fs operation,\n"
+	       "10 of each other layer), not --op.\n\n"
 	       "  -n, --top N      only the N operations with the most total latency\n"
 	       "  -O, --op NAME    only operation NAME (repeatable)\n"
-	       "  -l, --layer L    only layer L (fs, lower, block, irq)\n"
+	       "  -l, --layer L    only layer L (fuse, fs, syscall, lower, block, irq)\n"
+	       "  -L, --layered    only the layered view\n"
 	       "  -h, --help       this help\n\n"
 	       "Examples:\n"
 	       "  " ORP_PROG " show /mnt/p                 # a live osprof-fs mount\n"
 	       "  " ORP_PROG " show --top 5 run.json\n"
 	       "  " ORP_PROG " show --op read --op write run.json\n"
-	       "  " ORP_PROG " show --layer block /proc/osprof\n");
+	       "  " ORP_PROG " show --layer block /proc/osprof\n"
+	       "  " ORP_PROG " show --layered run/fs.json,run/fuse.json,run/syscall.json\n");
 }
 
 static bool wanted(const struct show_args *a, const char *name)
@@ -170,6 +183,7 @@ static int parse_args(int argc, char **argv, struct show_args *a)
 		{ "top", required_argument, NULL, 'n' },
 		{ "op", required_argument, NULL, 'O' },
 		{ "layer", required_argument, NULL, 'l' },
+		{ "layered", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -179,7 +193,7 @@ static int parse_args(int argc, char **argv, struct show_args *a)
 	if (!a->ops)
 		return -ENOMEM;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "n:O:l:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:O:l:Lh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			if (orp_opt_u64(CMD, "--top", optarg, 1, UINT32_MAX, &a->top))
@@ -191,6 +205,9 @@ static int parse_args(int argc, char **argv, struct show_args *a)
 		case 'l':
 			a->layer = optarg;
 			break;
+		case 'L':
+			a->layered = true;
+			break;
 		default:
 			return orp_opt_other(CMD, c, help);
 		}
@@ -200,6 +217,42 @@ static int parse_args(int argc, char **argv, struct show_args *a)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * The layered view of every profile given, when they are several layers
+ * of one run; with --layered, say why there is none.
+ */
+static int show_layered(const struct show_args *a, const struct orp_input *in,
+			size_t nin, bool gap)
+{
+	struct orp_layered l;
+	struct orp_layered_view v;
+	const char *twice;
+	int rc;
+
+	if (!orp_layered_gather(in, nin, &l, &twice)) {
+		if (a->layered && twice)
+			orp_error("no layered view: layer %s is given twice (the layers of one run, each once)",
+				  twice);
+		else if (a->layered)
+			orp_error("no layered view: it needs two layers of one run or more");
+		return a->layered ? -EINVAL : 0;
+	}
+	rc = orp_layered_build(&l, a->top, &v);
+	if (!rc) {
+		fputs(gap ? "\n==> layered view (" : "==> layered view (", stdout);
+		for (size_t i = 0; i < l.n; i++) {
+			fputs(i ? ", " : "", stdout);
+			osp_esc_text(stdout, l.prof[i]->layer);
+		}
+		fputs(") <==\n", stdout);
+		rc = orp_layered_write_text(stdout, &v);
+	}
+	orp_layered_view_fini(&v);
+	if (rc == -ENOMEM)
+		orp_error("layered view: out of memory");
+	return rc;
 }
 
 int orp_cmd_show(int argc, char **argv)
@@ -221,7 +274,7 @@ int orp_cmd_show(int argc, char **argv)
 		nprof += in[i].n;
 	if (check_ops(&a, in, nin))
 		goto out_inputs;
-	for (size_t i = 0; i < nin; i++) {
+	for (size_t i = 0; i < nin && !a.layered; i++) {
 		for (size_t j = 0; j < in[i].n; j++) {
 			if (nprof > 1)
 				print_banner(i + j > 0, in[i].spec, in[i].prof[j]->layer);
@@ -229,7 +282,10 @@ int orp_cmd_show(int argc, char **argv)
 				goto out_write;
 		}
 	}
-	if (fflush(stdout) == 0 && !ferror(stdout)) {
+	rc = show_layered(&a, in, nin, !a.layered);
+	if (rc == -EINVAL || rc == -ENOMEM)
+		goto out_inputs;
+	if (!rc && fflush(stdout) == 0 && !ferror(stdout)) {
 		status = ORP_EXIT_OK;
 		goto out_inputs;
 	}
