@@ -156,8 +156,7 @@ struct osp_profile *ofs_kmod_profile(struct ofs *fs, const char *layer,
 
 	if (!p)
 		return NULL;
-	if (ofs_profile_set_source(fs, p) != 0 ||
-	    osp_kv_set_str(&p->source, "layer_source", "osprof.ko") != 0) {
+	if (ofs_profile_set_source(fs, p) != 0) {
 		snprintf(err, errlen, "out of memory");
 		osp_profile_free(p);
 		return NULL;

@@ -410,6 +410,7 @@ struct osp_profile *osp_read_kmod(const char *layer, const char *text,
 	l = calloc(1, sizeof(*l));
 	p = osp_profile_new(layer, 1);
 	if (!buf || !l || !p || osp_str_set(&p->clock_source, "ktime") ||
+	    osp_kv_set_str(&p->source, "layer_source", "osprof.ko") ||
 	    !(l->ix = osp_name_index_new(0)))
 		goto fail;
 	if (len)

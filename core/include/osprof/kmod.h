@@ -23,7 +23,8 @@
  *             with pmc=available, every key after it is a counter
  *             (the sum of that event's deltas over the handler runs).
  *
- * The profile has resolution 1, unit "ns", layer @layer, clock_source and
+ * The profile has resolution 1, unit "ns", layer @layer, source
+ * layer_source "osprof.ko" (the eBPF layers' say "ebpf"), clock_source and
  * cycles_per_ns from the header ("ktime" and 1 without one), and the
  * header's enabled flag as option "enabled". Unknown keys are ignored.
  * Checksums are not enforced here: call osp_profile_check().
