@@ -22,11 +22,15 @@
 #include "obp_impl.h"
 #include "obp_fuse.skel.h"
 #include "obp_sys.skel.h"
+#include "obp_block.skel.h"
+#include "obp_irq.skel.h"
 
 static const char *const layer_names[OBP_L__COUNT] = {
 	[OBP_L_FUSE] = "fuse",
 	[OBP_L_SYSCALL] = "syscall",
 	[OBP_L_LOWER] = "lower",
+	[OBP_L_BLOCK] = "block",
+	[OBP_L_IRQ] = "irq",
 };
 
 const char *obp_layer_name(enum obp_layer l)
@@ -262,6 +266,78 @@ fail:
 	return err;
 }
 
+static int block_open(struct obp *b)
+{
+	struct obp_block *k = obp_block__open_and_load();
+	int err;
+
+	if (!k)
+		return -errno;
+	err = obp_block__attach(k);
+	if (err) {
+		obp_block__destroy(k);
+		return err;
+	}
+	b->block = k;
+	b->layers |= OBP_LAYER_BIT(OBP_L_BLOCK);
+	return 0;
+}
+
+/* Hand the opened perf events to the programs: 0 or -errno. */
+static int irq_pmc_fill(struct obp *b, struct obp_irq *q)
+{
+	for (int cpu = 0; cpu < b->pmc_ncpu; cpu++)
+		for (unsigned e = 0; e < b->pmc_n; e++) {
+			__u32 idx = (__u32)cpu * OBP_PMC_MAX + e;
+			int fd = b->pmc_fds[idx];
+
+			if (fd >= 0 && bpf_map__update_elem(q->maps.pmc, &idx, sizeof(idx), &fd,
+							    sizeof(fd), BPF_ANY))
+				return -errno;
+		}
+	return 0;
+}
+
+static int irq_open(struct obp *b)
+{
+	int ncpu = libbpf_num_possible_cpus(), err;
+	struct obp_irq *q;
+
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	q = obp_irq__open();
+	if (!q)
+		return -errno;
+	err = obp_pmc_open(b, ncpu);
+	err = err ? err : bpf_map__set_max_entries(q->maps.pmc, (__u32)ncpu * OBP_PMC_MAX);
+	if (err)
+		goto fail;
+	q->rodata->pmc_n = b->pmc_n;
+	err = obp_irq__load(q);
+	if (err)
+		goto fail;
+	if (b->pmc_n) {
+		int e = irq_pmc_fill(b, q);
+
+		/* durations go on without counters: the programs see empty
+		 * slots and leave the sums alone */
+		if (e) {
+			snprintf(b->pmc_why, sizeof(b->pmc_why), "perf event map: %s", strerror(-e));
+			obp_pmc_close(b);
+		}
+	}
+	err = obp_irq__attach(q);
+	if (err)
+		goto fail;
+	b->irq = q;
+	b->layers |= OBP_LAYER_BIT(OBP_L_IRQ);
+	return 0;
+fail:
+	obp_irq__destroy(q);
+	obp_pmc_close(b);
+	return err;
+}
+
 int obp_open(const struct obp_opts *o, struct obp **out, char *err, size_t errlen)
 {
 	unsigned sys_want = o->layers & (OBP_LAYER_BIT(OBP_L_SYSCALL) | OBP_LAYER_BIT(OBP_L_LOWER));
@@ -298,6 +374,16 @@ int obp_open(const struct obp_opts *o, struct obp **out, char *err, size_t errle
 		if (e)
 			why_failed(b, OBP_LAYER_BIT(OBP_L_FUSE), "fuse layer", e);
 	}
+	if (o->layers & OBP_LAYER_BIT(OBP_L_BLOCK)) {
+		e = block_open(b);
+		if (e)
+			why_failed(b, OBP_LAYER_BIT(OBP_L_BLOCK), "block layer", e);
+	}
+	if (o->layers & OBP_LAYER_BIT(OBP_L_IRQ)) {
+		e = irq_open(b);
+		if (e)
+			why_failed(b, OBP_LAYER_BIT(OBP_L_IRQ), "irq layer", e);
+	}
 	*out = b;
 	return 0;
 }
@@ -308,6 +394,10 @@ void obp_close(struct obp *b)
 		return;
 	obp_fuse__destroy(b->fuse);
 	obp_sys__destroy(b->sys);
+	obp_block__destroy(b->block);
+	/* the programs hold the perf events until destroyed */
+	obp_irq__destroy(b->irq);
+	obp_pmc_close(b);
 	free(b);
 }
 
@@ -327,6 +417,10 @@ void obp_enable(struct obp *b, bool on)
 		__atomic_store_n(&b->fuse->data->obp_enabled, on, __ATOMIC_RELAXED);
 	if (b->sys)
 		__atomic_store_n(&b->sys->data->obp_enabled, on, __ATOMIC_RELAXED);
+	if (b->block)
+		__atomic_store_n(&b->block->data->obp_enabled, on, __ATOMIC_RELAXED);
+	if (b->irq)
+		__atomic_store_n(&b->irq->data->obp_enabled, on, __ATOMIC_RELAXED);
 }
 
 bool obp_enabled(const struct obp *b)
@@ -335,6 +429,10 @@ bool obp_enabled(const struct obp *b)
 		return __atomic_load_n(&b->fuse->data->obp_enabled, __ATOMIC_RELAXED);
 	if (b->sys)
 		return __atomic_load_n(&b->sys->data->obp_enabled, __ATOMIC_RELAXED);
+	if (b->block)
+		return __atomic_load_n(&b->block->data->obp_enabled, __ATOMIC_RELAXED);
+	if (b->irq)
+		return __atomic_load_n(&b->irq->data->obp_enabled, __ATOMIC_RELAXED);
 	return false;
 }
 
@@ -393,7 +491,27 @@ int obp_layer_maps(struct obp *b, enum obp_layer l, int *hists_fd, int *stats_fd
 		*stats_fd = bpf_map__fd(b->sys->maps.stats);
 		*kind = l == OBP_L_SYSCALL ? OBP_K_SYSCALL : OBP_K_LOWER;
 		return 0;
+	case OBP_L_BLOCK:
+		*hists_fd = bpf_map__fd(b->block->maps.hists);
+		*stats_fd = bpf_map__fd(b->block->maps.stats);
+		*kind = OBP_K_BLOCK;
+		return 0;
+	case OBP_L_IRQ:
+		/* kinds irq and softirq: the object holds no other */
+		*hists_fd = bpf_map__fd(b->irq->maps.hists);
+		*stats_fd = bpf_map__fd(b->irq->maps.stats);
+		*kind = 0;
+		return 0;
 	default:
 		return -ENOENT;
 	}
+}
+
+int obp_irq_maps(struct obp *b, int *sums_fd, int *names_fd)
+{
+	if (!b->irq)
+		return -ENOENT;
+	*sums_fd = bpf_map__fd(b->irq->maps.pmc_sums);
+	*names_fd = bpf_map__fd(b->irq->maps.irq_names);
+	return 0;
 }

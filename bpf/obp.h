@@ -9,6 +9,13 @@
  *   syscall  the system calls of a workload's processes, per call
  *   lower    the system calls the osprof-fs daemon makes on the lower
  *            file system, per call
+ *   block    per disk and direction, each request's service time (issue
+ *            to the driver until its completion: "<disk>.<dir>") and
+ *            queue time (insert into the I/O scheduler until issue:
+ *            "<disk>.<dir>.queue"), as osprof.ko's block layer names them
+ *   irq      each hard interrupt handler's duration ("<line>:<handler>")
+ *            and each softirq vector's ("softirq:<VECTOR>"), with sums of
+ *            performance counters where the CPU has them (below)
  *
  * Each is read as a profile set (osprof/profile.h) with layer and
  * source.layer_source "ebpf", resolution 1, clock "monotonic"
@@ -34,6 +41,8 @@ enum obp_layer {
 	OBP_L_FUSE,
 	OBP_L_SYSCALL,
 	OBP_L_LOWER,
+	OBP_L_BLOCK,
+	OBP_L_IRQ,
 	OBP_L__COUNT
 };
 
@@ -51,6 +60,22 @@ const char *obp_layer_name(enum obp_layer l);
  */
 int obp_layers_parse(const char *list, unsigned *mask, char *err, size_t errlen);
 
+/*
+ * Layer irq's performance counters, read around each handler run from
+ * per-CPU perf events (perf_event_open). Hardware: cycles, instructions,
+ * cache_misses, branch_misses, as many as the CPU can open on every
+ * online CPU. Where none can be opened (most VMs have no PMU), durations
+ * are still recorded and the profile says why (option "pmc").
+ * OBP_PMC_SOFTWARE opens the software cpu-clock event instead (counter
+ * "cpu_clock_ns"), through the same maps and programs: for testing that
+ * path on machines without a PMU.
+ */
+enum obp_pmc {
+	OBP_PMC_HARDWARE, /* the default */
+	OBP_PMC_NONE,
+	OBP_PMC_SOFTWARE,
+};
+
 /* What the programs are told before they load. */
 struct obp_opts {
 	unsigned layers;        /* OBP_LAYER_BIT()s wanted */
@@ -65,6 +90,7 @@ struct obp_opts {
 				 * on mount mount_id; calls on paths and calls
 				 * on no file are dropped (obp_sys.bpf.c) */
 	int mount_id;           /* statx's stx_mnt_id of the mount */
+	enum obp_pmc irq_pmc;   /* irq: which counters to read */
 };
 
 struct obp;
@@ -86,12 +112,17 @@ const char *obp_why(const struct obp *b, enum obp_layer l);
 
 /*
  * obp_profile - layer @l's histograms so far, summed over CPUs, as a new
- * profile (ops sorted by name). 0; -ENOENT when @l is not loaded;
- * -ENOMEM; -errno of a map read.
+ * profile (ops sorted by name; keys that name the same op are merged).
+ * Layer irq's ops have attribute "pmc" ("available" or "unavailable")
+ * and, when available, counters named after the events (their deltas
+ * summed over "pmc_runs" handler runs); the profile's option "pmc" is
+ * "available" or "unavailable: <why>", option "pmc_events" the events.
+ * 0; -ENOENT when @l is not loaded; -ENOMEM; -errno of a map read.
  */
 int obp_profile(struct obp *b, enum obp_layer l, struct osp_profile **out);
 
-/* Zero every loaded layer's histograms. 0 or -errno. */
+/* Zero every loaded layer's histograms (and irq's counter sums). 0 or
+ * -errno. */
 int obp_reset(struct obp *b);
 /* Recording on or off, for every layer (no system call). */
 void obp_enable(struct obp *b, bool on);
@@ -126,6 +157,18 @@ int obp_stats(struct obp *b, enum obp_layer l, struct obp_stats *out);
  * and x86-64 system call @nr ("syscall_N" when unknown), into @buf. */
 const char *obp_fuse_op_name(unsigned op, char *buf, size_t len);
 const char *obp_syscall_name(unsigned nr, char *buf, size_t len);
+/*
+ * The block layer's op of kernel dev_t @dev (major << 20 | minor) and
+ * key part @b (direction << 1 | queue): "<disk>.<dir>[.queue]", <disk>
+ * the name /sys/dev/block/MAJ:MIN links to ("MAJ:MIN" without one),
+ * <dir> read, write, flush, discard or other.
+ */
+const char *obp_block_op_name(uint32_t dev, uint32_t b, char *buf, size_t len);
+/* A hard handler's op, "<irq>:<name>" (characters that would break a
+ * /proc/osprof record become '_'; NULL or "": "unnamed"), and softirq
+ * vector @vec's, "softirq:<VECTOR>" ("softirq:<vec>" when unknown). */
+const char *obp_irq_op_name(unsigned irq, const char *name, char *buf, size_t len);
+const char *obp_softirq_name(unsigned vec, char *buf, size_t len);
 /* The number of system call @name, or -1. */
 int obp_syscall_nr(const char *name);
 

@@ -32,8 +32,10 @@ struct obp_hist {
  * numbers whose meaning the layer gives -- fuse: a = opcode; syscall and
  * lower: a = syscall number; block: a = device (major << 20 | minor, the
  * kernel's dev_t), b = direction << 1 | (1 for queue time, 0 for service
- * time); irq: a = line (or vector for softirqs), b = 0 for a hard
- * interrupt handler, 1 for a softirq vector.
+ * time); irq: a = line, b = which handler of the line (a shared line has
+ * several, each with its own histogram: the low 32 bits of its struct
+ * irqaction's dev_id >> 3, stable while the handler is registered);
+ * softirq: a = vector, b = 0.
  */
 enum obp_kind {
 	OBP_K_FUSE = 1,
@@ -50,6 +52,22 @@ struct obp_key {
 	__u32 b;
 	__u32 pad; /* zero: keys are compared as bytes */
 };
+
+/*
+ * Layer irq's performance counters: per key, the sums of each counter's
+ * deltas over the handler runs in which every counter counted the whole
+ * run (runs), so the sums are of the same runs and their ratios (IPC)
+ * hold. v[i] is the i-th event the loader opened (its table's order).
+ */
+#define OBP_PMC_MAX 4
+
+struct obp_pmc_sums {
+	__u64 runs;
+	__u64 v[OBP_PMC_MAX];
+};
+
+/* A hard interrupt handler's name (struct irqaction's), as read. */
+#define OBP_IRQ_NAME_LEN 32
 
 /* Roles of a process (tgid) in the pids map: whose calls go where. */
 enum obp_role {

@@ -96,6 +96,7 @@ struct request {
 };
 
 struct irqaction {
+	void *dev_id; /* what tells a shared line's handlers apart (free_irq) */
 	const char *name;
 };
 

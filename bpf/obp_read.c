@@ -3,7 +3,8 @@
  * Reading the eBPF layers' per-CPU histogram maps into profiles. The keys
  * are listed first (sorted, repeats dropped: iterating a hash map that
  * changes may restart) and then looked up one by one. Keys that name the
- * same operation (FUSE's RENAME and RENAME2) are merged into one op.
+ * same operation (FUSE's RENAME and RENAME2, two handlers of one name on
+ * a line) are merged into one op, counters too.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -68,11 +69,28 @@ static int list_keys(int fd, unsigned kind, struct obp_key **out, size_t *n)
 }
 
 /* The name layer @l gives key @k. */
-static const char *key_name(enum obp_layer l, const struct obp_key *k, char *buf, size_t len)
+static const char *key_name(struct obp *b, enum obp_layer l, const struct obp_key *k,
+			    char *buf, size_t len)
 {
-	if (l == OBP_L_FUSE)
+	char handler[OBP_IRQ_NAME_LEN + 1] = "";
+	int sums_fd, names_fd;
+
+	switch (l) {
+	case OBP_L_FUSE:
 		return obp_fuse_op_name(k->a, buf, len);
-	return obp_syscall_name(k->a, buf, len);
+	case OBP_L_BLOCK:
+		return obp_block_op_name(k->a, k->b, buf, len);
+	case OBP_L_IRQ:
+		if (k->kind == OBP_K_SOFTIRQ)
+			return obp_softirq_name(k->a, buf, len);
+		/* a name the program could not note stays "unnamed" */
+		if (!obp_irq_maps(b, &sums_fd, &names_fd))
+			bpf_map_lookup_elem(names_fd, k, handler);
+		handler[OBP_IRQ_NAME_LEN] = '\0';
+		return obp_irq_op_name(k->a, handler, buf, len);
+	default:
+		return obp_syscall_name(k->a, buf, len);
+	}
 }
 
 /* Sum @ncpu per-CPU copies at @vals into @op's latency histogram. */
@@ -110,19 +128,66 @@ static int op_cmp(const void *a, const void *b)
 	return strcmp(((const struct osp_op *)a)->name, ((const struct osp_op *)b)->name);
 }
 
-/* Add key @k's histogram (per-CPU values @vals) to @p. */
-static int add_key(struct osp_profile *p, enum obp_layer l, const struct obp_key *k,
-		   const struct obp_hist *vals, int ncpu)
+/* Add @v to @op's counter @name, made when new. */
+static int counter_add(struct osp_op *op, const char *name, uint64_t v)
 {
-	char name[64];
-	struct osp_op *op, tmp;
+	for (size_t i = 0; i < op->ncounters; i++)
+		if (strcmp(op->counters[i].name, name) == 0) {
+			op->counters[i].value += v;
+			return 0;
+		}
+	return osp_op_add_counter(op, name, v);
+}
+
+/*
+ * Layer irq: add key @k's counter sums (map @fd, per CPU) to @op; @pmc
+ * is op attribute "pmc". A key without sums (no run counted) adds 0s,
+ * so every op of a profile with counters has them all.
+ */
+static int add_pmc(struct obp *b, struct osp_op *op, const struct obp_key *k, int fd, int ncpu)
+{
+	struct obp_pmc_sums *v, sum = { 0 };
 	int err;
 
-	key_name(l, k, name, sizeof(name));
+	err = osp_kv_set_str(&op->attrs, "pmc", b->pmc_n ? "available" : "unavailable");
+	if (err || !b->pmc_n)
+		return err;
+	_Static_assert(sizeof(struct obp_pmc_sums) % 8 == 0, "per-CPU values are 8-byte aligned");
+	v = calloc((size_t)ncpu, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(fd, k, v) == 0)
+		for (int c = 0; c < ncpu; c++) {
+			sum.runs += v[c].runs;
+			for (unsigned e = 0; e < OBP_PMC_MAX; e++)
+				sum.v[e] += v[c].v[e];
+		}
+	else if (errno != ENOENT)
+		err = -errno;
+	free(v);
+	for (unsigned e = 0; !err && e < b->pmc_n; e++)
+		err = counter_add(op, b->pmc_names[e], sum.v[e]);
+	return err ? err : counter_add(op, "pmc_runs", sum.runs);
+}
+
+/* Add key @k's histogram (per-CPU values @vals) to @p. */
+static int add_key(struct obp *b, struct osp_profile *p, enum obp_layer l,
+		   const struct obp_key *k, const struct obp_hist *vals, int ncpu)
+{
+	int sums_fd, names_fd, err;
+	struct osp_op *op, tmp;
+	char name[64];
+
+	key_name(b, l, k, name, sizeof(name));
 	op = osp_profile_find_op(p, name);
 	if (!op) {
 		op = osp_profile_add_op(p, name, false);
-		return op ? op_fill(op, vals, ncpu) : -ENOMEM;
+		if (!op)
+			return -ENOMEM;
+		err = op_fill(op, vals, ncpu);
+		if (!err && l == OBP_L_IRQ && !obp_irq_maps(b, &sums_fd, &names_fd))
+			err = add_pmc(b, op, k, sums_fd, ncpu);
+		return err;
 	}
 	err = osp_op_init(&tmp, name, 1, false);
 	err = err ? err : op_fill(&tmp, vals, ncpu);
@@ -138,10 +203,33 @@ static int add_key(struct osp_profile *p, enum obp_layer l, const struct obp_key
 		}
 	}
 	osp_op_fini(&tmp);
+	if (!err && l == OBP_L_IRQ && !obp_irq_maps(b, &sums_fd, &names_fd))
+		err = add_pmc(b, op, k, sums_fd, ncpu);
 	return err;
 }
 
-static int fill_meta(struct obp *b, struct osp_profile *p)
+/* Layer irq's options: whether it has counters, which, and why not. */
+static int fill_pmc_meta(struct obp *b, struct osp_profile *p)
+{
+	char text[sizeof(b->pmc_why) + 16], events[OBP_PMC_MAX * 24] = "";
+	int err;
+
+	for (unsigned e = 0; e < b->pmc_n; e++)
+		snprintf(events + strlen(events), sizeof(events) - strlen(events), "%s%s",
+			 e ? "," : "", b->pmc_names[e]);
+	if (b->pmc_n)
+		snprintf(text, sizeof(text), "available");
+	else
+		snprintf(text, sizeof(text), "unavailable: %s", b->pmc_why);
+	err = osp_kv_set_str(&p->options, "pmc", text);
+	err = err ? err : osp_kv_set_str(&p->options, "pmc_events", events);
+	/* some events opened, not all: say which failed */
+	if (!err && b->pmc_n && b->pmc_why[0])
+		err = osp_kv_set_str(&p->options, "pmc_missing", b->pmc_why);
+	return err;
+}
+
+static int fill_meta(struct obp *b, enum obp_layer l, struct osp_profile *p)
 {
 	char host[256] = "";
 	int err;
@@ -153,7 +241,7 @@ static int fill_meta(struct obp *b, struct osp_profile *p)
 	p->cycles_per_ns = 1.0;
 	p->start_unix_ns = b->start_unix_ns;
 	p->elapsed_ns = osp_clock_mono_ns() - b->start_mono_ns;
-	return err;
+	return err || l != OBP_L_IRQ ? err : fill_pmc_meta(b, p);
 }
 
 int obp_profile(struct obp *b, enum obp_layer l, struct osp_profile **out)
@@ -173,7 +261,7 @@ int obp_profile(struct obp *b, enum obp_layer l, struct osp_profile **out)
 	p = osp_profile_new(obp_layer_name(l), 1);
 	if (!p)
 		return -ENOMEM;
-	err = fill_meta(b, p);
+	err = fill_meta(b, l, p);
 	err = err ? err : list_keys(hfd, kind, &keys, &nk);
 	if (!err && nk) {
 		/* A per-CPU value is ncpu copies, each rounded up to 8 bytes. */
@@ -189,7 +277,7 @@ int obp_profile(struct obp *b, enum obp_layer l, struct osp_profile **out)
 			err = -errno;
 			break;
 		}
-		err = add_key(p, l, &keys[i], vals, ncpu);
+		err = add_key(b, p, l, &keys[i], vals, ncpu);
 	}
 	free(vals);
 	free(keys);
@@ -220,7 +308,7 @@ static int clear_map(int fd)
 
 int obp_reset(struct obp *b)
 {
-	int err = 0;
+	int err = 0, sums_fd, names_fd;
 
 	for (unsigned l = 0; l < OBP_L__COUNT; l++) {
 		int hfd, sfd, e;
@@ -229,6 +317,13 @@ int obp_reset(struct obp *b)
 		if (obp_layer_maps(b, l, &hfd, &sfd, &kind))
 			continue;
 		e = clear_map(hfd);
+		if (e && !err)
+			err = e;
+	}
+	/* names stay: they name keys that may come back */
+	if (!obp_irq_maps(b, &sums_fd, &names_fd)) {
+		int e = clear_map(sums_fd);
+
 		if (e && !err)
 			err = e;
 	}
