@@ -15,7 +15,8 @@
  * allocates nothing. A tick that cannot allocate is counted as missed;
  * its events are in the next snapshot, which then spans two intervals.
  *
- * A snapshot's histograms are osp_hist_delta's.
+ * A snapshot's histograms are osp_hist_delta's; the ring and its bounds
+ * are osprof/ring.h's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,13 +24,11 @@
 #include <time.h>
 
 #include "osprof/clock.h"
+#include "osprof/ring.h"
 #include "set_impl.h"
 
 struct osp_timeline {
 	uint64_t interval_ns;
-	unsigned cap;           /* slots in the ring */
-	size_t bound_bytes;     /* what bytes may not exceed */
-	size_t bytes;           /* the ring's slots and what its snapshots hold */
 	pthread_t thread;
 	pthread_cond_t cv;      /* signals stop; waits use CLOCK_MONOTONIC */
 	bool stop;              /* set->tl_mu */
@@ -37,42 +36,13 @@ struct osp_timeline {
 	struct osp_op *now;     /* the next tick's read; kept, so as not to
 				 * allocate every interval */
 	uint64_t *scratch;      /* osp_set_scratch_words() words for the read */
-	struct osp_snapshot *ring;
-	unsigned head;          /* index of the oldest snapshot */
-	unsigned n;             /* snapshots held */
-	uint64_t dropped;       /* over capacity or over the bound */
+	struct osp_ring *ring;  /* the snapshots, bounded (osprof/ring.h) */
 	uint64_t missed;        /* ticks that could not allocate */
 };
 
 size_t osp_set_timeline_capacity_max(size_t bound_bytes)
 {
-	size_t n = bound_bytes / OSP_TIMELINE_SNAPSHOT_MIN_BYTES;
-
-	return n < UINT32_MAX ? n : UINT32_MAX;
-}
-
-static size_t op_bytes(const struct osp_op *o)
-{
-	return sizeof(*o) + strlen(o->name) + 1 + osp_hist_bytes(&o->lat) +
-	       osp_hist_bytes(&o->cpu);
-}
-
-/* What snapshot @s holds beyond its slot in the ring. */
-static size_t snap_bytes(const struct osp_snapshot *s)
-{
-	size_t b = 0;
-
-	for (size_t i = 0; i < s->nops; i++)
-		b += op_bytes(&s->ops[i]);
-	return b;
-}
-
-static void snap_free(struct osp_snapshot *s)
-{
-	for (size_t i = 0; i < s->nops; i++)
-		osp_op_fini(&s->ops[i]);
-	free(s->ops);
-	memset(s, 0, sizeof(*s));
+	return osp_ring_capacity_max(bound_bytes);
 }
 
 /*
@@ -104,37 +74,13 @@ static int snap_make(const struct osp_set *set, struct osp_snapshot *s,
 		if (!o->name || osp_hist_delta(&o->lat, &now[i].lat, &prev[i].lat) ||
 		    (set->cpu && osp_hist_delta(&o->cpu, &now[i].cpu, &prev[i].cpu))) {
 			osp_op_fini(o);
-			snap_free(s);
+			osp_snapshot_fini(s);
 			return -ENOMEM;
 		}
 		o->has_cpu = set->cpu;
 		s->nops++;
 	}
 	return 0;
-}
-
-static void drop_oldest(struct osp_timeline *tl)
-{
-	struct osp_snapshot *s = &tl->ring[tl->head];
-
-	tl->bytes -= snap_bytes(s);
-	snap_free(s);
-	tl->head = (tl->head + 1) % tl->cap;
-	tl->n--;
-	tl->dropped++;
-}
-
-/* Keep @s as the newest snapshot, within capacity and bound. */
-static void ring_push(struct osp_timeline *tl, const struct osp_snapshot *s)
-{
-	if (tl->n == tl->cap)
-		drop_oldest(tl);
-	tl->ring[(tl->head + tl->n) % tl->cap] = *s;
-	tl->n++;
-	tl->bytes += snap_bytes(s);
-	/* The oldest go first; a snapshot over the bound on its own, too. */
-	while (tl->bytes > tl->bound_bytes && tl->n)
-		drop_oldest(tl);
 }
 
 static uint64_t rel_now(const struct osp_set *set)
@@ -157,7 +103,7 @@ static int tick_locked(struct osp_set *set)
 		tl->missed++;
 		return err;
 	}
-	ring_push(tl, &s);
+	osp_ring_push(tl->ring, &s);
 	/* The cumulative ops just read become the next tick's base. */
 	{
 		struct osp_op *old = tl->prev;
@@ -194,9 +140,7 @@ static void *tl_thread(void *arg)
 
 static void tl_free(const struct osp_set *set, struct osp_timeline *tl)
 {
-	for (unsigned i = 0; i < tl->n; i++)
-		snap_free(&tl->ring[(tl->head + i) % tl->cap]);
-	free(tl->ring);
+	osp_ring_free(tl->ring);
 	free(tl->scratch);
 	osp_set_ops_free(set, tl->prev);
 	osp_set_ops_free(set, tl->now);
@@ -216,37 +160,13 @@ void osp_tl_reset_locked(struct osp_set *set)
 {
 	struct osp_timeline *tl = set->tl;
 
-	while (tl->n)
-		drop_oldest(tl);
-	tl->head = 0;
-	tl->dropped = 0;
+	osp_ring_clear(tl->ring);
 	tl->missed = 0;
 	for (unsigned i = 0; i < set->nops; i++) {
 		osp_hist_clear(&tl->prev[i].lat);
 		if (set->cpu)
 			osp_hist_clear(&tl->prev[i].cpu);
 	}
-}
-
-/* Deep copies of @n ops (NULL for none: an idle interval costs nothing). */
-static int ops_copy_n(struct osp_op **dst, const struct osp_op *src, size_t n)
-{
-	*dst = NULL;
-	if (!n)
-		return 0;
-	*dst = calloc(n, sizeof(**dst));
-	if (!*dst)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		if (osp_op_copy(&(*dst)[i], &src[i])) {
-			while (i--)
-				osp_op_fini(&(*dst)[i]);
-			free(*dst);
-			*dst = NULL;
-			return -ENOMEM;
-		}
-	}
-	return 0;
 }
 
 /*
@@ -260,37 +180,20 @@ int osp_tl_copy_locked(struct osp_set *set, struct osp_profile *p,
 {
 	struct osp_timeline *tl = set->tl;
 	struct osp_snapshot partial;
-	size_t n = tl->n;
 	int err;
 
 	err = snap_make(set, &partial, now, tl->prev, rel_now(set));
 	if (err)
 		return err;
-	p->snaps = calloc(n + 1, sizeof(*p->snaps));
-	if (!p->snaps) {
-		snap_free(&partial);
-		return -ENOMEM;
+	err = osp_ring_copy(tl->ring, p, tl->interval_ns, 1);
+	if (err) {
+		osp_snapshot_fini(&partial);
+		return err;
 	}
-	for (size_t i = 0; i < n; i++) {
-		const struct osp_snapshot *s = &tl->ring[(tl->head + i) % tl->cap];
-
-		p->snaps[i].t_ns = s->t_ns;
-		err = ops_copy_n(&p->snaps[i].ops, s->ops, s->nops);
-		p->nsnaps = i;
-		if (err) {
-			snap_free(&partial);
-			osp_profile_drop_timeline(p);
-			return err;
-		}
-		p->snaps[i].nops = s->nops;
-	}
-	p->nsnaps = n;
 	if (partial.nops)
 		p->snaps[p->nsnaps++] = partial;
 	else
-		snap_free(&partial);
-	p->tl_interval_ns = tl->interval_ns;
-	p->tl_dropped = tl->dropped;
+		osp_snapshot_fini(&partial);
 	return 0;
 }
 
@@ -319,20 +222,19 @@ static int tl_new(const struct osp_set *set, uint64_t interval_ns,
 {
 	struct osp_timeline *tl;
 	pthread_condattr_t ca;
+	int err;
 
-	if (interval_ns < 1000000 || capacity == 0)
+	if (interval_ns < 1000000)
 		return -EINVAL;
-	/* Not even idle intervals would fit: refuse, do not shrink it. */
-	if (capacity > osp_set_timeline_capacity_max(bound_bytes))
-		return -E2BIG;
 	tl = calloc(1, sizeof(*tl));
 	if (!tl)
 		return -ENOMEM;
+	err = osp_ring_new(capacity, bound_bytes, &tl->ring);
+	if (err) {
+		free(tl);
+		return err;
+	}
 	tl->interval_ns = interval_ns;
-	tl->cap = capacity;
-	tl->bound_bytes = bound_bytes;
-	tl->bytes = (size_t)capacity * sizeof(*tl->ring);
-	tl->ring = calloc(capacity, sizeof(*tl->ring));
 	tl->scratch = malloc(osp_set_scratch_words(set) * sizeof(uint64_t));
 	/* prev starts empty, so the first snapshot holds everything since the
 	 * set's start (or last reset) and the snapshots add up to the totals. */
@@ -342,7 +244,7 @@ static int tl_new(const struct osp_set *set, uint64_t interval_ns,
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&tl->cv, &ca);
 	pthread_condattr_destroy(&ca);
-	if (!tl->ring || !tl->scratch || !tl->prev || !tl->now) {
+	if (!tl->scratch || !tl->prev || !tl->now) {
 		tl_free(set, tl);
 		return -ENOMEM;
 	}
@@ -383,12 +285,15 @@ void osp_set_timeline_stats(struct osp_set *set, struct osp_timeline_stats *out)
 	pthread_mutex_lock(&set->tl_mu);
 	tl = set->tl;
 	if (tl) {
+		struct osp_ring_stats rs;
+
+		osp_ring_stats(tl->ring, &rs);
 		out->interval_ns = tl->interval_ns;
-		out->capacity = tl->cap;
-		out->held = tl->n;
-		out->bytes = tl->bytes;
-		out->bound_bytes = tl->bound_bytes;
-		out->dropped = tl->dropped;
+		out->capacity = rs.capacity;
+		out->held = rs.held;
+		out->bytes = rs.bytes;
+		out->bound_bytes = rs.bound_bytes;
+		out->dropped = rs.dropped;
 		out->missed = tl->missed;
 	}
 	pthread_mutex_unlock(&set->tl_mu);

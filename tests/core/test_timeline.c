@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <time.h>
 
+#include "osprof/ring.h"
 #include "osprof/set.h"
 
 static const char *const names[] = { "read", "write" };
@@ -226,4 +227,89 @@ Test(timeline, a_ring_that_cannot_fit_even_idle_is_e2big)
 		     -E2BIG);
 	cr_expect_eq(osp_set_timeline_start_bounded(set, 1000000, 4, 4 * OSP_TIMELINE_SNAPSHOT_MIN_BYTES), 0);
 	osp_set_free(set);
+}
+
+/* Add @n values of @v_ns to op @name of @p (created when absent). */
+static void add(struct osp_profile *p, const char *name, unsigned n, uint64_t v_ns)
+{
+	struct osp_op *o = osp_profile_find_op(p, name);
+
+	if (!o)
+		o = osp_profile_add_op(p, name, false);
+	cr_assert_not_null(o);
+	for (unsigned i = 0; i < n; i++)
+		cr_assert_eq(osp_hist_record(&o->lat, v_ns), 0);
+}
+
+/* Two cumulative readings of a set whose ops come and go (the eBPF
+ * layers'): the delta matches them by name, new ops whole. */
+Test(timeline, snapshot_delta_matches_ops_by_name)
+{
+	struct osp_profile *prev = osp_profile_new("fuse", 1), *cur = osp_profile_new("fuse", 1);
+	struct osp_snapshot s;
+
+	add(prev, "a", 3, 1000);
+	add(prev, "z", 1, 10);
+	add(cur, "b", 2, 5000);  /* new since prev, listed first */
+	add(cur, "a", 3, 1000);
+	add(cur, "a", 2, 70000);
+	add(cur, "z", 1, 10);    /* unchanged: not in the snapshot */
+	cr_assert_eq(osp_snapshot_delta(&s, cur, prev, 42), 0);
+	cr_expect_eq(s.t_ns, 42u);
+	cr_assert_eq(s.nops, 2u);
+	cr_expect_str_eq(s.ops[0].name, "b");
+	cr_expect_eq(s.ops[0].lat.count, 2u);
+	cr_expect_str_eq(s.ops[1].name, "a");
+	cr_expect_eq(s.ops[1].lat.count, 2u);
+	cr_expect_eq(osp_hist_bucket(&s.ops[1].lat, osp_bucket_index(70000, 1)), 2u);
+	cr_expect_eq(osp_hist_bucket(&s.ops[1].lat, osp_bucket_index(1000, 1)), 0u);
+	osp_snapshot_fini(&s);
+	cr_expect_eq(s.nops, 0u);
+
+	/* Nothing before: everything that has events. */
+	cr_assert_eq(osp_snapshot_delta(&s, cur, NULL, 7), 0);
+	cr_expect_eq(s.nops, 3u);
+	osp_snapshot_fini(&s);
+	/* Nothing moved: nothing allocated. */
+	cr_assert_eq(osp_snapshot_delta(&s, cur, cur, 8), 0);
+	cr_expect_eq(s.nops, 0u);
+	cr_expect_null(s.ops);
+	osp_profile_free(prev);
+	osp_profile_free(cur);
+}
+
+/* A ring keeps the newest within its capacity, and copies them out. */
+Test(timeline, ring_keeps_the_newest_and_copies_them)
+{
+	struct osp_profile *p = osp_profile_new("fs", 1), *cur = osp_profile_new("fs", 1);
+	struct osp_ring_stats st;
+	struct osp_ring *r;
+
+	cr_expect_eq(osp_ring_new(0, 1 << 20, &r), -EINVAL);
+	cr_expect_eq(osp_ring_new(100, 10 * OSP_RING_SLOT_BYTES, &r), -E2BIG);
+	cr_assert_eq(osp_ring_new(3, 1 << 20, &r), 0);
+	for (unsigned i = 1; i <= 5; i++) {
+		struct osp_snapshot s;
+
+		add(cur, "read", 1, 100 * i);
+		cr_assert_eq(osp_snapshot_delta(&s, cur, NULL, i), 0);
+		osp_ring_push(r, &s);
+		cr_expect_null(s.ops, "the ring took it");
+	}
+	osp_ring_stats(r, &st);
+	cr_expect_eq(st.held, 3u);
+	cr_expect_eq(st.dropped, 2u);
+	cr_assert_eq(osp_ring_copy(r, p, 1000000, 1), 0);
+	cr_assert_eq(p->nsnaps, 3u);
+	cr_expect_eq(p->snaps[0].t_ns, 3u, "the oldest kept");
+	cr_expect_eq(p->snaps[2].t_ns, 5u);
+	cr_expect_eq(p->tl_dropped, 2u);
+	cr_expect_eq(p->tl_interval_ns, 1000000u);
+	osp_ring_clear(r);
+	osp_ring_stats(r, &st);
+	cr_expect_eq(st.held, 0u);
+	cr_expect_eq(st.dropped, 0u);
+	osp_ring_free(r);
+	osp_profile_free(p);
+	osp_profile_free(cur);
 }
