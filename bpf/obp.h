@@ -169,6 +169,13 @@ const char *obp_block_op_name(uint32_t dev, uint32_t b, char *buf, size_t len);
  * vector @vec's, "softirq:<VECTOR>" ("softirq:<vec>" when unknown). */
 const char *obp_irq_op_name(unsigned irq, const char *name, char *buf, size_t len);
 const char *obp_softirq_name(unsigned vec, char *buf, size_t len);
+/*
+ * obp_layer_file - where layer @l of a run written to @file goes, beside
+ * it: @file with ".<layer>" before its extension ("run.json" ->
+ * "run.fuse.json", "run" -> "run.fuse"), as osprof-fs --dump and
+ * osprof-trace -o write them. A new string, or NULL (-ENOMEM).
+ */
+char *obp_layer_file(const char *file, enum obp_layer l);
 /* The number of system call @name, or -1. */
 int obp_syscall_nr(const char *name);
 

@@ -8,6 +8,7 @@
  */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -121,4 +122,18 @@ const char *obp_softirq_name(unsigned vec, char *buf, size_t len)
 	else
 		snprintf(buf, len, "softirq:%u", vec);
 	return buf;
+}
+
+char *obp_layer_file(const char *file, enum obp_layer l)
+{
+	const char *base = strrchr(file, '/'), *dot;
+	char *s;
+
+	base = base ? base + 1 : file;
+	dot = strrchr(base, '.');
+	/* A leading dot (".json") names the file, it is no extension. */
+	if (!dot || dot == base)
+		return asprintf(&s, "%s.%s", file, obp_layer_name(l)) < 0 ? NULL : s;
+	return asprintf(&s, "%.*s.%s%s", (int)(dot - file), file, obp_layer_name(l), dot) < 0
+		       ? NULL : s;
 }

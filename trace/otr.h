@@ -20,6 +20,7 @@
 
 #include "obp.h"
 #include "osprof/profile.h"
+#include "osprof/ring.h"
 
 #define OTR_PROG "osprof-trace"
 #define OTR_ERRLEN 512
@@ -81,11 +82,18 @@ int otr_cmd_wait(struct otr_cmd *c);
 /* ---- otr_out.c ---- */
 
 /* One loaded layer's readings. */
+/*
+ * The intervals a layer keeps, at most: 100,000 (a day of -i 1), and
+ * OSP_TIMELINE_BOUND_BYTES; the oldest go first, counted in the JSON's
+ * timeline (dropped).
+ */
+#define OTR_INTERVALS_MAX 100000u
+
 struct otr_layer {
 	enum obp_layer l;
 	struct osp_profile *prev; /* the last cumulative reading, or NULL */
-	struct osp_snapshot *snaps; /* one per interval, deltas */
-	size_t nsnaps;
+	struct osp_ring *ring;    /* its intervals, deltas; NULL before one */
+	uint64_t last_t_ns;       /* when the last interval ended */
 };
 
 /*

@@ -18,70 +18,11 @@
 
 #include "otr.h"
 #include "osprof/format.h"
+#include "osprof/set.h"
 
 char *otr_out_path(const char *out, enum obp_layer l, enum obp_layer first)
 {
-	const char *base = strrchr(out, '/'), *dot;
-	char *s;
-
-	if (l == first)
-		return strdup(out);
-	base = base ? base + 1 : out;
-	dot = strrchr(base, '.');
-	/* A leading dot (".json") names the file, it is no extension. */
-	if (!dot || dot == base)
-		return asprintf(&s, "%s.%s", out, obp_layer_name(l)) < 0 ? NULL : s;
-	return asprintf(&s, "%.*s.%s%s", (int)(dot - out), out, obp_layer_name(l), dot) < 0
-		       ? NULL : s;
-}
-
-/* The op of @p named @name, or an empty one. */
-static const struct osp_hist *prev_hist(const struct osp_profile *p, const char *name,
-					const struct osp_hist *empty)
-{
-	const struct osp_op *o = p ? osp_profile_find_op(p, name) : NULL;
-
-	return o ? &o->lat : empty;
-}
-
-/* @cur minus @prev (NULL: nothing before) into @s: only ops with events. */
-static int snap_delta(struct osp_snapshot *s, const struct osp_profile *cur,
-		      const struct osp_profile *prev, uint64_t t_ns)
-{
-	struct osp_hist empty;
-	int err = osp_hist_init(&empty, cur->res);
-
-	memset(s, 0, sizeof(*s));
-	s->t_ns = t_ns;
-	if (err)
-		return err;
-	s->ops = calloc(cur->nops ? cur->nops : 1, sizeof(*s->ops));
-	if (!s->ops)
-		return -ENOMEM;
-	for (size_t i = 0; i < cur->nops; i++) {
-		const struct osp_op *c = &cur->ops[i];
-		const struct osp_hist *p = prev_hist(prev, c->name, &empty);
-		struct osp_op *o = &s->ops[s->nops];
-
-		if (c->lat.count == p->count)
-			continue;
-		o->name = strdup(c->name);
-		if (!o->name)
-			return -ENOMEM; /* the caller frees s, o included */
-		s->nops++;
-		err = osp_hist_delta(&o->lat, &c->lat, p);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static void snap_free(struct osp_snapshot *s)
-{
-	for (size_t i = 0; i < s->nops; i++)
-		osp_op_fini(&s->ops[i]);
-	free(s->ops);
-	memset(s, 0, sizeof(*s));
+	return l == first ? strdup(out) : obp_layer_file(out, l);
 }
 
 /*
@@ -109,43 +50,45 @@ static int print_snap(struct osp_profile *cur, const struct osp_snapshot *s,
 	return err;
 }
 
-/* Read layer @y and add the difference from its last reading. */
+/*
+ * Read layer @y into *@cur and the difference from its last reading into
+ * @s (at @t_ns): the caller keeps it (keep()).
+ */
 static int take(struct obp *b, struct otr_layer *y, uint64_t t_ns,
-		struct osp_profile **cur, char *err, size_t errlen)
+		struct osp_profile **cur, struct osp_snapshot *s, char *err, size_t errlen)
 {
-	struct osp_snapshot s, *n;
 	int e = obp_profile(b, y->l, cur);
 
 	if (e) {
 		snprintf(err, errlen, "layer %s: cannot read: %s", obp_layer_name(y->l), strerror(-e));
 		return e;
 	}
-	e = snap_delta(&s, *cur, y->prev, t_ns);
-	n = e ? NULL : realloc(y->snaps, (y->nsnaps + 1) * sizeof(*n));
-	if (!n) {
-		snap_free(&s);
+	e = y->ring ? 0 : osp_ring_new(OTR_INTERVALS_MAX, OSP_TIMELINE_BOUND_BYTES, &y->ring);
+	e = e ? e : osp_snapshot_delta(s, *cur, y->prev, t_ns);
+	if (e) {
 		osp_profile_free(*cur);
 		*cur = NULL;
-		snprintf(err, errlen, "layer %s: out of memory", obp_layer_name(y->l));
-		return -ENOMEM;
+		snprintf(err, errlen, "layer %s: %s", obp_layer_name(y->l), strerror(-e));
+		return e;
 	}
-	y->snaps = n;
-	y->snaps[y->nsnaps++] = s;
+	y->last_t_ns = t_ns;
 	return 0;
 }
 
 int otr_interval(struct obp *b, struct otr_layer *y, uint64_t t_ns,
 		 uint64_t interval_ns, bool print, char *err, size_t errlen)
 {
+	struct osp_snapshot s;
 	struct osp_profile *cur;
-	int e = take(b, y, t_ns, &cur, err, errlen);
+	int e = take(b, y, t_ns, &cur, &s, err, errlen);
 
 	if (e)
 		return e;
-	if (print && print_snap(cur, &y->snaps[y->nsnaps - 1], interval_ns)) {
+	if (print && print_snap(cur, &s, interval_ns)) {
 		snprintf(err, errlen, "stdout: write error");
 		e = -EIO;
 	}
+	osp_ring_push(y->ring, &s);
 	osp_profile_free(y->prev);
 	y->prev = cur;
 	return e;
@@ -194,16 +137,21 @@ int otr_finish(struct obp *b, struct otr_layer *y, const struct osp_kvlist *sour
 	int e;
 
 	if (interval_ns) {
-		/* The last, partial interval: the snapshots add up to the total. */
-		e = take(b, y, y->nsnaps ? y->snaps[y->nsnaps - 1].t_ns : 0, &p, err, errlen);
+		struct osp_snapshot s;
+
+		/* The last, partial interval: the snapshots add up to the
+		 * total, unless the oldest were dropped (tl_dropped says). */
+		e = take(b, y, y->last_t_ns, &p, &s, err, errlen);
 		if (e)
 			return e;
-		y->snaps[y->nsnaps - 1].t_ns = p->elapsed_ns;
-		p->tl_interval_ns = interval_ns;
-		p->snaps = y->snaps;
-		p->nsnaps = y->nsnaps;
-		y->snaps = NULL;
-		y->nsnaps = 0;
+		s.t_ns = p->elapsed_ns;
+		osp_ring_push(y->ring, &s);
+		e = osp_ring_copy(y->ring, p, interval_ns, 0);
+		if (e) {
+			snprintf(err, errlen, "layer %s: %s", obp_layer_name(y->l), strerror(-e));
+			osp_profile_free(p);
+			return e;
+		}
 	} else if ((e = obp_profile(b, y->l, &p)) != 0) {
 		snprintf(err, errlen, "layer %s: cannot read: %s", obp_layer_name(y->l), strerror(-e));
 		return e;
@@ -229,9 +177,7 @@ int otr_finish(struct obp *b, struct otr_layer *y, const struct osp_kvlist *sour
 
 void otr_layer_fini(struct otr_layer *y)
 {
-	for (size_t i = 0; i < y->nsnaps; i++)
-		snap_free(&y->snaps[i]);
-	free(y->snaps);
+	osp_ring_free(y->ring);
 	osp_profile_free(y->prev);
 	memset(y, 0, sizeof(*y));
 }
