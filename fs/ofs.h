@@ -103,6 +103,7 @@ struct ofs_kmod;
 struct ofs_lockq;
 struct obp;
 struct obp_vt;
+struct ofs_bpf_tl;
 
 /* The daemon. One per process: FUSE passes it to every handler. */
 struct ofs {
@@ -118,6 +119,7 @@ struct ofs {
 				      * (ofs_bpf.c); set before serving */
 	struct obp_vt *vt;           /* -o cpu_time from eBPF virtual time, or
 				      * NULL (the thread CPU clock) */
+	struct ofs_bpf_tl *bpf_tl;   /* the eBPF layers' timeline, with bpf */
 	uid_t owner_uid;             /* the mounting user: may write ctl */
 	gid_t owner_gid;
 	bool switch_creds;           /* root with allow_other: act as caller */
@@ -402,6 +404,15 @@ void ofs_bpf_ctl_end(struct ofs *fs);
  * none (all taken: counted in ctl's vt_errors).
  */
 bool ofs_bpf_vt_deduct(struct ofs *fs, uint64_t *ns);
+/*
+ * ofs_bpf_timeline_start, ofs_bpf_timeline_stop - the eBPF layers'
+ * timeline, started and stopped with the fs layer's (same interval and
+ * capacity; each layer bounded in bytes as the fs layer is). Start: 0,
+ * -E2BIG, -ENOMEM, -errno; 0 without eBPF layers. Stop: harmless when
+ * none runs.
+ */
+int ofs_bpf_timeline_start(struct ofs *fs, uint64_t interval_ns, unsigned capacity);
+void ofs_bpf_timeline_stop(struct ofs *fs);
 /* ctl's reset, enable and disable, for the eBPF layers. */
 void ofs_bpf_reset(struct ofs *fs);
 void ofs_bpf_enable(struct ofs *fs, bool on);

@@ -252,11 +252,16 @@ static int cmd_apply(struct ofs *fs, const struct ofs_ctl_cmd *c)
 		osp_set_enable(fs->set, c->kind == OFS_CTL_ENABLE);
 		ofs_bpf_enable(fs, c->kind == OFS_CTL_ENABLE);
 		return 0;
-	case OFS_CTL_TIMELINE:
-		return osp_set_timeline_start(fs->set, c->interval_ms * 1000000,
-					      (unsigned)cmd_snapshots(fs, c));
+	case OFS_CTL_TIMELINE: {
+		int err = osp_set_timeline_start(fs->set, c->interval_ms * 1000000,
+						 (unsigned)cmd_snapshots(fs, c));
+
+		return err ? err : ofs_bpf_timeline_start(fs, c->interval_ms * 1000000,
+							  (unsigned)cmd_snapshots(fs, c));
+	}
 	case OFS_CTL_TIMELINE_OFF:
 		osp_set_timeline_stop(fs->set);
+		ofs_bpf_timeline_stop(fs);
 		return 0;
 	case OFS_CTL__COUNT:
 		break;

@@ -488,3 +488,54 @@ Test(fs_layers, cpu_time_is_virtual_time)
 	osp_profile_free(p);
 	cr_expect_eq(h_stop(&m2), 0);
 }
+
+/* The sum of operation @op's counts over @p's snapshots. */
+static uint64_t snapshot_count(const struct osp_profile *p, const char *op)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < p->nsnaps; i++)
+		for (size_t k = 0; k < p->snaps[i].nops; k++)
+			if (strcmp(p->snaps[i].ops[k].name, op) == 0)
+				n += p->snaps[i].ops[k].lat.count;
+	return n;
+}
+
+/*
+ * The eBPF layers run in the fs layer's timeline: snapshots every
+ * interval whose counts add up to the totals; reset empties them, and
+ * `timeline off` stops them.
+ */
+Test(fs_layers, timeline_covers_the_ebpf_layers)
+{
+	struct timespec pause = { 0, 30000000 };
+	struct osp_profile *fuse;
+	struct stat st;
+
+	h_start(&m, (const char *const[]){ "-o", "layers=fuse:syscall,timeline=20", NULL });
+	for (int round = 0; round < 5; round++) {
+		for (int i = 0; i < 20; i++)
+			stat(h_at(m.dir, "nothing"), &st);
+		nanosleep(&pause, NULL);
+	}
+	fuse = layer(&m, "fuse");
+	cr_expect_eq(fuse->tl_interval_ns, 20000000u);
+	cr_expect_geq(fuse->nsnaps, 3u, "5 rounds 30 ms apart in 20 ms intervals");
+	cr_expect_geq(tb_count(fuse, "lookup"), 100u);
+	cr_expect_eq(snapshot_count(fuse, "lookup"), tb_count(fuse, "lookup"),
+		     "the snapshots add up to the total");
+	osp_profile_free(fuse);
+
+	ctl(&m, "reset\n");
+	fuse = layer(&m, "fuse");
+	cr_expect_eq(snapshot_count(fuse, "lookup"), tb_count(fuse, "lookup"));
+	cr_expect_lt(tb_count(fuse, "lookup"), 100u, "reset emptied the layer and its timeline");
+	osp_profile_free(fuse);
+
+	ctl(&m, "timeline off\n");
+	fuse = layer(&m, "fuse");
+	cr_expect_eq(fuse->tl_interval_ns, 0u);
+	cr_expect_eq(fuse->nsnaps, 0u);
+	osp_profile_free(fuse);
+	cr_expect_eq(h_stop(&m), 0);
+}
