@@ -161,9 +161,9 @@ static const struct {
 	const char *name;
 	enum obp_fd_arg how;
 } mount_fd_calls[] = {
-	{ "read", OBP_FD_ARG0 }, { "write", OBP_FD_ARG0 },
+	{ "read", OBP_FD_FUSE_IO }, { "write", OBP_FD_FUSE_IO },
 	{ "pread64", OBP_FD_ARG0 }, { "pwrite64", OBP_FD_ARG0 },
-	{ "readv", OBP_FD_ARG0 }, { "writev", OBP_FD_ARG0 },
+	{ "readv", OBP_FD_FUSE_IO }, { "writev", OBP_FD_FUSE_IO },
 	{ "preadv", OBP_FD_ARG0 }, { "pwritev", OBP_FD_ARG0 },
 	{ "preadv2", OBP_FD_ARG0 }, { "pwritev2", OBP_FD_ARG0 },
 	{ "fstat", OBP_FD_ARG0 }, { "fstatfs", OBP_FD_ARG0 },
@@ -251,6 +251,7 @@ static int fuse_open(struct obp *b)
 	f->rodata->follow_callers = follow;
 	if (follow) {
 		err = bpf_map__reuse_fd(f->maps.pids, bpf_map__fd(b->sys->maps.pids));
+		err = err ? err : bpf_map__reuse_fd(f->maps.pids_gen, bpf_map__fd(b->sys->maps.pids_gen));
 		if (err)
 			goto fail;
 	}
@@ -436,27 +437,36 @@ bool obp_enabled(const struct obp *b)
 	return false;
 }
 
-int obp_pid_add(struct obp *b, pid_t tgid)
+/* Set process @tgid's role in the pids map, and say the map changed
+ * (threads cache their role while pids_gen stands still). */
+static int pid_set(struct obp *b, pid_t tgid, __u32 role)
 {
-	__u32 k = (__u32)tgid, role = OBP_ROLE_WORKLOAD;
+	__u32 k = (__u32)tgid, zero = 0;
+	__u64 gen = 0;
 
-	if (!(b->layers & OBP_LAYER_BIT(OBP_L_SYSCALL)))
-		return -ENOENT;
 	if (bpf_map__update_elem(b->sys->maps.pids, &k, sizeof(k), &role, sizeof(role), BPF_ANY))
+		return -errno;
+	/* A lost race with a program's bump still changes the count. */
+	bpf_map__lookup_elem(b->sys->maps.pids_gen, &zero, sizeof(zero), &gen, sizeof(gen), 0);
+	gen++;
+	if (bpf_map__update_elem(b->sys->maps.pids_gen, &zero, sizeof(zero), &gen, sizeof(gen), BPF_ANY))
 		return -errno;
 	return 0;
 }
 
+int obp_pid_add(struct obp *b, pid_t tgid)
+{
+	if (!(b->layers & OBP_LAYER_BIT(OBP_L_SYSCALL)))
+		return -ENOENT;
+	return pid_set(b, tgid, OBP_ROLE_WORKLOAD);
+}
+
 int obp_daemon_set(struct obp *b, pid_t tgid)
 {
-	__u32 k = (__u32)tgid, role = OBP_ROLE_DAEMON;
-
 	if (!b || !b->sys)
 		return 0;
 	b->opts.daemon_pid = tgid;
-	if (bpf_map__update_elem(b->sys->maps.pids, &k, sizeof(k), &role, sizeof(role), BPF_ANY))
-		return -errno;
-	return 0;
+	return pid_set(b, tgid, OBP_ROLE_DAEMON);
 }
 
 int obp_skip_thread(struct obp *b, pid_t tid, bool on)
@@ -466,11 +476,20 @@ int obp_skip_thread(struct obp *b, pid_t tid, bool on)
 
 	if (!b || !b->fuse)
 		return 0;
-	if (on)
+	/* Counted before the entry exists and after it is gone, so the
+	 * programs' shortcut (none marked: no lookup) never misses one. */
+	if (on) {
+		__atomic_add_fetch(&b->fuse->bss->skip_n, 1, __ATOMIC_SEQ_CST);
 		err = bpf_map__update_elem(b->fuse->maps.skip_tids, &k, sizeof(k), &v, sizeof(v), BPF_ANY);
-	else
-		err = bpf_map__delete_elem(b->fuse->maps.skip_tids, &k, sizeof(k), 0);
-	return err && (on || errno != ENOENT) ? -errno : 0;
+		if (err)
+			__atomic_sub_fetch(&b->fuse->bss->skip_n, 1, __ATOMIC_SEQ_CST);
+		return err ? -errno : 0;
+	}
+	err = bpf_map__delete_elem(b->fuse->maps.skip_tids, &k, sizeof(k), 0);
+	if (err && errno == ENOENT)
+		return 0;
+	__atomic_sub_fetch(&b->fuse->bss->skip_n, 1, __ATOMIC_SEQ_CST);
+	return err ? -errno : 0;
 }
 
 /* The object that holds layer @l, and the histogram kind of its keys. */

@@ -87,6 +87,9 @@ enum obp_fd_arg {
 	OBP_FD_EMPTY_AT,  /* a dirfd and a path: the descriptor's own file
 			   * when the path is "" (fstat as newfstatat(fd, "",
 			   * AT_EMPTY_PATH)), else a path call: dropped */
+	OBP_FD_FUSE_IO,   /* the first is, and the call may be a FUSE
+			   * daemon's request or reply on /dev/fuse (read,
+			   * readv, write, writev): looked at by layer lower */
 	OBP_FD_SPLICE,    /* splice: the first is its source (the mount
 			   * filter's), the third its target (a /dev/fuse
 			   * the daemon replies to, for layer lower) */

@@ -18,10 +18,14 @@ const volatile __u32 fuse_dev = 0;        /* kernel dev_t; 0: every mount */
 const volatile __u32 daemon_tgid = 0;     /* never a workload process */
 const volatile __u32 follow_callers = 0;  /* add callers to pids */
 
-/* Requests in flight: struct fuse_req address -> send time (ns). LRU, so
- * requests whose end was never seen (an aborted connection) age out. */
+/* Threads in skip_tids now, kept by user space through mmapped data. */
+volatile __u32 skip_n = 0;
+
+/* Requests in flight: struct fuse_req address -> send time (ns). A plain
+ * hash, cheaper than an LRU one: every request sent ends, also when its
+ * connection is aborted (the kernel ends them all), so none is left. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, OBP_MAX_INFLIGHT);
 	__type(key, __u64);
 	__type(value, __u64);
@@ -41,7 +45,8 @@ int BPF_PROG(obp_fuse_send, const struct fuse_req *req)
 
 	if (!obp_enabled)
 		return 0;
-	if (fuse_dev && BPF_CORE_READ(req, fm, sb, s_dev) != fuse_dev)
+	/* BTF-typed pointers: plain loads, no probe-read helper calls. */
+	if (fuse_dev && req->fm->sb->s_dev != fuse_dev)
 		return 0;
 	ts = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&fuse_start, &key, &ts, BPF_ANY))
@@ -54,7 +59,7 @@ int BPF_PROG(obp_fuse_send, const struct fuse_req *req)
 	 * by whoever ends an earlier one, the daemon included.
 	 */
 	pid_tgid = bpf_get_current_pid_tgid();
-	if ((__u32)pid_tgid == BPF_CORE_READ(req, in.h.pid) &&
+	if ((__u32)pid_tgid == req->in.h.pid &&
 	    (__u32)(pid_tgid >> 32) != daemon_tgid)
 		obp_pid_add_workload((__u32)(pid_tgid >> 32));
 	return 0;
@@ -72,10 +77,11 @@ int BPF_PROG(obp_fuse_end, const struct fuse_req *req)
 	t0 = *ts;
 	bpf_map_delete_elem(&fuse_start, &key);
 	tid = (__u32)bpf_get_current_pid_tgid();
-	if (bpf_map_lookup_elem(&skip_tids, &tid)) {
+	/* skip_n counts the marked threads: none, no lookup. */
+	if (skip_n && bpf_map_lookup_elem(&skip_tids, &tid)) {
 		obp_stat(OBP_S_SKIPPED);
 		return 0;
 	}
-	obp_record(OBP_K_FUSE, BPF_CORE_READ(req, in.h.opcode), 0, now > t0 ? now - t0 : 0);
+	obp_record(OBP_K_FUSE, req->in.h.opcode, 0, now > t0 ? now - t0 : 0);
 	return 0;
 }

@@ -27,22 +27,29 @@ const volatile __u32 lower_on = 0;       /* the daemon's calls are wanted */
 const volatile __u32 mount_filter = 0;   /* layer syscall: only mount_id's */
 const volatile __s32 mount_id = 0;
 
-struct sys_start {
-	__u64 ts;
-	__u32 nr;
-	__u32 kind;
-	__u32 unsure; /* the mount filter decides at exit (on_mount) */
+/*
+ * Each thread's state, in task-local storage (found from the task in a
+ * few ns, freed with it; no table of thread ids to update and delete on
+ * every call): its process's role, cached while pids_gen stands still;
+ * the call in flight; the descriptor it last found to be a /dev/fuse.
+ */
+struct task_state {
+	__u64 ts;       /* the call's entry, ns */
+	__u64 gen;      /* pids_gen + 1 when role was read; 0: never */
+	__u32 role;     /* enum obp_role, 0: none */
+	__u32 nr;       /* the call in flight */
+	__u32 kind;     /* its layer (enum obp_kind); 0: none in flight */
+	__u32 unsure;   /* the mount filter decides at exit (on_mount) */
+	__s32 fuse_fd;  /* + 1: a descriptor known to be a /dev/fuse */
 	__u32 pad;
 };
 
-/* Calls in flight, by thread id. LRU: a thread that never returns
- * (exit, exit_group) leaves an entry that ages out. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, OBP_MAX_INFLIGHT);
-	__type(key, __u32);
-	__type(value, struct sys_start);
-} sys_start SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_state);
+} tstate SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -106,20 +113,35 @@ static __always_inline bool fd_is_fuse_dev(__u64 fd)
 	return f && BPF_CORE_READ(f, f_inode, i_rdev) == OBP_FUSE_DEVT;
 }
 
-/* True when call @nr works on a /dev/fuse: its descriptor argument, or
- * for splice either end (a reply is spliced from a pipe into it). */
-static __always_inline bool on_fuse_dev(struct pt_regs *regs, __u32 nr)
+/* True when descriptor @fd is a /dev/fuse, from @t's memory of the
+ * last one it found (a worker reads and replies on one descriptor). */
+static __always_inline bool fuse_fd(struct task_state *t, __u64 fd)
+{
+	if ((__s32)fd + 1 == t->fuse_fd)
+		return true;
+	if (!fd_is_fuse_dev(fd))
+		return false;
+	t->fuse_fd = (__s32)fd + 1;
+	return true;
+}
+
+/*
+ * True when call @nr works on a /dev/fuse: the daemon's requests come by
+ * read or splice, its replies go by write, writev or splice (from a pipe
+ * into it); only those calls are looked at, so a lower file's pread
+ * costs no walk of the descriptor table.
+ */
+static __always_inline bool on_fuse_dev(struct task_state *t, struct pt_regs *regs, __u32 nr)
 {
 	__u32 *how = bpf_map_lookup_elem(&fd_arg, &nr);
 
 	if (!how)
 		return false;
 	switch (*how) {
-	case OBP_FD_ARG0:
-		return fd_is_fuse_dev(BPF_CORE_READ(regs, di));
+	case OBP_FD_FUSE_IO:
+		return fuse_fd(t, regs->di);
 	case OBP_FD_SPLICE:
-		return fd_is_fuse_dev(BPF_CORE_READ(regs, di)) ||
-		       fd_is_fuse_dev(BPF_CORE_READ(regs, dx));
+		return fuse_fd(t, regs->di) || fuse_fd(t, regs->dx);
 	default:
 		return false;
 	}
@@ -146,18 +168,19 @@ static __always_inline int on_mount(struct pt_regs *regs, __u32 nr)
 		return ON_OTHER;
 	switch (*how) {
 	case OBP_FD_ARG0:
+	case OBP_FD_FUSE_IO:
 	case OBP_FD_SPLICE:
-		fd = BPF_CORE_READ(regs, di);
+		fd = regs->di;
 		break;
 	case OBP_FD_ARG1:
-		fd = BPF_CORE_READ(regs, si);
+		fd = regs->si;
 		break;
 	case OBP_FD_EMPTY_AT:
-		if (bpf_probe_read_user(&c, 1, (const void *)BPF_CORE_READ(regs, si)))
+		if (bpf_probe_read_user(&c, 1, (const void *)regs->si))
 			return ON_UNSURE;
 		if (c)
 			return ON_OTHER;
-		fd = BPF_CORE_READ(regs, di);
+		fd = regs->di;
 		break;
 	default:
 		return ON_OTHER;
@@ -168,60 +191,82 @@ static __always_inline int on_mount(struct pt_regs *regs, __u32 nr)
 	return fd_mount_id((__u32)fd) == mount_id ? ON_MOUNT : ON_OTHER;
 }
 
+/* @t's role, from its cache or, when pids changed since, the map. */
+static __always_inline __u32 role_of(struct task_state *t)
+{
+	__u32 zero = 0, tgid, *role;
+	__u64 *gen = bpf_map_lookup_elem(&pids_gen, &zero);
+
+	if (!gen)
+		return 0;
+	if (t->gen == *gen + 1)
+		return t->role;
+	tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	role = bpf_map_lookup_elem(&pids, &tgid);
+	t->role = role ? *role : 0;
+	t->gen = *gen + 1;
+	return t->role;
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(obp_sys_enter, struct pt_regs *regs, long id)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tgid = (__u32)(pid_tgid >> 32), tid = (__u32)pid_tgid, nr = (__u32)id;
-	struct sys_start s = { 0 };
-	__u32 *role;
+	struct task_state *t;
+	__u32 nr = (__u32)id, kind, role;
 
 	if (!obp_enabled || id < 0 || id >= OBP_MAX_NR)
 		return 0;
-	role = bpf_map_lookup_elem(&pids, &tgid);
-	if (role && *role == OBP_ROLE_DAEMON && !lower_on)
+	t = bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!t)
+		return 0;
+	t->kind = 0;
+	role = role_of(t);
+	if (role == OBP_ROLE_DAEMON && !lower_on)
 		return 0;
 	if (role)
-		s.kind = *role == OBP_ROLE_DAEMON ? OBP_K_LOWER : OBP_K_SYSCALL;
+		kind = role == OBP_ROLE_DAEMON ? OBP_K_LOWER : OBP_K_SYSCALL;
 	else if (cgroup_id && bpf_get_current_cgroup_id() == cgroup_id)
-		s.kind = OBP_K_SYSCALL;
+		kind = OBP_K_SYSCALL;
 	else
 		return 0;
-	if (s.kind == OBP_K_SYSCALL && mount_filter) {
+	t->unsure = 0;
+	if (kind == OBP_K_SYSCALL && mount_filter) {
 		int on = on_mount(regs, nr);
 
 		if (on == ON_OTHER)
 			return 0;
-		s.unsure = on == ON_UNSURE;
+		t->unsure = on == ON_UNSURE;
 	}
-	if (s.kind == OBP_K_LOWER) {
+	if (kind == OBP_K_LOWER) {
 		__u32 *skip = bpf_map_lookup_elem(&lower_skip_nr, &nr);
 
-		if ((skip && *skip) || on_fuse_dev(regs, nr))
+		if ((skip && *skip) || on_fuse_dev(t, regs, nr))
 			return 0;
 	}
-	s.ts = bpf_ktime_get_ns();
-	s.nr = nr;
-	if (bpf_map_update_elem(&sys_start, &tid, &s, BPF_ANY))
-		obp_stat(OBP_S_INFLIGHT_FULL);
+	t->nr = nr;
+	t->kind = kind;
+	t->ts = bpf_ktime_get_ns();
 	return 0;
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(obp_sys_exit, struct pt_regs *regs, long ret)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u64 now = bpf_ktime_get_ns();
-	struct sys_start *s, c;
+	struct task_state *t;
+	__u64 now;
+	__u32 kind;
 
-	s = bpf_map_lookup_elem(&sys_start, &tid);
-	if (!s)
+	/* No storage: a task that made no call since we loaded. */
+	t = bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0, 0);
+	if (!t || !t->kind)
 		return 0;
-	c = *s;
-	bpf_map_delete_elem(&sys_start, &tid);
-	if (c.unsure && on_mount(regs, c.nr) != ON_MOUNT)
+	now = bpf_ktime_get_ns();
+	kind = t->kind;
+	t->kind = 0;
+	if (t->unsure && on_mount(regs, t->nr) != ON_MOUNT)
 		return 0;
-	obp_record(c.kind, c.nr, 0, now > c.ts ? now - c.ts : 0);
+	obp_record(kind, t->nr, 0, now > t->ts ? now - t->ts : 0);
 	return 0;
 }
 
@@ -256,7 +301,7 @@ int BPF_PROG(obp_sys_exit_task, struct task_struct *task)
 	if ((__u32)BPF_CORE_READ(task, pid) != tgid)
 		return 0;
 	role = bpf_map_lookup_elem(&pids, &tgid);
-	if (role && *role == OBP_ROLE_WORKLOAD)
-		bpf_map_delete_elem(&pids, &tgid);
+	if (role && *role == OBP_ROLE_WORKLOAD && bpf_map_delete_elem(&pids, &tgid) == 0)
+		obp_pids_changed();
 	return 0;
 }
