@@ -21,15 +21,36 @@ const volatile __u32 follow_callers = 0;  /* add callers to pids */
 /* Threads in skip_tids now, kept by user space through mmapped data. */
 volatile __u32 skip_n = 0;
 
-/* Requests in flight: struct fuse_req address -> send time (ns). A plain
- * hash, cheaper than an LRU one: every request sent ends, also when its
- * connection is aborted (the kernel ends them all), so none is left. */
+/*
+ * Requests in flight, by their unique id: FUSE numbers a connection's
+ * requests in steps of 2, so (unique / 2) mixed with the device picks a
+ * slot of an array -- an inlined index, no hash update and delete per
+ * request. A slot holds the request it was last given; the end checks
+ * the id and the device, so a slot taken over by a later request (more
+ * than OBP_FUSE_SLOTS in flight at once) loses only the earlier one.
+ */
+#define OBP_FUSE_SLOTS 16384u
+
+struct inflight {
+	__u64 unique; /* written last: x86 keeps stores in order */
+	__u64 ts;     /* send time, ns */
+	__u32 dev;
+	__u32 pad;
+};
+
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, OBP_MAX_INFLIGHT);
-	__type(key, __u64);
-	__type(value, __u64);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, OBP_FUSE_SLOTS);
+	__type(key, __u32);
+	__type(value, struct inflight);
 } fuse_start SEC(".maps");
+
+static __always_inline struct inflight *slot_of(__u64 unique, __u32 dev)
+{
+	__u32 k = ((__u32)(unique >> 1) ^ (dev * 2654435761u)) & (OBP_FUSE_SLOTS - 1);
+
+	return bpf_map_lookup_elem(&fuse_start, &k);
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -41,16 +62,23 @@ struct {
 SEC("tp_btf/fuse_request_send")
 int BPF_PROG(obp_fuse_send, const struct fuse_req *req)
 {
-	__u64 key = (__u64)req, ts, pid_tgid;
+	__u64 unique, pid_tgid;
+	struct inflight *e;
+	__u32 dev;
 
 	if (!obp_enabled)
 		return 0;
 	/* BTF-typed pointers: plain loads, no probe-read helper calls. */
-	if (fuse_dev && req->fm->sb->s_dev != fuse_dev)
+	dev = req->fm->sb->s_dev;
+	if (fuse_dev && dev != fuse_dev)
 		return 0;
-	ts = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&fuse_start, &key, &ts, BPF_ANY))
-		obp_stat(OBP_S_INFLIGHT_FULL);
+	unique = req->in.h.unique;
+	e = slot_of(unique, dev);
+	if (!e)
+		return 0;
+	e->ts = bpf_ktime_get_ns();
+	e->dev = dev;
+	e->unique = unique;
 	if (!follow_callers)
 		return 0;
 	/*
@@ -68,14 +96,17 @@ int BPF_PROG(obp_fuse_send, const struct fuse_req *req)
 SEC("tp_btf/fuse_request_end")
 int BPF_PROG(obp_fuse_end, const struct fuse_req *req)
 {
-	__u64 key = (__u64)req, now = bpf_ktime_get_ns(), *ts, t0;
-	__u32 tid;
+	__u64 now = bpf_ktime_get_ns(), unique = req->in.h.unique, t0;
+	__u32 dev = req->fm->sb->s_dev, tid;
+	struct inflight *e;
 
-	ts = bpf_map_lookup_elem(&fuse_start, &key);
-	if (!ts)
+	if (fuse_dev && dev != fuse_dev)
 		return 0;
-	t0 = *ts;
-	bpf_map_delete_elem(&fuse_start, &key);
+	e = slot_of(unique, dev);
+	if (!e || e->unique != unique || e->dev != dev)
+		return 0;
+	t0 = e->ts;
+	e->unique = 0; /* ids start at 2: 0 is no request */
 	tid = (__u32)bpf_get_current_pid_tgid();
 	/* skip_n counts the marked threads: none, no lookup. */
 	if (skip_n && bpf_map_lookup_elem(&skip_tids, &tid)) {
