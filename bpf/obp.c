@@ -113,12 +113,39 @@ void obp_libbpf_quiet(void)
 	libbpf_set_print(libbpf_log);
 }
 
+/*
+ * Root refused: kernel lockdown forbids what the programs do (reading
+ * kernel memory), or a security module does. Say which lockdown mode is
+ * on when the kernel tells ("none [integrity] confidentiality").
+ */
+static void lockdown_why(char *msg, size_t len)
+{
+	FILE *f = fopen("/sys/kernel/security/lockdown", "r");
+	char line[128] = "", *a, *z;
+
+	if (f) {
+		if (!fgets(line, sizeof(line), f))
+			line[0] = '\0';
+		fclose(f);
+	}
+	a = strchr(line, '[');
+	z = a ? strchr(a, ']') : NULL;
+	if (a && z && strncmp(a + 1, "none", 4) != 0)
+		snprintf(msg, len, "not permitted even as root: kernel lockdown is '%.*s' "
+			 "(see the kernel log)", (int)(z - a - 1), a + 1);
+	else
+		snprintf(msg, len, "not permitted even as root (a security module or a "
+			 "missing capability: CAP_BPF and CAP_PERFMON; see the kernel log)");
+}
+
 void obp_why_msg(char *msg, size_t len, const char *what, int err)
 {
 	/* Lack of privilege needs no more than that: it is every layer's.
 	 * Not -EACCES: that is also the verifier's refusal of a program. */
-	if (err == -EPERM)
+	if (err == -EPERM && geteuid() != 0)
 		snprintf(msg, len, "not permitted (eBPF needs root: CAP_BPF and CAP_PERFMON)");
+	else if (err == -EPERM)
+		lockdown_why(msg, len);
 	else {
 		pthread_mutex_lock(&log_mu);
 		snprintf(msg, len, "%s: %s%s%.120s", what, strerror(-err),
