@@ -13,10 +13,15 @@
 #     (run_time_ns / run_cnt in bpftool prog show), over a grep and random
 #     reads through a mount with every layer on;
 #   - grep: warm grep -r through cache=never mounts: no eBPF layer (the
-#     baseline), the kernel layers (fuse, lower, block, irq: those this
-#     osprof-fs has), and all layers (the syscall layer added: it runs on
-#     every system call of every process, so its cost is reported apart);
+#     baseline); fuse, block and irq; the kernel layers (those and lower);
+#     all layers (the syscall layer added). lower and syscall run programs
+#     on every system call of every process (sys_enter/exit), so they are
+#     reported apart;
 #   - randread: 4 KiB buffered random reads of a 256 MiB file, same mounts;
+#   - syscall: what any system call on the machine pays while lower or
+#     syscall is loaded, for a process they do not trace: 4 KiB page-cache
+#     preads on the native file, with no program, with an osprof-fs mount
+#     elsewhere whose lower layer is loaded;
 #   - trace: osprof-trace (when built) around grep -r on the native tree,
 #     against grep alone.
 # Default tree: build/workload/linux-source-* (scripts/run.sh unpacks it).
@@ -44,63 +49,93 @@ done
 echo "osprof eBPF benchmark: tree $tree ($(find "$tree" -type f | wc -l) files)"
 echo "build $build; kernel layers $kernel_layers; osprof-bench --hw $hw --max-runs $max_runs; $(nproc) CPUs"
 
-mount_fs none "$tree" -o layers=none
-mount_fs kern "$tree" -o "layers=$kernel_layers"
-mount_fs all "$tree" -o layers=all
-mkdir -p "$work/rlower"
+# One mount at a time, made before each run and unmounted after it (not
+# timed): the kernel-wide programs (system calls, block, irq) of one
+# configuration's mount must not run during another's.
+mkdir -p "$work/m" "$work/rlower"
 dd if=/dev/urandom of="$work/rlower/file" bs=1M count=256 status=none
-mount_fs rnone "$work/rlower" -o layers=none
-mount_fs rkern "$work/rlower" -o "layers=$kernel_layers"
-mount_fs rall "$work/rlower" -o layers=all
+nolower=$(echo "$kernel_layers" | tr ':' '\n' | grep -vx lower | paste -sd: -)
+# setup LOWER: mount LOWER at $work/m with the layers of $OSPROF_CONFIG.
+setup() {
+  echo "case \$OSPROF_CONFIG in none) l=none ;; kernel) l=$kernel_layers ;;" \
+       "nolower) l=$nolower ;; *) l=all ;; esac;" \
+       "$fs $1 $work/m -o layers=\$l"
+}
+cleanup="fusermount3 -u $work/m"
 rflags="--procs 1 --ops 20000 --seed 7"
 
 if want events; then
   echo
-  echo "=== ns per traced event, per program (kernel.bpf_stats_enabled=1)"
+  echo "=== ns per traced event, per program (kernel.bpf_stats_enabled=1), all layers"
+  "$fs" "$work/rlower" "$work/m" -o layers=all
+  mkdir -p "$work/m2"
+  "$fs" "$tree" "$work/m2" -o layers=fuse
   old=$(sysctl -n kernel.bpf_stats_enabled)
   sysctl -q kernel.bpf_stats_enabled=1
   before=$(bpftool prog show -j)
-  grep -r "$pattern" "$work/all" >/dev/null || true
-  "$rr" "$work/rall/file" $rflags >/dev/null
+  grep -r "$pattern" "$work/m2" >/dev/null || true
+  "$rr" "$work/m/file" $rflags >/dev/null
   after=$(bpftool prog show -j)
   sysctl -q kernel.bpf_stats_enabled="$old"
-  # Programs of this run's daemons: obp_*; deltas, summed by name.
+  fusermount3 -u "$work/m2"
+  fusermount3 -u "$work/m"
+  # Programs named obp_*: the deltas of run time and count, by name.
   python3 - "$before" "$after" <<'PY'
 import json, sys
 def runs(text):
-    out = {}
-    for p in json.loads(text):
-        n = p.get("name", "")
-        if n.startswith("obp_"):
-            t, c = out.get((p["id"], n), (0, 0))
-            out[(p["id"], n)] = (p.get("run_time_ns", 0), p.get("run_cnt", 0))
-    return out
+    return {(p["id"], p["name"]): (p.get("run_time_ns", 0), p.get("run_cnt", 0))
+            for p in json.loads(text) if p.get("name", "").startswith("obp_")}
 b, a = runs(sys.argv[1]), runs(sys.argv[2])
 tot = {}
 for k, (t, c) in a.items():
     t0, c0 = b.get(k, (0, 0))
-    name = k[1]
-    T, C = tot.get(name, (0, 0))
-    tot[name] = (T + t - t0, C + c - c0)
+    T, C = tot.get(k[1], (0, 0))
+    tot[k[1]] = (T + t - t0, C + c - c0)
 for name, (t, c) in sorted(tot.items()):
     if c:
         print(f"{name:24s} {c:12d} runs {t / c:8.1f} ns per run")
 PY
 fi
 if want grep; then
-  compare "warm grep -r, cache=never: no eBPF layer, kernel layers ($kernel_layers), all layers" \
-    --config none="$(grepcmd "$work/none")" \
-    --config kernel="$(grepcmd "$work/kern")" \
-    --config all="$(grepcmd "$work/all")"
+  compare "warm grep -r, cache=never: no eBPF layer, $nolower, $kernel_layers, all layers" \
+    --setup "$(setup "$tree")" --cleanup "$cleanup" \
+    --config none="$(grepcmd "$work/m")" \
+    --config nolower="$(grepcmd "$work/m")" \
+    --config kernel="$(grepcmd "$work/m")" \
+    --config all="$(grepcmd "$work/m")"
 fi
 if want randread; then
-  compare "random reads, 1 process, buffered 4 KiB: no eBPF layer, kernel layers, all layers" \
-    --config none="$rr $work/rnone/file $rflags --size 4096" \
-    --config kernel="$rr $work/rkern/file $rflags --size 4096" \
-    --config all="$rr $work/rall/file $rflags --size 4096"
+  compare "random reads, 1 process, buffered 4 KiB: no eBPF layer, $nolower, $kernel_layers, all layers" \
+    --setup "$(setup "$work/rlower")" --cleanup "$cleanup" \
+    --config none="$rr $work/m/file $rflags --size 4096" \
+    --config nolower="$rr $work/m/file $rflags --size 4096" \
+    --config kernel="$rr $work/m/file $rflags --size 4096" \
+    --config all="$rr $work/m/file $rflags --size 4096"
+fi
+if want syscall; then
+  sflags="--procs 1 --ops 400000 --seed 7 --size 4096"
+  compare "4 KiB page-cache preads of the native file, not traced: alone, beside a mount with layer lower" \
+    --setup "[ \$OSPROF_CONFIG = native ] || $fs $work/rlower $work/m -o layers=lower" \
+    --cleanup "fusermount3 -u $work/m 2>/dev/null; true" \
+    --config native="$rr $work/rlower/file $sflags" \
+    --config beside_lower="$rr $work/rlower/file $sflags"
 fi
 if want trace && [ -x "$trace" ]; then
-  compare "grep -r on the native tree: alone, under osprof-trace" \
-    --config native="$(grepcmd "$tree")" \
-    --config traced="$trace -o $work/trace.json -- sh -c '$(grepcmd "$tree")'"
+  # The workload runs in a cgroup of its own, traced there by an
+  # osprof-trace started before the run (its loading is not timed).
+  cg=$(findmnt -t cgroup2 -n -o TARGET | head -n 1)
+  if [ -z "$cg" ]; then
+    echo "ebpf.sh: no cgroup v2 mount: osprof-trace not measured" >&2
+  else
+    mkdir -p "$cg/osprof-bench-$$"
+    cgdir="$cg/osprof-bench-$$"
+    tsetup="if [ \$OSPROF_CONFIG = traced ]; then $trace --cgroup $cgdir -o $work/trace.json >/dev/null 2>$work/trace.err & echo \$! > $work/trace.pid;
+            until grep -q tracing $work/trace.err; do sleep 0.01; done; fi"
+    tcleanup="if [ -s $work/trace.pid ]; then kill \$(cat $work/trace.pid); while kill -0 \$(cat $work/trace.pid) 2>/dev/null; do sleep 0.01; done; : > $work/trace.pid; fi"
+    incg="echo \$\$ > $cgdir/cgroup.procs; $(grepcmd "$tree")"
+    compare "grep -r on the native tree: alone, under osprof-trace --cgroup" \
+      --setup "$tsetup" --cleanup "$tcleanup" \
+      --config native="$incg" --config traced="$incg"
+    rmdir "$cgdir" 2>/dev/null || true
+  fi
 fi

@@ -3,7 +3,8 @@
 # The main job: install, build, mount a profiled view of DIR (default: the
 # Linux sources from Debian's linux-source package, OSprof's own
 # workload), run grep -r and random reads through it, print
-# .osprof/stats, render a report, unmount.
+# .osprof/stats and the layered view of the eBPF layers around it (as
+# root on a kernel with BTF), render a report, unmount.
 #
 #   scripts/run.sh [DIR] [--out OUTDIR]
 #
@@ -41,6 +42,7 @@ if [ -z "$dir" ]; then
   fi
 fi
 mkdir -p "$out"
+rm -f "$out"/profile*.json   # this run's layers only
 mnt=$(mktemp -d /tmp/osprof-mnt.XXXXXX)
 daemon_pid=""
 cleanup() {
@@ -74,13 +76,21 @@ else
 fi
 echo "== $mnt/.osprof/stats" >&2
 cat "$mnt/.osprof/stats"
+if [ -e "$mnt/.osprof/fuse" ]; then
+  echo "== the layers around it, from eBPF: what FUSE adds per operation, the calls below" >&2
+  build/report/osprof-report show "$mnt" --layered --top 8
+else
+  echo "== (no eBPF layers: $(grep '^ebpf' "$mnt/.osprof/ctl" | tr '\n' ' '))" >&2
+fi
 fusermount3 -u "$mnt"
 wait "$daemon_pid" || true
 daemon_pid=""
 echo "== report" >&2
-build/report/osprof-report show "$out/profile.json" --top 5 >/dev/null
-build/report/osprof-report plot "$out/profile.json" -o "$out/charts" >/dev/null
-build/report/osprof-report html "$out/profile.json" -o "$out/report.html"
-echo "profile: $out/profile.json" >&2
+# --dump wrote the fs layer to profile.json and each eBPF layer beside it.
+set_=$(ls "$out"/profile*.json | paste -sd, -)
+build/report/osprof-report show "$set_" --top 5 >/dev/null
+build/report/osprof-report plot "$set_" -o "$out/charts" >/dev/null
+build/report/osprof-report html "$set_" -o "$out/report.html"
+echo "profile: $out/profile.json (and one file per eBPF layer beside it)" >&2
 echo "charts:  $out/charts/" >&2
 echo "report:  $out/report.html" >&2
