@@ -60,9 +60,9 @@ static __always_inline void obp_stat(__u32 which)
  * bucket 0 (core's osp_bucket_index). By halving shifts: clang 14
  * cannot compile __builtin_clzll for BPF.
  */
-static __always_inline __u32 obp_bucket(__u64 v)
+static __always_inline __u64 obp_bucket(__u64 v)
 {
-	__u32 k = 0;
+	__u64 k = 0;
 
 	if (v <= 1)
 		return 0;
@@ -73,7 +73,7 @@ static __always_inline __u32 obp_bucket(__u64 v)
 	if (v >> 4) { k += 4; v >>= 4; }
 	if (v >> 2) { k += 2; v >>= 2; }
 	if (v >> 1) { k += 1; v >>= 1; }
-	return k + (__u32)v;
+	return k + v;
 }
 
 /* The histogram of @key on this CPU, created empty when new; NULL when
@@ -95,8 +95,14 @@ static __always_inline struct obp_hist *obp_hist_of(const struct obp_key *key)
  * memory, and a program does not nest on its own CPU: plain adds. */
 static __always_inline void obp_hist_add(struct obp_hist *h, __u64 v_ns)
 {
-	__u32 b = obp_bucket(v_ns);
+	__u64 b = obp_bucket(v_ns);
 
+	/*
+	 * A 64-bit index, checked after a barrier: compiled through a 32-bit
+	 * copy, the check would not bound the index for older verifiers
+	 * (Linux 6.1's refused "unbounded memory access").
+	 */
+	barrier_var(b);
 	if (b >= OBP_NBUCKETS)
 		return;
 	h->bk[b] += 1;
