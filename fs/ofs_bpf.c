@@ -4,13 +4,13 @@
  * this mount's device only, with the processes that send it requests as
  * the syscall layer's workload and this daemon as the lower layer's
  * process; served in the control directory beside the fs layer (`fuse`,
- * `syscall`, `lower` and their .json), with the mount's host, source and
- * options; reset, enabled and disabled with it; in its timeline; dumped
- * beside it.
+ * `syscall`, `lower`, `block`, `irq` and their .json), with the mount's
+ * host, source and options; reset, enabled and disabled with it; in its
+ * timeline; dumped beside it.
  *
- * Where osprof.ko also offers a layer (lower), the module serves it unless
- * -o layers asks for the eBPF one; each profile says which served it
- * (source.layer_source).
+ * Where osprof.ko also offers a layer (lower, block, irq), the module
+ * serves it unless -o layers asks for the eBPF one; each profile says
+ * which served it (source.layer_source).
  *
  * With -o cpu_time, a request's CPU time is its virtual time from eBPF
  * (bpf/obp.h's obp_vt): each worker thread takes a slot on its first
