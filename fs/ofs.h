@@ -94,6 +94,8 @@ struct ofs_opts {
 	unsigned poll_us;      /* > 0: ofs_loop_poll with this window */
 	bool clone_fd;
 	unsigned layers;       /* eBPF layers wanted (OBP_LAYER_BIT()s) */
+	bool lower_ebpf;       /* -o lower_source=ebpf: lower from eBPF, not
+				* from the daemon's own timing */
 	bool layers_auto;      /* no -o layers: those that load, quietly */
 };
 
@@ -111,6 +113,8 @@ struct ofs {
 	struct fuse_session *se;
 	struct osp_clock clk;
 	struct osp_set *set;         /* the fs-layer profile */
+	struct osp_set *lower;       /* the lower layer timed by the daemon
+				      * (ofs_lower.h), or NULL */
 	struct ofs_inode_table *itab;
 	struct ofs_ctl *ctl;
 	struct ofs_kmod *kmod;       /* osprof.ko: registration, vtimers */
@@ -364,6 +368,12 @@ int ofs_mount_at(const char *path, char **type, dev_t *dev);
 /* Write @p as JSON to @path through a temporary file renamed over it:
  * never a torn file. 0 or -errno. */
 int ofs_dump_write(const char *path, const struct osp_profile *p);
+
+/* ---- the lower layer timed by the daemon (ofs_lower.c) ---- */
+/* Its profile set, enabled as the fs layer is. 0 or -ENOMEM. */
+int ofs_lower_new(struct ofs *fs);
+/* Its profile (the calls made), with this mount's source; NULL on -ENOMEM. */
+struct osp_profile *ofs_lower_profile(struct ofs *fs);
 
 /* ---- the eBPF layers (ofs_bpf.c) ---- */
 /*

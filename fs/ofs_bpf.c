@@ -181,6 +181,14 @@ int ofs_bpf_open(struct ofs *fs)
 		for (unsigned l = 0; l < OBP_L__COUNT; l++)
 			if (ofs_kmod_present(fs, obp_layer_name(l)))
 				o.layers &= ~OBP_LAYER_BIT(l);
+	/* lower: the daemon times its own calls unless eBPF is asked for. */
+	if ((o.layers & OBP_LAYER_BIT(OBP_L_LOWER)) && !fs->opts.lower_ebpf) {
+		o.layers &= ~OBP_LAYER_BIT(OBP_L_LOWER);
+		if (ofs_lower_new(fs) != 0) {
+			fprintf(stderr, "osprof-fs: cannot set up the lower layer: out of memory\n");
+			return -1;
+		}
+	}
 	if (!o.layers)
 		return 0;
 	e = ofs_mount_at(fs->opts.mount_abs, &type, &o.fuse_dev);
@@ -197,7 +205,8 @@ int ofs_bpf_open(struct ofs *fs)
 	}
 	missing = o.layers & ~obp_layers(fs->bpf);
 	if (missing && fs->opts.layers_auto && !obp_layers(fs->bpf)) {
-		fputs("osprof-fs: eBPF layers off (the fs layer goes on): ", stderr);
+		fprintf(stderr, "osprof-fs: eBPF layers off (the fs%s layer%s on): ",
+			fs->lower ? " and lower" : "", fs->lower ? "s go" : " goes");
 		say_why(fs->bpf, missing);
 	} else if (missing && !fs->opts.layers_auto) {
 		for (unsigned l = 0; l < OBP_L__COUNT; l++)
@@ -232,6 +241,8 @@ void ofs_bpf_daemon(struct ofs *fs)
 void ofs_bpf_close(struct ofs *fs)
 {
 	ofs_bpf_timeline_stop(fs);
+	osp_set_free(fs->lower);
+	fs->lower = NULL;
 	if (fs->bpf_tl) {
 		pthread_mutex_destroy(&fs->bpf_tl->mu);
 		pthread_cond_destroy(&fs->bpf_tl->cv);
@@ -260,9 +271,16 @@ bool ofs_bpf_present(struct ofs *fs, const char *layer)
 	return loaded(fs, layer) >= 0;
 }
 
+/* True when @layer is the daemon's own lower layer (not eBPF's). */
+static bool daemon_lower(struct ofs *fs, const char *layer)
+{
+	return fs->lower && strcmp(layer, "lower") == 0 && !ofs_bpf_present(fs, layer);
+}
+
 bool ofs_layer_present(struct ofs *fs, const char *layer)
 {
-	return ofs_bpf_present(fs, layer) || ofs_kmod_present(fs, layer);
+	return ofs_bpf_present(fs, layer) || daemon_lower(fs, layer) ||
+	       ofs_kmod_present(fs, layer);
 }
 
 /* ---- the timeline ---- */
@@ -353,6 +371,8 @@ void ofs_bpf_timeline_stop(struct ofs *fs)
 {
 	struct ofs_bpf_tl *tl = fs->bpf_tl;
 
+	if (fs->lower)
+		osp_set_timeline_stop(fs->lower);
 	if (!tl)
 		return;
 	pthread_mutex_lock(&tl->mu);
@@ -375,6 +395,11 @@ int ofs_bpf_timeline_start(struct ofs *fs, uint64_t interval_ns, unsigned capaci
 	struct ofs_bpf_tl *tl = fs->bpf_tl;
 	int err = 0;
 
+	if (fs->lower) {
+		err = osp_set_timeline_start(fs->lower, interval_ns, capacity);
+		if (err)
+			return err;
+	}
 	if (!tl)
 		return 0;
 	ofs_bpf_timeline_stop(fs);
@@ -465,8 +490,24 @@ static int layer_gen(struct ofs *fs, const char *layer, FILE *out,
 	return err;
 }
 
+/* The daemon's lower layer written with @w. */
+static int lower_gen(struct ofs *fs, FILE *out, int (*w)(FILE *, const struct osp_profile *))
+{
+	struct osp_profile *p = ofs_lower_profile(fs);
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	err = w(out, p);
+	osp_profile_free(p);
+	return err;
+}
+
+/* Served by eBPF when loaded, else the daemon's lower, else the module. */
 int ofs_layer_gen_text(struct ofs *fs, const char *layer, FILE *out)
 {
+	if (daemon_lower(fs, layer))
+		return lower_gen(fs, out, osp_write_stats);
 	if (!ofs_bpf_present(fs, layer))
 		return ofs_kmod_gen_text(fs, layer, out);
 	return layer_gen(fs, layer, out, osp_write_stats);
@@ -474,6 +515,8 @@ int ofs_layer_gen_text(struct ofs *fs, const char *layer, FILE *out)
 
 int ofs_layer_gen_json(struct ofs *fs, const char *layer, FILE *out)
 {
+	if (daemon_lower(fs, layer))
+		return lower_gen(fs, out, osp_write_json);
 	if (!ofs_bpf_present(fs, layer))
 		return ofs_kmod_gen_json(fs, layer, out);
 	return layer_gen(fs, layer, out, osp_write_json);
@@ -499,6 +542,8 @@ void ofs_bpf_ctl_end(struct ofs *fs)
 
 void ofs_bpf_reset(struct ofs *fs)
 {
+	if (fs->lower)
+		osp_set_reset(fs->lower);
 	if (!fs->bpf)
 		return;
 	/* With the maps emptied, the next reading starts from nothing. */
@@ -510,6 +555,8 @@ void ofs_bpf_reset(struct ofs *fs)
 
 void ofs_bpf_enable(struct ofs *fs, bool on)
 {
+	if (fs->lower)
+		osp_set_enable(fs->lower, on);
 	if (fs->bpf)
 		obp_enable(fs->bpf, on);
 }
@@ -521,6 +568,8 @@ void ofs_bpf_describe(struct ofs *fs, FILE *out)
 	if (fs->vt)
 		fprintf(out, "vt_errors %" PRIu64 "\n", __atomic_load_n(&vt_errors, __ATOMIC_RELAXED));
 
+	fprintf(out, "lower_source %s\n", ofs_bpf_present(fs, "lower") ? "ebpf" :
+		fs->lower ? "daemon" : ofs_kmod_present(fs, "lower") ? "osprof.ko" : "none");
 	fputs("ebpf_layers ", out);
 	for (unsigned l = 0; l < OBP_L__COUNT; l++)
 		if (obp_layers(fs->bpf) & OBP_LAYER_BIT(l)) {
@@ -547,15 +596,21 @@ int ofs_bpf_dump(struct ofs *fs)
 {
 	int ret = 0;
 
-	for (unsigned l = 0; fs->bpf && l < OBP_L__COUNT; l++) {
+	for (unsigned l = 0; l < OBP_L__COUNT; l++) {
+		bool ebpf = obp_layers(fs->bpf) & OBP_LAYER_BIT(l);
 		struct osp_profile *p = NULL;
 		char *path;
 		int err;
 
-		if (!(obp_layers(fs->bpf) & OBP_LAYER_BIT(l)))
+		if (!ebpf && !daemon_lower(fs, obp_layer_name(l)))
 			continue;
 		path = obp_layer_file(fs->opts.dump, l);
-		err = path ? layer_profile(fs, l, &p) : -ENOMEM;
+		if (!path)
+			err = -ENOMEM;
+		else if (ebpf)
+			err = layer_profile(fs, l, &p);
+		else
+			err = (p = ofs_lower_profile(fs)) ? 0 : -ENOMEM;
 		err = err ? err : ofs_dump_write(path, p);
 		if (err) {
 			fprintf(stderr, "osprof-fs: --dump %s: %s\n", path ? path : fs->opts.dump,

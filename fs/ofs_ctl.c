@@ -146,19 +146,48 @@ static const struct ctl_entry *entry_of(fuse_ino_t ino)
 	return &entries[ino - CTL_DIR_INO - 1];
 }
 
-struct osp_profile *ofs_profile_build(struct ofs *fs)
+/* Layer @layer from the daemon's profile set @set, with this mount's
+ * source, clock and options; NULL on -ENOMEM. */
+static struct osp_profile *set_profile(struct ofs *fs, struct osp_set *set, const char *layer)
 {
-	struct osp_profile *p = osp_profile_new("fs", fs->opts.res);
+	struct osp_profile *p = osp_profile_new(layer, fs->opts.res);
 	int err;
 
 	if (!p)
 		return NULL;
-	err = osp_set_snapshot(fs->set, p);
+	err = osp_set_snapshot(set, p);
 	err = err ? err : ofs_profile_set_source(fs, p);
 	err = err ? err : osp_str_set(&p->clock_source, osp_clock_source_name(fs->clk.source));
 	p->cycles_per_ns = fs->clk.cycles_per_ns;
 	err = err ? err : ofs_opts_describe(fs, p);
 	if (err) {
+		osp_profile_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+struct osp_profile *ofs_profile_build(struct ofs *fs)
+{
+	return set_profile(fs, fs->set, "fs");
+}
+
+struct osp_profile *ofs_lower_profile(struct ofs *fs)
+{
+	struct osp_profile *p = set_profile(fs, fs->lower, "lower");
+	size_t k = 0;
+
+	if (!p)
+		return NULL;
+	/* Only the calls made: the set lists every call it knows. */
+	for (size_t i = 0; i < p->nops; i++) {
+		if (p->ops[i].lat.count || p->ops[i].lat.nbk)
+			p->ops[k++] = p->ops[i];
+		else
+			osp_op_fini(&p->ops[i]);
+	}
+	p->nops = k;
+	if (osp_kv_set_str(&p->source, "layer_source", "osprof-fs")) {
 		osp_profile_free(p);
 		return NULL;
 	}

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "ofs.h"
+#include "ofs_lower.h"
 
 #define HASH_BITS_MIN 10
 
@@ -248,7 +249,7 @@ int ofs_inode_fd(struct ofs *fs, struct ofs_inode *in)
 	as_caller = ofs_creds_active();
 	if (as_caller)
 		ofs_creds_suspend();
-	fd = open_by_handle_at(t->mount_fd, in->fh, O_PATH);
+	fd = OFS_LOWER(fs, OFS_LC_OPEN_BY_HANDLE_AT, open_by_handle_at(t->mount_fd, in->fh, O_PATH));
 	if (fd < 0)
 		fd = -errno;
 	if (as_caller)
@@ -354,7 +355,7 @@ static struct ofs_inode *find_locked(struct ofs_inode_table *t,
 }
 
 /* A copy of the handle of O_PATH @fd when it is usable, else NULL. */
-static struct file_handle *handle_of(struct ofs_inode_table *t, int fd)
+static struct file_handle *handle_of(struct ofs *fs, struct ofs_inode_table *t, int fd)
 {
 	struct {
 		struct file_handle fh;
@@ -366,7 +367,8 @@ static struct file_handle *handle_of(struct ofs_inode_table *t, int fd)
 	if (!t->handles)
 		return NULL;
 	buf.fh.handle_bytes = MAX_HANDLE_SZ;
-	if (name_to_handle_at(fd, "", &buf.fh, &mount_id, AT_EMPTY_PATH) != 0 ||
+	if (OFS_LOWER(fs, OFS_LC_NAME_TO_HANDLE_AT,
+		      name_to_handle_at(fd, "", &buf.fh, &mount_id, AT_EMPTY_PATH)) != 0 ||
 	    mount_id != t->root_mount_id)
 		return NULL;
 	fh = malloc(sizeof(*fh) + buf.fh.handle_bytes);
@@ -376,10 +378,10 @@ static struct file_handle *handle_of(struct ofs_inode_table *t, int fd)
 }
 
 /* Insert or reference the inode of O_PATH @fd (consumed). */
-static struct ofs_inode *table_get(struct ofs_inode_table *t, int fd,
+static struct ofs_inode *table_get(struct ofs *fs, struct ofs_inode_table *t, int fd,
 				   const struct stat *st, int *err)
 {
-	struct file_handle *fh = handle_of(t, fd);
+	struct file_handle *fh = handle_of(fs, t, fd);
 	struct ofs_inode *in;
 	int victims[8];
 	size_t nv = 0;
@@ -472,14 +474,14 @@ int ofs_inode_lookup(struct ofs *fs, struct ofs_inode *dir, const char *name,
 	 * Fast path, the common one when the kernel looks an entry up again:
 	 * one fstatat, and the inode is already known and held open.
 	 */
-	if (fstatat(dfd, name, &e->attr, AT_SYMLINK_NOFOLLOW) != 0) {
+	if (OFS_LOWER(fs, OFS_LC_NEWFSTATAT, fstatat(dfd, name, &e->attr, AT_SYMLINK_NOFOLLOW)) != 0) {
 		err = -errno;
 	} else if ((in = find_held(t, &e->attr)) != NULL) {
 		ofs_inode_fd_put(fs, dir);
 		e->ino = ino_for(t, in);
 		return 0;
 	} else {
-		fd = openat(dfd, name, O_PATH | O_NOFOLLOW);
+		fd = OFS_LOWER(fs, OFS_LC_OPENAT, openat(dfd, name, O_PATH | O_NOFOLLOW));
 		if (fd < 0)
 			err = -errno;
 	}
@@ -487,12 +489,13 @@ int ofs_inode_lookup(struct ofs *fs, struct ofs_inode *dir, const char *name,
 	if (err)
 		return err;
 	/* Attributes of what was opened: the name may have moved meanwhile. */
-	if (fstatat(fd, "", &e->attr, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) {
+	if (OFS_LOWER(fs, OFS_LC_NEWFSTATAT,
+		      fstatat(fd, "", &e->attr, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)) != 0) {
 		err = -errno;
 		close(fd);
 		return err;
 	}
-	in = table_get(t, fd, &e->attr, &err);
+	in = table_get(fs, t, fd, &e->attr, &err);
 	if (!in)
 		return err;
 	e->ino = ino_for(t, in);
@@ -511,14 +514,14 @@ int ofs_inode_open(struct ofs *fs, struct ofs_inode *in, int flags)
 	 * (and reopening by handle would need a capability they lack).
 	 */
 	if (in->fh && !ofs_creds_active()) {
-		nfd = open_by_handle_at(t->mount_fd, in->fh, flags);
+		nfd = OFS_LOWER(fs, OFS_LC_OPEN_BY_HANDLE_AT, open_by_handle_at(t->mount_fd, in->fh, flags));
 		return nfd >= 0 ? nfd : -errno;
 	}
 	fd = ofs_inode_fd(fs, in);
 	if (fd < 0)
 		return fd;
 	ofs_proc_path(proc, fd);
-	nfd = open(proc, flags);
+	nfd = OFS_LOWER(fs, OFS_LC_OPENAT, open(proc, flags));
 	if (nfd < 0)
 		nfd = -errno;
 	ofs_inode_fd_put(fs, in);

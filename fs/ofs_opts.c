@@ -25,7 +25,7 @@
 struct raw {
 	char *res, *timeline, *timeline_size, *ctl_name, *cache;
 	char *entry_timeout, *attr_timeout, *fd_cache, *readdirplus, *dump, *poll_us;
-	char *layers;
+	char *layers, *lower_source;
 	int writeback, cpu_time, vtimers, noprofile;
 	int nonopt;
 	int answer; /* KEY_HELP or KEY_VERSION when one was asked for */
@@ -50,6 +50,7 @@ static const struct fuse_opt specs[] = {
 	RAW("readdirplus=%s", readdirplus),
 	RAW("poll_us=%s", poll_us),
 	RAW("layers=%s", layers),
+	RAW("lower_source=%s", lower_source),
 	RAW("dump=%s", dump),
 	RAW("--dump=%s", dump),
 	RAW("--dump %s", dump),
@@ -102,13 +103,17 @@ static void usage(const char *prog)
 "                           halted CPUs on VMs, more daemon CPU time; 0 for\n"
 "                           libfuse's blocking worker pool (default: 0 with\n"
 "                           cache=never, 200 with auto and always, as measured)\n"
-"    -o layers=LIST         eBPF layers beside fs, colon-separated: fuse (the\n"
+"    -o layers=LIST         layers beside fs, colon-separated: fuse (the\n"
 "                           kernel's FUSE requests of this mount), syscall (the\n"
 "                           system calls of the processes using the mount),\n"
-"                           lower (this daemon's calls on LOWERDIR); all or\n"
-"                           none (default: every layer that loads when run as\n"
-"                           root on a kernel with BTF; a layer named here that\n"
-"                           cannot load stops the mount)\n"
+"                           lower (this daemon's calls on LOWERDIR), block,\n"
+"                           irq; all or none (default: every layer that loads;\n"
+"                           all but lower need eBPF: root, a kernel with BTF; a\n"
+"                           layer named here that cannot load stops the mount)\n"
+"    -o lower_source=SRC    daemon (default: it times its own calls, ~30 ns\n"
+"                           each) or ebpf (the kernel times every system call\n"
+"                           the daemon makes; costs every process on the\n"
+"                           machine ~0.2 us per system call while loaded)\n"
 "    --dump FILE            write the final JSON profile to FILE at unmount\n"
 "                           (also -o dump=FILE); each eBPF layer's beside it,\n"
 "                           FILE with .LAYER before its extension\n\n"
@@ -243,6 +248,10 @@ static int parse_misc(struct ofs_opts *o, const struct raw *r)
 	o->cpu_time = r->cpu_time || r->vtimers;
 	o->vtimers = r->vtimers;
 	o->noprofile = r->noprofile;
+	if (r->lower_source && strcmp(r->lower_source, "ebpf") != 0 &&
+	    strcmp(r->lower_source, "daemon") != 0)
+		return bad("lower_source", r->lower_source, "expected daemon or ebpf");
+	o->lower_ebpf = r->lower_source && strcmp(r->lower_source, "ebpf") == 0;
 	return parse_layers(o, r->layers);
 }
 
@@ -336,6 +345,7 @@ static void raw_free(struct raw *r)
 	free(r->dump);
 	free(r->poll_us);
 	free(r->layers);
+	free(r->lower_source);
 }
 
 static int check_dirs(struct ofs_opts *o, const struct fuse_cmdline_opts *c)

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ofs_lower.h"
 #include "ofs_pt.h"
 
 /* Close and free; also, at teardown, a directory never released. */
@@ -41,7 +42,7 @@ void pt_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		pt_reply_err(req, -fd);
 		return;
 	}
-	dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY);
+	dfd = OFS_LOWER(fs, OFS_LC_OPENAT, openat(fd, ".", O_RDONLY | O_DIRECTORY));
 	err = dfd < 0 ? errno : 0;
 	ofs_inode_fd_put(fs, in);
 	/*
@@ -140,7 +141,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 		if (!d->entry) {
 			errno = 0;
-			d->entry = readdir(d->dp);
+			d->entry = OFS_LOWER(ofs_of(req), OFS_LC_READDIR, readdir(d->dp));
 			if (!d->entry) {
 				err = errno;
 				break;
@@ -187,8 +188,10 @@ void pt_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 void pt_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 		 struct fuse_file_info *fi)
 {
+	struct ofs *fs = ofs_of(req);
 	int fd = dirfd(pt_dir(fi)->dp);
-	int res = datasync ? fdatasync(fd) : fsync(fd);
+	int res = datasync ? OFS_LOWER(fs, OFS_LC_FDATASYNC, fdatasync(fd))
+			   : OFS_LOWER(fs, OFS_LC_FSYNC, fsync(fd));
 
 	(void)ino;
 	pt_reply_err(req, res == 0 ? 0 : errno);

@@ -13,6 +13,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "ofs_lower.h"
 #include "ofs_pt.h"
 
 void pt_reply_new_entry(fuse_req_t req, struct ofs_inode *dir, const char *name)
@@ -67,11 +68,11 @@ static int stat_inode(struct ofs *fs, struct ofs_inode *in,
 	int fd, err = 0;
 
 	if (fi && fi->fh)
-		return fstat(pt_file(fi)->fd, st) == 0 ? 0 : -errno;
+		return OFS_LOWER(fs, OFS_LC_NEWFSTATAT, fstat(pt_file(fi)->fd, st)) == 0 ? 0 : -errno;
 	fd = ofs_inode_fd(fs, in);
 	if (fd < 0)
 		return fd;
-	if (fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0)
+	if (OFS_LOWER(fs, OFS_LC_NEWFSTATAT, fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)) != 0)
 		err = -errno;
 	ofs_inode_fd_put(fs, in);
 	return err;
@@ -92,7 +93,7 @@ void pt_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 #define SET_TIMES (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_CTIME | \
 		   FUSE_SET_ATTR_ATIME_NOW | FUSE_SET_ATTR_MTIME_NOW)
 
-static int set_times(int fd, const char *proc, const struct stat *attr,
+static int set_times(struct ofs *fs, int fd, const char *proc, const struct stat *attr,
 		     int valid, int ofd, bool is_link)
 {
 	struct timespec tv[2] = { { .tv_nsec = UTIME_OMIT }, { .tv_nsec = UTIME_OMIT } };
@@ -106,37 +107,41 @@ static int set_times(int fd, const char *proc, const struct stat *attr,
 	else if (valid & FUSE_SET_ATTR_MTIME)
 		tv[1] = attr->st_mtim;
 	if (ofd >= 0)
-		return futimens(ofd, tv);
+		return OFS_LOWER(fs, OFS_LC_UTIMENSAT, futimens(ofd, tv));
 	/* A symlink's own times: the magic path would follow it. */
 	if (is_link)
-		return utimensat(fd, "", tv, AT_EMPTY_PATH);
-	return utimensat(AT_FDCWD, proc, tv, 0);
+		return OFS_LOWER(fs, OFS_LC_UTIMENSAT, utimensat(fd, "", tv, AT_EMPTY_PATH));
+	return OFS_LOWER(fs, OFS_LC_UTIMENSAT, utimensat(AT_FDCWD, proc, tv, 0));
 }
 
 /* Apply the setattr fields one by one, as the kernel asked. 0 or -errno. */
-static int do_setattr(int fd, const struct stat *attr, int valid, int ofd)
+static int do_setattr(struct ofs *fs, int fd, const struct stat *attr, int valid, int ofd)
 {
 	char proc[32];
 	int res = 0;
 
 	ofs_proc_path(proc, fd);
 	if (valid & FUSE_SET_ATTR_MODE)
-		res = ofd >= 0 ? fchmod(ofd, attr->st_mode) : fchmodat(AT_FDCWD, proc, attr->st_mode, 0);
+		res = ofd >= 0 ? OFS_LOWER(fs, OFS_LC_FCHMOD, fchmod(ofd, attr->st_mode))
+			       : OFS_LOWER(fs, OFS_LC_FCHMODAT, fchmodat(AT_FDCWD, proc, attr->st_mode, 0));
 	if (res == 0 && (valid & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID))) {
 		uid_t uid = (valid & FUSE_SET_ATTR_UID) ? attr->st_uid : (uid_t)-1;
 		gid_t gid = (valid & FUSE_SET_ATTR_GID) ? attr->st_gid : (gid_t)-1;
 
-		res = fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
+		res = OFS_LOWER(fs, OFS_LC_FCHOWNAT,
+				fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW));
 	}
 	if (res == 0 && (valid & FUSE_SET_ATTR_SIZE))
-		res = ofd >= 0 ? ftruncate(ofd, attr->st_size) : truncate(proc, attr->st_size);
+		res = ofd >= 0 ? OFS_LOWER(fs, OFS_LC_FTRUNCATE, ftruncate(ofd, attr->st_size))
+			       : OFS_LOWER(fs, OFS_LC_TRUNCATE, truncate(proc, attr->st_size));
 	if (res == 0 && (valid & (SET_TIMES & ~FUSE_SET_ATTR_CTIME))) {
 		struct stat cur;
 
 		/* Only times need the type: a symlink's are set on itself. */
-		res = fstatat(fd, "", &cur, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
+		res = OFS_LOWER(fs, OFS_LC_NEWFSTATAT,
+				fstatat(fd, "", &cur, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW));
 		if (res == 0)
-			res = set_times(fd, proc, attr, valid, ofd, S_ISLNK(cur.st_mode));
+			res = set_times(fs, fd, proc, attr, valid, ofd, S_ISLNK(cur.st_mode));
 	}
 	return res == 0 ? 0 : -errno;
 }
@@ -146,7 +151,7 @@ static int do_setattr(int fd, const struct stat *attr, int valid, int ofd)
  * (see pt_setattr), when we act as a caller: the times, and a mode change
  * that only clears SUID and/or SGID of the file's current mode.
  */
-static int kernel_own_changes(int fd, const struct stat *attr, int valid)
+static int kernel_own_changes(struct ofs *fs, int fd, const struct stat *attr, int valid)
 {
 	const mode_t kill = S_ISUID | S_ISGID;
 	int own = valid & SET_TIMES;
@@ -155,7 +160,8 @@ static int kernel_own_changes(int fd, const struct stat *attr, int valid)
 	if (!ofs_creds_active())
 		return 0;
 	if ((valid & FUSE_SET_ATTR_MODE) &&
-	    fstatat(fd, "", &cur, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) == 0) {
+	    OFS_LOWER(fs, OFS_LC_NEWFSTATAT,
+		      fstatat(fd, "", &cur, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)) == 0) {
 		mode_t old = cur.st_mode & 07777, want = attr->st_mode & 07777;
 
 		if ((want & ~kill) == (old & ~kill) && (want & ~old) == 0 && want != old)
@@ -176,8 +182,8 @@ void pt_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
 		pt_reply_err(req, -fd);
 		return;
 	}
-	err = do_setattr(fd, attr, valid, ofd);
-	priv = err == -EPERM ? kernel_own_changes(fd, attr, valid) : 0;
+	err = do_setattr(fs, fd, attr, valid, ofd);
+	priv = err == -EPERM ? kernel_own_changes(fs, fd, attr, valid) : 0;
 	if (priv) {
 		/*
 		 * Changes the kernel makes itself, sent with the rights of
@@ -192,12 +198,13 @@ void pt_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
 		 * would leave the clearing to us.)
 		 */
 		ofs_creds_suspend();
-		err = do_setattr(fd, attr, priv, ofd);
+		err = do_setattr(fs, fd, attr, priv, ofd);
 		ofs_creds_resume();
 		if (!err)
-			err = do_setattr(fd, attr, valid & ~priv, ofd);
+			err = do_setattr(fs, fd, attr, valid & ~priv, ofd);
 	}
-	if (!err && fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0)
+	if (!err && OFS_LOWER(fs, OFS_LC_NEWFSTATAT,
+			      fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)) != 0)
 		err = -errno;
 	ofs_inode_fd_put(fs, in);
 	if (err)
@@ -218,7 +225,7 @@ void pt_readlink(fuse_req_t req, fuse_ino_t ino)
 		pt_reply_err(req, -fd);
 		return;
 	}
-	n = readlinkat(fd, "", buf, sizeof(buf));
+	n = OFS_LOWER(fs, OFS_LC_READLINKAT, readlinkat(fd, "", buf, sizeof(buf)));
 	if (n < 0)
 		err = errno;
 	ofs_inode_fd_put(fs, in);
@@ -247,11 +254,11 @@ static void make_entry(fuse_req_t req, fuse_ino_t parent, const char *name,
 		return;
 	}
 	if (kind == MK_DIR)
-		res = mkdirat(dfd, name, mode);
+		res = OFS_LOWER(fs, OFS_LC_MKDIRAT, mkdirat(dfd, name, mode));
 	else if (kind == MK_SYMLINK)
-		res = symlinkat(link, dfd, name);
+		res = OFS_LOWER(fs, OFS_LC_SYMLINKAT, symlinkat(link, dfd, name));
 	else
-		res = mknodat(dfd, name, mode, rdev);
+		res = OFS_LOWER(fs, OFS_LC_MKNODAT, mknodat(dfd, name, mode, rdev));
 	if (res != 0)
 		err = errno;
 	ofs_inode_fd_put(fs, dir);
@@ -313,7 +320,7 @@ void pt_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 		return;
 	/* Following the magic link names the inode itself, without privilege. */
 	ofs_proc_path(proc, fd);
-	if (linkat(AT_FDCWD, proc, dfd, newname, AT_SYMLINK_FOLLOW) != 0)
+	if (OFS_LOWER(fs, OFS_LC_LINKAT, linkat(AT_FDCWD, proc, dfd, newname, AT_SYMLINK_FOLLOW)) != 0)
 		err = errno;
 	ofs_inode_fd_put(fs, dir);
 	ofs_inode_fd_put(fs, in);
@@ -334,7 +341,7 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name,
 		pt_reply_err(req, -dfd);
 		return;
 	}
-	if (unlinkat(dfd, name, flags) != 0)
+	if (OFS_LOWER(fs, OFS_LC_UNLINKAT, unlinkat(dfd, name, flags)) != 0)
 		err = errno;
 	ofs_inode_fd_put(fs, dir);
 	pt_reply_err(req, err);
@@ -360,7 +367,7 @@ void pt_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (fd_pair(req, a, b, &afd, &bfd) != 0)
 		return;
 	/* RENAME_NOREPLACE, RENAME_EXCHANGE and RENAME_WHITEOUT pass through. */
-	if (renameat2(afd, name, bfd, newname, flags) != 0)
+	if (OFS_LOWER(fs, OFS_LC_RENAMEAT2, renameat2(afd, name, bfd, newname, flags)) != 0)
 		err = errno;
 	ofs_inode_fd_put(fs, b);
 	ofs_inode_fd_put(fs, a);
@@ -378,7 +385,7 @@ void pt_statfs(fuse_req_t req, fuse_ino_t ino)
 		pt_reply_err(req, -fd);
 		return;
 	}
-	if (fstatvfs(fd, &sv) != 0)
+	if (OFS_LOWER(fs, OFS_LC_FSTATFS, fstatvfs(fd, &sv)) != 0)
 		err = errno;
 	ofs_inode_fd_put(fs, in);
 	if (err)
@@ -398,7 +405,7 @@ void pt_access(fuse_req_t req, fuse_ino_t ino, int mask)
 		return;
 	}
 	/* AT_EACCESS: check as the (file-system) identity we act as. */
-	if (faccessat(fd, "", mask, AT_EACCESS | AT_EMPTY_PATH) != 0)
+	if (OFS_LOWER(fs, OFS_LC_FACCESSAT2, faccessat(fd, "", mask, AT_EACCESS | AT_EMPTY_PATH)) != 0)
 		err = errno;
 	ofs_inode_fd_put(fs, in);
 	pt_reply_err(req, err);

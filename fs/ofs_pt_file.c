@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ofs_lower.h"
 #include "ofs_pt.h"
 
 #define IOBUF_ALIGN 4096
@@ -137,7 +138,7 @@ void pt_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		pt_reply_err(req, -dfd);
 		return;
 	}
-	nfd = openat(dfd, name, flags | O_CREAT, mode);
+	nfd = OFS_LOWER(fs, OFS_LC_OPENAT, openat(dfd, name, flags | O_CREAT, mode));
 	if (nfd < 0)
 		err = errno;
 	ofs_inode_fd_put(fs, dir);
@@ -179,7 +180,7 @@ static int as_writer(fuse_req_t req, int fd, struct ofs_creds_saved *cs)
 	cs->switched = false;
 	if (!fs->switch_creds || fuse_req_ctx(req)->uid == 0)
 		return 0;
-	if (fstat(fd, &st) != 0)
+	if (OFS_LOWER(fs, OFS_LC_NEWFSTATAT, fstat(fd, &st)) != 0)
 		return -errno;
 	if (!S_ISREG(st.st_mode) || !(st.st_mode & (S_ISUID | S_ISGID)))
 		return 0;
@@ -197,7 +198,7 @@ void pt_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		pt_reply_err(req, ENOMEM);
 		return;
 	}
-	n = pread(pt_file(fi)->fd, buf, size, off);
+	n = OFS_LOWER(ofs_of(req), OFS_LC_PREAD64, pread(pt_file(fi)->fd, buf, size, off));
 	if (n < 0)
 		pt_reply_err(req, errno);
 	else
@@ -228,7 +229,7 @@ void pt_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 		pt_reply_err(req, -err);
 		return;
 	}
-	n = pwrite(f->fd, buf, size, off);
+	n = OFS_LOWER(ofs_of(req), OFS_LC_PWRITE64, pwrite(f->fd, buf, size, off));
 	err = n < 0 ? errno : 0;
 	ofs_creds_leave(&cs);
 	if (err)
@@ -239,12 +240,13 @@ void pt_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 
 void pt_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	int fd = dup(pt_file(fi)->fd), err = 0;
+	struct ofs *fs = ofs_of(req);
+	int fd = OFS_LOWER(fs, OFS_LC_DUP, dup(pt_file(fi)->fd)), err = 0;
 
 	(void)ino;
 	/* Closing a duplicate gives the lower file system its close-time say
 	 * (NFS writes back, for instance) while the file stays open. */
-	if (fd < 0 || close(fd) != 0)
+	if (fd < 0 || OFS_LOWER(fs, OFS_LC_CLOSE, close(fd)) != 0)
 		err = errno;
 	pt_reply_err(req, err);
 }
@@ -259,8 +261,10 @@ void pt_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 void pt_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 	      struct fuse_file_info *fi)
 {
+	struct ofs *fs = ofs_of(req);
 	int fd = pt_file(fi)->fd;
-	int res = datasync ? fdatasync(fd) : fsync(fd);
+	int res = datasync ? OFS_LOWER(fs, OFS_LC_FDATASYNC, fdatasync(fd))
+			   : OFS_LOWER(fs, OFS_LC_FSYNC, fsync(fd));
 
 	(void)ino;
 	pt_reply_err(req, res == 0 ? 0 : errno);
@@ -273,7 +277,7 @@ void pt_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 	int fd = pt_file(fi)->fd, err = as_writer(req, fd, &cs);
 
 	(void)ino;
-	if (!err && fallocate(fd, mode, offset, length) != 0)
+	if (!err && OFS_LOWER(ofs_of(req), OFS_LC_FALLOCATE, fallocate(fd, mode, offset, length)) != 0)
 		err = -errno;
 	ofs_creds_leave(&cs);
 	pt_reply_err(req, -err);
@@ -288,7 +292,7 @@ void pt_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, int op)
 	int fd = pt_file(fi)->fd, err = 0;
 
 	(void)ino;
-	if (flock(fd, op | LOCK_NB) != 0)
+	if (OFS_LOWER(ofs_of(req), OFS_LC_FLOCK, flock(fd, op | LOCK_NB)) != 0)
 		err = errno;
 	if (err == EWOULDBLOCK && !(op & LOCK_NB)) {
 		err = -ofs_lock_wait(ofs_of(req), req, fd, op);
@@ -310,8 +314,9 @@ void pt_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 	(void)ino_in;
 	(void)ino_out;
 	if (!err) {
-		n = copy_file_range(pt_file(fi_in)->fd, &off_in, out, &off_out,
-				    len, (unsigned)flags);
+		n = OFS_LOWER(ofs_of(req), OFS_LC_COPY_FILE_RANGE,
+			      copy_file_range(pt_file(fi_in)->fd, &off_in, out, &off_out,
+					      len, (unsigned)flags));
 		if (n < 0)
 			err = -errno;
 	}
@@ -325,7 +330,7 @@ void pt_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 void pt_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
 	      struct fuse_file_info *fi)
 {
-	off_t res = lseek(pt_file(fi)->fd, off, whence);
+	off_t res = OFS_LOWER(ofs_of(req), OFS_LC_LSEEK, lseek(pt_file(fi)->fd, off, whence));
 
 	(void)ino;
 	if (res < 0)

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <sys/xattr.h>
 
+#include "ofs_lower.h"
 #include "ofs_pt.h"
 
 /* fd of @ino and its magic path, or reply the error and return -1. */
@@ -48,7 +49,7 @@ void pt_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 
 	if (xattr_begin(req, ino, &in, proc) < 0)
 		return;
-	if (setxattr(proc, name, value, size, flags) != 0)
+	if (OFS_LOWER(ofs_of(req), OFS_LC_SETXATTR, setxattr(proc, name, value, size, flags)) != 0)
 		err = errno;
 	ofs_inode_fd_put(ofs_of(req), in);
 	pt_reply_err(req, err);
@@ -68,7 +69,8 @@ static void query(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 	}
 	if (xattr_begin(req, ino, &in, proc) < 0)
 		return;
-	n = name ? getxattr(proc, name, buf, size) : listxattr(proc, buf, size);
+	n = name ? OFS_LOWER(ofs_of(req), OFS_LC_GETXATTR, getxattr(proc, name, buf, size))
+		 : OFS_LOWER(ofs_of(req), OFS_LC_LISTXATTR, listxattr(proc, buf, size));
 	if (n < 0)
 		err = errno;
 	ofs_inode_fd_put(ofs_of(req), in);
@@ -93,7 +95,7 @@ void pt_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 
 	if (xattr_begin(req, ino, &in, proc) < 0)
 		return;
-	if (removexattr(proc, name) != 0)
+	if (OFS_LOWER(ofs_of(req), OFS_LC_REMOVEXATTR, removexattr(proc, name)) != 0)
 		err = errno;
 	ofs_inode_fd_put(ofs_of(req), in);
 	pt_reply_err(req, err);

@@ -46,7 +46,16 @@ static void down(void)
 TestSuite(fs_layers, .init = up, .fini = down, .timeout = 120);
 
 /* Layer @layer of mount @mt from its control file (checksums checked). */
+static struct osp_profile *layer_from(struct mnt *mt, const char *name, const char *source);
+
+/* eBPF layer @name of mount @mt (checksums checked). */
 static struct osp_profile *layer(struct mnt *mt, const char *name)
+{
+	return layer_from(mt, name, "\"ebpf\"");
+}
+
+/* Layer @name of mount @mt from its control file, served by @source. */
+static struct osp_profile *layer_from(struct mnt *mt, const char *name, const char *source)
 {
 	char path[PATH_MAX + 64], err[256];
 	struct osp_profile *p;
@@ -61,7 +70,7 @@ static struct osp_profile *layer(struct mnt *mt, const char *name)
 	cr_assert_not_null(p, "%s: %s", path, err);
 	cr_assert_eq(osp_profile_check(p, stderr), 0u, "%s: checksums", path);
 	cr_assert_str_eq(p->layer, name);
-	cr_assert_str_eq(osp_kv_get(&p->source, "layer_source"), "\"ebpf\"");
+	cr_assert_str_eq(osp_kv_get(&p->source, "layer_source"), source);
 	return p;
 }
 
@@ -284,10 +293,9 @@ Test(fs_layers, syscall_layer_counts_the_workload)
 	cr_expect_eq(tb_count(sys, "fstat") + tb_count(sys, "newfstatat"), (uint64_t)M);
 	tb_expect_2ms_sleeps(sys, K);
 	/* cache=never: every pread reached the daemon, which read the lower
-	 * file once per request. */
-	lower = layer(&m, "lower");
-	cr_expect_geq(tb_count(lower, "pread64"), (uint64_t)N);
-	cr_expect_eq(tb_count(lower, "read"), 0u, "its reads of /dev/fuse are not lower calls");
+	 * file once per request, and timed it itself. */
+	lower = layer_from(&m, "lower", "\"osprof-fs\"");
+	cr_expect_eq(tb_count(lower, "pread64"), (uint64_t)N);
 	osp_profile_free(lower);
 	osp_profile_free(sys);
 	cr_expect_eq(h_stop(&m), 0);
@@ -324,6 +332,8 @@ Test(fs_layers, disable_and_dump)
 	d = osp_read_json_file(dump, err, sizeof(err));
 	cr_assert_not_null(d, "%s: %s", dump, err);
 	cr_expect_str_eq(d->layer, "lower");
+	cr_expect_str_eq(osp_kv_get(&d->source, "layer_source"), "\"osprof-fs\"");
+	cr_expect_geq(tb_count(d, "newfstatat"), 10u, "each lookup stats the name");
 	osp_profile_free(d);
 }
 
@@ -385,6 +395,7 @@ static int fs_layer_alone(void)
 		return errno ? errno : EIO;
 	stats = h_slurp(h_at(m.ctl, "stats"), NULL);
 	ok = stats && strstr(stats, "osprof fs profile") && strstr(ctl, "\nebpf_layers none\n") &&
+	     strstr(ctl, "\nlower_source daemon\n") &&
 	     access(h_at(m.ctl, "fuse"), F_OK) != 0 &&
 	     /* -o cpu_time falls back to the thread clock, quietly */
 	     strstr(ctl, "\ncpu_source thread_cputime\n");
@@ -410,7 +421,7 @@ Test(fs_layers, unprivileged_says_why_once_and_goes_on)
 	cr_expect_eq(h_sh("fusermount3 -u '%s'", m.dir), 0);
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
-	expect_said_once("osprof-fs: eBPF layers off (the fs layer goes on): not permitted");
+	expect_said_once("osprof-fs: eBPF layers off (the fs and lower layers go on): not permitted");
 }
 
 Test(fs_layers, unprivileged_with_layers_asked_for_refuses)
@@ -537,5 +548,37 @@ Test(fs_layers, timeline_covers_the_ebpf_layers)
 	cr_expect_eq(fuse->tl_interval_ns, 0u);
 	cr_expect_eq(fuse->nsnaps, 0u);
 	osp_profile_free(fuse);
+	cr_expect_eq(h_stop(&m), 0);
+}
+
+/*
+ * -o lower_source=ebpf: the kernel times the daemon's system calls, its
+ * waits and its /dev/fuse I/O left out; its preads are the workload's.
+ */
+Test(fs_layers, lower_from_ebpf)
+{
+	enum { N = 40 };
+	struct osp_profile *lower;
+	char *ctl_text, c;
+	int fd;
+
+	cr_assert_eq(h_write_str(h_at(m.lower, "file"), "0123456789abcdef"), 0);
+	h_start(&m, (const char *const[]){ "-o", "layers=fuse:lower,lower_source=ebpf", NULL });
+	ctl_text = h_slurp(h_at(m.ctl, "ctl"), NULL);
+	cr_assert_not_null(ctl_text);
+	cr_expect_not_null(strstr(ctl_text, "\nlower_source ebpf\n"), "%s", ctl_text);
+	free(ctl_text);
+	ctl(&m, "reset\n");
+	fd = open(h_at(m.dir, "file"), O_RDONLY);
+	cr_assert_geq(fd, 0);
+	for (int i = 0; i < N; i++)
+		cr_assert_eq(pread(fd, &c, 1, i % 16), 1);
+	close(fd);
+	lower = layer(&m, "lower");
+	cr_expect_geq(tb_count(lower, "pread64"), (uint64_t)N);
+	cr_expect_eq(tb_count(lower, "read") + tb_count(lower, "writev"), 0u,
+		     "its requests and replies on /dev/fuse are not lower calls");
+	cr_expect_eq(tb_count(lower, "futex") + tb_count(lower, "poll"), 0u, "nor its waits");
+	osp_profile_free(lower);
 	cr_expect_eq(h_stop(&m), 0);
 }
