@@ -12,16 +12,16 @@
 #     kernel.bpf_stats_enabled=1 the kernel times every program run
 #     (run_time_ns / run_cnt in bpftool prog show), over a grep and random
 #     reads through a mount with every layer on;
-#   - grep: warm grep -r through cache=never mounts: no eBPF layer (the
-#     baseline); fuse, block and irq; the kernel layers (those and lower);
-#     all layers (the syscall layer added). lower and syscall run programs
-#     on every system call of every process (sys_enter/exit), so they are
-#     reported apart;
+#   - grep: warm grep -r through cache=never mounts: no layer beside fs
+#     (the baseline); fuse, block and irq; the kernel layers (those and
+#     lower, which the daemon times itself); all layers (the syscall
+#     layer added: it runs programs on every system call of every process,
+#     sys_enter/exit, so it is reported apart);
 #   - randread: 4 KiB buffered random reads of a 256 MiB file, same mounts;
-#   - syscall: what any system call on the machine pays while lower or
-#     syscall is loaded, for a process they do not trace: 4 KiB page-cache
-#     preads on the native file, with no program, with an osprof-fs mount
-#     elsewhere whose lower layer is loaded;
+#   - syscall: what any system call on the machine pays while the
+#     programs on sys_enter/exit are loaded (layer syscall, or lower from
+#     eBPF), for a process they do not trace: 4 KiB page-cache preads on
+#     the native file, alone and beside a mount with -o lower_source=ebpf;
 #   - trace: osprof-trace (when built) around grep -r on the native tree,
 #     against grep alone.
 # Default tree: build/workload/linux-source-* (scripts/run.sh unpacks it).
@@ -114,8 +114,8 @@ if want randread; then
 fi
 if want syscall; then
   sflags="--procs 1 --ops 400000 --seed 7 --size 4096"
-  compare "4 KiB page-cache preads of the native file, not traced: alone, beside a mount with layer lower" \
-    --setup "[ \$OSPROF_CONFIG = native ] || $fs $work/rlower $work/m -o layers=lower" \
+  compare "4 KiB page-cache preads of the native file, not traced: alone, beside a mount with eBPF's lower" \
+    --setup "[ \$OSPROF_CONFIG = native ] || $fs $work/rlower $work/m -o layers=lower,lower_source=ebpf" \
     --cleanup "fusermount3 -u $work/m 2>/dev/null; true" \
     --config native="$rr $work/rlower/file $sflags" \
     --config beside_lower="$rr $work/rlower/file $sflags"
