@@ -227,11 +227,19 @@ struct orp_chart {
 	char *title; /* what the chart shows, for indexes and HTML */
 };
 
+/* The time axis of timeline heat maps. */
+enum orp_tl_clock {
+	ORP_TL_ELAPSED, /* since the profile's start (the default) */
+	ORP_TL_WALL,    /* wall-clock UTC, from the profile's start_unix_ns */
+	ORP_TL__COUNT
+};
+
 /* A set of chart scripts written into one directory, rendered together. */
 struct orp_render {
 	const char *dir;
 	enum orp_fmt fmt;
 	bool scratch;  /* dir is removed afterwards: name no log in errors */
+	enum orp_tl_clock tl_clock; /* timelines' time axis (init: elapsed) */
 	size_t n, cap;
 	struct orp_chart *charts;
 };
@@ -244,7 +252,11 @@ int orp_chart_op(struct orp_render *r, const struct osp_profile *p,
 		 const struct osp_op *op, char *err, size_t errlen);
 int orp_chart_overview(struct orp_render *r, const struct osp_profile *p,
 		       size_t top, char *err, size_t errlen);
-/* Nothing (0) when the profile has no timeline. */
+/* orp_chart_op for every operation with requests, most total time first. */
+int orp_chart_ops(struct orp_render *r, const struct osp_profile *p,
+		  char *err, size_t errlen);
+/* One heat map per operation (most total time first), timeline-LAYER-OP,
+ * on r->tl_clock's time axis. Nothing (0) when the profile has no timeline. */
 int orp_chart_timeline(struct orp_render *r, const struct osp_profile *p,
 		       char *err, size_t errlen);
 /* Overlay of one operation in A and B, shapes normalised to percent. */

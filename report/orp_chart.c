@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * The charts of osprof-report, in OSprof's style: x is the bucket number
- * (with the latency it stands for on the top axis: 1us, 1ms, ...), y the
- * number of requests on a log scale, so a peak of ten requests shows next
- * to one of a million. Per-operation histograms with their peaks labelled,
- * an overview of the top operations side by side, the timeline as a heat
- * map, overlays of one operation in two profiles, and the layered view
- * (every request of each layer, and per operation the layers that share
- * it -- fuse and fs above all -- overlaid with their means marked).
+ * The charts of osprof-report, in OSprof's style: x is latency on a log2
+ * axis (1us, 10us, 1ms ... with the bucket numbers above it), y the number
+ * of requests on a log scale, so a peak of ten requests shows next to one
+ * of a million. Per-operation histograms with their peaks labelled, in
+ * order of total time; an overview of the top operations on one shared x
+ * range; per operation a timeline heat map in viridis (perceptually
+ * uniform), by elapsed or wall-clock time; overlays of one operation in
+ * two profiles, and the layered view (every request of each layer, and per
+ * operation the layers that share it -- fuse and fs above all -- overlaid
+ * with their means marked).
  * (IRQ bar charts live in orp_irq.c.)
  */
 #include <errno.h>
@@ -15,6 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "orp_gp.h"
 #include "osprof/format.h"
@@ -46,14 +49,10 @@ static void hist_axes(FILE *f, unsigned lo, unsigned hi, unsigned res,
 		      const char *ylabel)
 {
 	fprintf(f, "set xrange [%.1f:%.1f]\n", lo - 1.0, hi + 1.0);
-	orp_gp_latency_tics(f, lo - 1.0, hi + 1.0, res);
-	fprintf(f, "set xlabel 'bucket b: latency in (2^((b-1)/%u), 2^(b/%u)] ns'\n",
-		res, res);
+	orp_gp_latency_axis(f, lo - 1.0, hi + 1.0, res, true);
 	orp_gp_set_str(f, "ylabel", ylabel);
 	fputs("set logscale y\nset format y '%.0s%c'\nset grid ytics lc rgb '#e0e0e0'\n"
 	      "set key top right\n", f);
-	if (hi - lo <= 40)
-		fputs("set xtics 1\n", f);
 }
 
 static void op_summary(char *buf, size_t len, const char *layer,
@@ -117,8 +116,9 @@ int orp_chart_op(struct orp_render *r, const struct osp_profile *p,
 	data_hist(g.f, "lat", &op->lat, 1.0);
 	if (cpu)
 		data_hist(g.f, "cpu", &op->cpu, 1.0);
-	fprintf(g.f, "plot $lat using 1:2 with boxes lc rgb '%s' title 'latency'",
-		orp_gp_colours[0]);
+	/* A legend only when there are two curves to tell apart. */
+	fprintf(g.f, "plot $lat using 1:2 with boxes lc rgb '%s' %s",
+		orp_gp_colours[0], cpu ? "title 'latency'" : "notitle");
 	if (cpu)
 		fprintf(g.f, ", \\\n     $cpu using 1:2 with histeps lw 2 lc rgb '%s' title 'cpu time'",
 			orp_gp_colours[1]);
@@ -141,23 +141,55 @@ static const struct osp_op **sorted_ops(const struct osp_profile *p, size_t *n)
 	return v;
 }
 
-static void overview_panel(FILE *f, const struct osp_op *op, size_t k,
-			   unsigned res)
+/* @draw for each op of @p with requests, most total latency first. */
+static int each_op_by_total(struct orp_render *r, const struct osp_profile *p,
+			    int (*draw)(struct orp_render *, const struct osp_profile *,
+					const struct osp_op *, char *, size_t),
+			    char *err, size_t errlen)
+{
+	size_t n;
+	const struct osp_op **ops = sorted_ops(p, &n);
+	int rc = 0;
+
+	if (!ops) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t k = 0; !rc && k < n; k++)
+		rc = draw(r, p, ops[k], err, errlen);
+	free(ops);
+	return rc;
+}
+
+/* The panel of @op: the x range and axes are the overview's, shared. */
+static void overview_panel(FILE *f, const struct osp_op *op, size_t k)
 {
 	char tot[16], title[192];
-	unsigned lo, hi;
 
-	osp_hist_range(&op->lat, &lo, &hi);
 	snprintf(title, sizeof(title), "%s (%" PRIu64 ", total %s)", op->name,
 		 op->lat.count, osp_fmt_ns(tot, sizeof(tot), (double)op->lat.sum));
 	orp_gp_set_str(f, "title", title);
-	fprintf(f, "set xrange [%.1f:%.1f]\n", lo - 1.0, hi + 1.0);
-	orp_gp_latency_tics(f, lo - 1.0, hi + 1.0, res);
-	/* Whole buckets only: half a bucket means nothing. */
-	fputs(hi - lo <= 16 ? "set xtics 1\n" : "set xtics autofreq\n", f);
 	fprintf(f, "set yrange [0.7:%.6g]\n", (double)hist_peak_count(&op->lat) * 3.0);
 	fprintf(f, "plot $h%zu using 1:2 with boxes lc rgb '%s' notitle\n", k,
 		orp_gp_colours[0]);
+}
+
+/* The buckets the first @n of @ops span, together. */
+static void ops_range(const struct osp_op *const *ops, size_t n, unsigned *lo,
+		      unsigned *hi)
+{
+	*lo = UINT32_MAX;
+	*hi = 0;
+	for (size_t k = 0; k < n; k++) {
+		unsigned a, b;
+
+		if (osp_hist_range(&ops[k]->lat, &a, &b)) {
+			*lo = a < *lo ? a : *lo;
+			*hi = b > *hi ? b : *hi;
+		}
+	}
+	if (*lo > *hi)
+		*lo = *hi = 0;
 }
 
 int orp_chart_overview(struct orp_render *r, const struct osp_profile *p,
@@ -166,6 +198,7 @@ int orp_chart_overview(struct orp_render *r, const struct osp_profile *p,
 	char hint[128], title[192];
 	size_t n, cols, rows;
 	const struct osp_op **ops = sorted_ops(p, &n);
+	unsigned lo, hi;
 	struct orp_gp g;
 	int rc;
 
@@ -185,7 +218,8 @@ int orp_chart_overview(struct orp_render *r, const struct osp_profile *p,
 	snprintf(hint, sizeof(hint), "overview-%s", p->layer);
 	snprintf(title, sizeof(title), "%s layer: the %zu operations with the most total latency",
 		 p->layer, n);
-	rc = orp_gp_begin(r, &g, hint, title, (int)(420 * cols), (int)(300 * rows + 40),
+	/* Panels big enough for the terminal's own font: nothing shrunk. */
+	rc = orp_gp_begin(r, &g, hint, title, (int)(480 * cols), (int)(340 * rows + 40),
 			  err, errlen);
 	if (rc) {
 		free(ops);
@@ -197,125 +231,163 @@ int orp_chart_overview(struct orp_render *r, const struct osp_profile *p,
 		snprintf(name, sizeof(name), "h%zu", k);
 		data_hist(g.f, name, &ops[k]->lat, 1.0);
 	}
-	fputs("set logscale y\nset format y '%.0s%c'\nset style fill solid 0.75 noborder\n"
-	      "set boxwidth 0.85\nset xtics font ',7'\nset x2tics font ',7'\n", g.f);
+	/* One x range for every panel: the same place is the same latency. */
+	ops_range(ops, n, &lo, &hi);
+	fprintf(g.f, "set xrange [%.1f:%.1f]\n", lo - 1.0, hi + 1.0);
+	orp_gp_latency_axis(g.f, lo - 1.0, hi + 1.0, p->res, false);
+	fputs("set ylabel 'requests'\nset logscale y\nset format y '%.0s%c'\n"
+	      "set style fill solid 0.75 noborder\nset boxwidth 0.85\n", g.f);
 	fprintf(g.f, "set multiplot layout %zu,%zu title ", rows, cols);
 	osp_esc_gp(g.f, title);
 	fputc('\n', g.f);
 	for (size_t k = 0; k < n; k++)
-		overview_panel(g.f, ops[k], k, p->res);
+		overview_panel(g.f, ops[k], k);
 	fputs("unset multiplot\n", g.f);
 	free(ops);
 	return orp_gp_end(r, &g, err, errlen);
 }
 
-/* Every op of snapshot @s summed into @h (zeroed by the caller): 0 or
- * -errno of osp_hist_merge. */
-static int snapshot_total(const struct osp_snapshot *s, struct osp_hist *h)
-{
-	int rc = 0;
+/*
+ * viridis (matplotlib's default colour map, van der Walt and Smith):
+ * perceptually uniform and readable in grey and by most colour-blind
+ * readers; its published values at ten even steps, from 0 to 1.
+ */
+static const char viridis[] =
+	"set palette defined (0 '#440154', 1 '#482878', 2 '#3e4989', 3 '#31688e', "
+	"4 '#26828e', 5 '#1f9e89', 6 '#35b779', 7 '#6ece58', 8 '#b5de2b', 9 '#fde725')\n";
 
-	for (size_t i = 0; !rc && i < s->nops; i++)
-		rc = osp_hist_merge(h, &s->ops[i].lat);
-	return rc;
+/* @op in snapshot @s (which lists only its non-empty ops), or NULL. */
+static const struct osp_hist *snap_op(const struct osp_snapshot *s,
+				      const char *op)
+{
+	for (size_t i = 0; i < s->nops; i++)
+		if (strcmp(s->ops[i].name, op) == 0)
+			return &s->ops[i].lat;
+	return NULL;
 }
 
-static void timeline_ytics(FILE *f, const struct osp_profile *p)
+/* The end of snapshot @s's interval as a y tick label. */
+static void tick_time(char *buf, size_t len, const struct osp_profile *p,
+		      size_t s, bool wall)
+{
+	uint64_t ns = p->start_unix_ns + p->snaps[s].t_ns;
+	time_t sec = (time_t)(ns / 1000000000u);
+	struct tm tm;
+
+	if (!wall || !gmtime_r(&sec, &tm)) {
+		osp_fmt_ns(buf, len, (double)p->snaps[s].t_ns);
+		return;
+	}
+	strftime(buf, len, "%H:%M:%S", &tm);
+	if (p->tl_interval_ns < 1000000000u) /* sub-second intervals */
+		snprintf(buf + strlen(buf), len - strlen(buf), ".%03u",
+			 (unsigned)(ns / 1000000u % 1000u));
+}
+
+/* The y axis: the end of each interval, elapsed or wall-clock (UTC). */
+static void timeline_yaxis(FILE *f, const struct osp_profile *p,
+			   enum orp_tl_clock clock)
 {
 	size_t step = (p->nsnaps + TIMELINE_YTICS - 1) / TIMELINE_YTICS;
+	bool wall = clock == ORP_TL_WALL && p->start_unix_ns;
+	char label[96];
 
 	fputs("set ytics (", f);
 	for (size_t s = 0; s < p->nsnaps; s += step ? step : 1) {
-		char t[16];
-
-		osp_fmt_ns(t, sizeof(t), (double)p->snaps[s].t_ns);
-		fprintf(f, "%s'%s' %zu", s ? ", " : "", t, s);
+		tick_time(label, sizeof(label), p, s, wall);
+		fprintf(f, "%s'%s' %zu", s ? ", " : "", label, s);
 	}
 	fputs(")\n", f);
+	if (wall) {
+		time_t sec = (time_t)((p->start_unix_ns + p->snaps[0].t_ns) / 1000000000u);
+		struct tm tm;
+
+		if (gmtime_r(&sec, &tm))
+			strftime(label, sizeof(label), "end of interval, UTC, from %Y-%m-%d", &tm);
+	} else {
+		snprintf(label, sizeof(label), "end of interval, since the start%s",
+			 clock == ORP_TL_WALL ? " (no wall-clock start recorded)" : "");
+	}
+	orp_gp_set_str(f, "ylabel", label);
 }
 
-/* Rows "bucket snapshot count" over the full grid (image needs it). */
-static int timeline_data(FILE *f, const struct osp_profile *p, unsigned *lo,
-			 unsigned *hi)
+/*
+ * Rows "bucket snapshot count" of @op over the full grid (image needs
+ * it), empty cells NaN (no colour): false when no snapshot has @op.
+ */
+static bool timeline_data(FILE *f, const struct osp_profile *p,
+			  const char *op, unsigned *lo, unsigned *hi)
 {
-	struct osp_hist *h = calloc(p->nsnaps, sizeof(*h));
-	bool any = false;
-	int rc = h ? 0 : -ENOMEM;
-
 	*lo = UINT32_MAX;
 	*hi = 0;
-	for (size_t s = 0; !rc && s < p->nsnaps; s++) {
+	for (size_t s = 0; s < p->nsnaps; s++) {
+		const struct osp_hist *h = snap_op(&p->snaps[s], op);
 		unsigned a, b;
 
-		rc = osp_hist_init(&h[s], p->res);
-		if (!rc)
-			rc = snapshot_total(&p->snaps[s], &h[s]);
-		if (rc)
-			break;
-		if (osp_hist_range(&h[s], &a, &b)) {
+		if (h && osp_hist_range(h, &a, &b)) {
 			*lo = a < *lo ? a : *lo;
 			*hi = b > *hi ? b : *hi;
-			any = true;
 		}
 	}
-	if (!rc && any) {
-		orp_gp_data_begin(f, "tl");
-		for (size_t s = 0; s < p->nsnaps; s++) {
-			for (unsigned i = *lo; i <= *hi; i++) {
-				uint64_t c = osp_hist_bucket(&h[s], i);
+	if (*lo > *hi)
+		return false;
+	orp_gp_data_begin(f, "tl");
+	for (size_t s = 0; s < p->nsnaps; s++) {
+		const struct osp_hist *h = snap_op(&p->snaps[s], op);
 
-				if (c)
-					fprintf(f, "%u %zu %" PRIu64 "\n", i, s, c);
-				else
-					fprintf(f, "%u %zu NaN\n", i, s); /* no colour */
-			}
-			fputc('\n', f);
+		for (unsigned i = *lo; i <= *hi; i++) {
+			uint64_t c = h ? osp_hist_bucket(h, i) : 0;
+
+			if (c)
+				fprintf(f, "%u %zu %" PRIu64 "\n", i, s, c);
+			else
+				fprintf(f, "%u %zu NaN\n", i, s);
 		}
-		orp_gp_data_end(f);
+		fputc('\n', f);
 	}
-	for (size_t s = 0; h && s < p->nsnaps; s++)
-		osp_hist_fini(&h[s]);
-	free(h);
-	return rc ? rc : (any ? 0 : -ENODATA);
+	orp_gp_data_end(f);
+	return true;
+}
+
+/* The heat map of one operation; nothing when no interval has it. */
+static int timeline_op(struct orp_render *r, const struct osp_profile *p,
+		       const struct osp_op *op, char *err, size_t errlen)
+{
+	char hint[256], title[256], iv[16];
+	unsigned lo, hi;
+	struct orp_gp g;
+	int rc, h;
+
+	snprintf(hint, sizeof(hint), "timeline-%s-%s", p->layer, op->name);
+	snprintf(title, sizeof(title), "%s %s over time: requests per bucket, every %s",
+		 p->layer, op->name, osp_fmt_ns(iv, sizeof(iv), (double)p->tl_interval_ns));
+	h = 260 + 14 * (int)(p->nsnaps < 50 ? p->nsnaps : 50);
+	rc = orp_gp_begin(r, &g, hint, title, 900, h, err, errlen);
+	if (rc)
+		return rc;
+	if (!timeline_data(g.f, p, op->name, &lo, &hi)) {
+		/* Its requests were all before the timeline began. */
+		fputs("set label 1 'no requests in any interval' at graph 0.5,0.5 center\n"
+		      "unset border\nunset tics\nplot NaN notitle\n", g.f);
+		return orp_gp_end(r, &g, err, errlen);
+	}
+	orp_gp_set_str(g.f, "title", title);
+	hist_axes(g.f, lo, hi, p->res, "");
+	fputs("unset logscale y\nset format y '%g'\n", g.f);
+	fprintf(g.f, "set yrange [-0.5:%zu.5]\n", p->nsnaps - 1);
+	timeline_yaxis(g.f, p, r->tl_clock);
+	fputs("set logscale cb\nset cblabel 'requests'\n", g.f);
+	fputs(viridis, g.f);
+	fputs("set grid noytics\nplot $tl using 1:2:3 with image notitle\n", g.f);
+	return orp_gp_end(r, &g, err, errlen);
 }
 
 int orp_chart_timeline(struct orp_render *r, const struct osp_profile *p,
 		       char *err, size_t errlen)
 {
-	char hint[128], title[192], iv[16];
-	unsigned lo, hi;
-	struct orp_gp g;
-	int rc, h;
-
 	if (p->nsnaps < 2)
 		return 0; /* one row is no picture of change over time */
-	snprintf(hint, sizeof(hint), "timeline-%s", p->layer);
-	snprintf(title, sizeof(title), "%s layer over time: requests per bucket, every %s",
-		 p->layer, osp_fmt_ns(iv, sizeof(iv), (double)p->tl_interval_ns));
-	h = 260 + 14 * (int)(p->nsnaps < 50 ? p->nsnaps : 50);
-	rc = orp_gp_begin(r, &g, hint, title, 900, h, err, errlen);
-	if (rc)
-		return rc;
-	rc = timeline_data(g.f, p, &lo, &hi);
-	if (rc == -ENODATA) {
-		/* Only idle intervals: say so on an empty chart. */
-		fputs("set label 1 'no requests in any interval' at graph 0.5,0.5 center\n"
-		      "unset border\nunset tics\nplot NaN notitle\n", g.f);
-		return orp_gp_end(r, &g, err, errlen);
-	}
-	if (rc) {
-		snprintf(err, errlen, "timeline of layer %s: %s", p->layer, strerror(-rc));
-		orp_gp_end(r, &g, err, errlen);
-		return rc;
-	}
-	orp_gp_set_str(g.f, "title", title);
-	hist_axes(g.f, lo, hi, p->res, "end of interval");
-	fputs("unset logscale y\nset format y '%g'\n", g.f);
-	fprintf(g.f, "set yrange [-0.5:%zu.5]\n", p->nsnaps - 1);
-	timeline_ytics(g.f, p);
-	fputs("set logscale cb\nset cblabel 'requests'\nset palette rgb 33,13,10\n"
-	      "set grid noytics\nplot $tl using 1:2:3 with image notitle\n", g.f);
-	return orp_gp_end(r, &g, err, errlen);
+	return each_op_by_total(r, p, timeline_op, err, errlen);
 }
 
 /* Where a peak change sits: the peak in B, or in A when it was removed. */
@@ -583,6 +655,12 @@ int orp_chart_layers(struct orp_render *r, struct osp_profile *const *prof,
 	return rc;
 }
 
+int orp_chart_ops(struct orp_render *r, const struct osp_profile *p,
+		  char *err, size_t errlen)
+{
+	return each_op_by_total(r, p, orp_chart_op, err, errlen);
+}
+
 int orp_chart_all(struct orp_render *r, const struct orp_input *in,
 		  size_t top, char *err, size_t errlen)
 {
@@ -592,8 +670,8 @@ int orp_chart_all(struct orp_render *r, const struct orp_input *in,
 		const struct osp_profile *p = in->prof[k];
 
 		rc = orp_chart_overview(r, p, top, err, errlen);
-		for (size_t i = 0; !rc && i < p->nops; i++)
-			rc = orp_chart_op(r, p, &p->ops[i], err, errlen);
+		if (!rc)
+			rc = orp_chart_ops(r, p, err, errlen);
 		if (!rc)
 			rc = orp_chart_timeline(r, p, err, errlen);
 		if (!rc)

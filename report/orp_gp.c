@@ -283,37 +283,91 @@ void orp_gp_data_end(FILE *f)
 	fputs("EOD\n", f);
 }
 
-/* Bucket position of 10^k ns: res * log2(10^k). */
-static double decade_pos(int k, unsigned res)
+/*
+ * The x axis of a histogram is continuous in log2 of the latency: bucket
+ * b covers (2^((b-1)/res), 2^(b/res)] ns and is drawn from b - 0.5 to
+ * b + 0.5, so a latency of v ns sits at res * log2(v) + 0.5 and every
+ * bucket bound at a half-integer.
+ */
+static double latency_pos(double ns, unsigned res)
 {
-	return res * k * log2(10.0);
+	return res * log2(ns) + 0.5;
 }
 
-void orp_gp_latency_tics(FILE *f, double lo, double hi, unsigned res)
+/* "1us", "20ms", "500ns": a round latency of one significant digit. */
+static void round_label(char *buf, size_t len, double ns)
 {
-	int decades = 0, n = 0;
+	static const struct { double ns; const char *unit; } units[] = {
+		{ 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" }, { 1.0, "ns" },
+	};
+	size_t u = 0;
 
-	for (int k = 0; k <= 12; k++)
-		decades += decade_pos(k, res) >= lo && decade_pos(k, res) <= hi;
-	fputs("set x2tics (", f);
-	for (int k = 0; decades >= 2 && k <= 12; k++) {
-		double x = decade_pos(k, res);
-		char label[16];
+	while (u + 1 < sizeof(units) / sizeof(units[0]) && ns < units[u].ns * 0.999)
+		u++;
+	snprintf(buf, len, "%.0f%s", ns / units[u].ns, units[u].unit);
+}
 
-		if (x < lo || x > hi)
-			continue;
-		osp_fmt_ns(label, sizeof(label), pow(10.0, k));
-		fprintf(f, "%s'%s' %.4f", n++ ? ", " : "", label, x);
+/*
+ * Labelled ticks at the round latencies of @steps (per decade, e.g. 1 or
+ * 1, 2, 5) that fall in [@lo, @hi]; returns how many, writing them only
+ * when @f is given.
+ */
+static int round_tics(FILE *f, double lo, double hi, unsigned res,
+		      const double *steps, size_t nsteps)
+{
+	int n = 0;
+
+	for (int k = 0; k <= 12; k++) {
+		for (size_t s = 0; s < nsteps; s++) {
+			double ns = steps[s] * pow(10.0, k), x = latency_pos(ns, res);
+			char label[16];
+
+			if (x < lo || x > hi)
+				continue;
+			if (f) {
+				round_label(label, sizeof(label), ns);
+				fprintf(f, "%s'%s' %.4f", n ? ", " : "", label, x);
+			}
+			n++;
+		}
 	}
-	/* Too narrow for decades: label each bucket's upper bound. */
-	for (double b = ceil(lo); decades < 2 && b <= hi; b += 1.0) {
+	return n;
+}
+
+void orp_gp_latency_axis(FILE *f, double lo, double hi, unsigned res,
+			 bool buckets)
+{
+	static const double decades[] = { 1.0 }, fine[] = { 1.0, 2.0, 5.0 };
+	double b0 = ceil(lo - 0.5), b1 = floor(hi - 0.5);
+	int n = 0, m = 0;
+
+	fputs("set xtics (", f);
+	if (round_tics(NULL, lo, hi, res, decades, 1) >= 2)
+		n = round_tics(f, lo, hi, res, decades, 1);
+	else if (round_tics(NULL, lo, hi, res, fine, 3) >= 2)
+		n = round_tics(f, lo, hi, res, fine, 3);
+	/* Too narrow even for 1-2-5: label bucket upper bounds, ten at most. */
+	for (double b = b0, step = fmax(1.0, ceil((b1 - b0 + 1) / 10)); !n && b <= b1; b += step) {
 		char label[16];
 
 		osp_fmt_ns(label, sizeof(label), osp_bucket_upper_ns((unsigned)b, res));
-		fprintf(f, "%s'%s' %.0f", n++ ? ", " : "", label, b);
+		fprintf(f, "%s'%s' %.1f", b > b0 ? ", " : "", label, b + 0.5);
+		m++;
 	}
-	fputs(")\nset link x2\nset x2tics nomirror\nset xtics nomirror\n", f);
-	fputs("set grid x2tics lc rgb '#cccccc' dt 2\n", f);
+	/* Every bucket bound as a minor tick. */
+	for (double b = b0; b <= b1 && b1 - b0 <= 200; b += 1.0)
+		fprintf(f, "%s'' %.1f 1", n + m++ ? ", " : "", b + 0.5);
+	fputs(")\nset xtics nomirror out\nset xlabel 'latency'\n"
+	      "set grid xtics lc rgb '#cccccc' dt 2\n", f);
+	if (!buckets) {
+		fputs("unset x2tics\nunset x2label\n", f);
+		return;
+	}
+	/* Bucket numbers on top, whole buckets only, about twenty at most. */
+	fprintf(f, "set link x2\nset x2tics %.0f, %.0f nomirror out\n", b0,
+		fmax(1.0, ceil((b1 - b0 + 1) / 20)));
+	fprintf(f, "set x2label 'bucket b: latency in (2^((b-1)/%u), 2^(b/%u)] ns' tc rgb '#555555'\n",
+		res, res);
 }
 
 /* ---- running gnuplot ------------------------------------------------------ */

@@ -39,11 +39,15 @@ void orp_gp_data_begin(FILE *f, const char *name);
 void orp_gp_data_end(FILE *f);
 
 /*
- * Latency labels on the x2 axis for buckets @lo..@hi at @res: the powers
- * of ten (1us, 10us, 1ms, ...) where they fall, or every bucket's upper
- * bound when the range is too narrow for two of them.
+ * orp_gp_latency_axis - the x axis of a histogram over @lo..@hi (axis
+ * positions: bucket b is drawn from b - 0.5 to b + 0.5) at resolution
+ * @res, in latency: ticks at round latencies (1us, 10us, 1ms ...; 1-2-5
+ * steps, or bucket bounds, when the range holds fewer than two), a minor
+ * tick at every bucket bound, the title "latency"; with @buckets, bucket
+ * numbers on the x2 axis above. Sets no xrange.
  */
-void orp_gp_latency_tics(FILE *f, double lo, double hi, unsigned res);
+void orp_gp_latency_axis(FILE *f, double lo, double hi, unsigned res,
+			 bool buckets);
 
 /* Colours used across charts (A, B, then more layers). */
 extern const char *const orp_gp_colours[];

@@ -13,6 +13,7 @@
 
 #include "orp.h"
 #include "osprof/escape.h"
+#include "osprof/parse.h"
 
 #define CMD "plot"
 
@@ -22,7 +23,15 @@ struct plot_args {
 	uint64_t top;
 	const char *layer;
 	const char *against;
+	enum orp_tl_clock tl_clock;
 };
+
+static const char *const tl_clock_names[] = {
+	[ORP_TL_ELAPSED] = "elapsed",
+	[ORP_TL_WALL] = "wall",
+};
+_Static_assert(sizeof(tl_clock_names) / sizeof(tl_clock_names[0]) == ORP_TL__COUNT,
+	       "a name for every timeline clock");
 
 static void help(void)
 {
@@ -30,10 +39,12 @@ static void help(void)
 	       "Draw the charts of a profile set with gnuplot into DIR (created if\n"
 	       "missing), each beside the self-contained script that draws it\n"
 	       "(cd DIR; gnuplot NAME.gp re-renders it):\n"
-	       "  op-LAYER-OP       one per operation: x the bucket (latency on top),\n"
-	       "                    y requests on a log scale, peaks labelled\n"
-	       "  overview-LAYER    the top operations side by side\n"
-	       "  timeline-LAYER    heat map of requests per bucket over time\n"
+	       "  op-LAYER-OP       one per operation, most total time first: x the\n"
+	       "                    latency (bucket numbers on top), y requests on a\n"
+	       "                    log scale, peaks labelled\n"
+	       "  overview-LAYER    the top operations side by side, one x range\n"
+	       "  timeline-LAYER-OP per operation, heat map of its requests per\n"
+	       "                    bucket over time (viridis colours)\n"
 	       "  layers, layers-OP the layers of one run against each other; per\n"
 	       "                    operation (fuse and fs above all) overlaid, means\n"
 	       "                    marked, the title saying what fuse adds to fs\n"
@@ -44,12 +55,16 @@ static void help(void)
 	       "  -n, --top N         operations in the overview (default 12, at most 16)\n"
 	       "  -l, --layer L       only layer L\n"
 	       "  -c, --compare B     also overlay each operation of B on A's\n"
+	       "  -t, --timeline-clock C\n"
+	       "                      timelines' time axis: elapsed (since the start,\n"
+	       "                      the default) or wall (UTC clock time)\n"
 	       "  -h, --help          this help\n\n"
 	       "gnuplot is run from $OSPROF_GNUPLOT, else from PATH.\n\n"
 	       "Examples:\n"
 	       "  " ORP_PROG " plot run.json -o charts/\n"
 	       "  " ORP_PROG " plot --format svg /mnt/p -o charts/\n"
 	       "  " ORP_PROG " plot before.json --compare after.json -o cmp/\n"
+	       "  " ORP_PROG " plot --timeline-clock wall run.json -o charts/\n"
 	       "  " ORP_PROG " plot run/fs.json,run/fuse.json -o layers/\n");
 }
 
@@ -61,6 +76,7 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
 		{ "top", required_argument, NULL, 'n' },
 		{ "layer", required_argument, NULL, 'l' },
 		{ "compare", required_argument, NULL, 'c' },
+		{ "timeline-clock", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -69,7 +85,7 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
 	a->fmt = ORP_FMT_PNG;
 	a->top = 12;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:f:n:l:c:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:f:n:l:c:t:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			a->dir = optarg;
@@ -90,6 +106,17 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
 		case 'c':
 			a->against = optarg;
 			break;
+		case 't': {
+			unsigned i;
+
+			if (osp_parse_name(optarg, tl_clock_names, ORP_TL__COUNT, &i)) {
+				orp_usage_error(CMD, "--timeline-clock: '%s' is neither elapsed nor wall",
+						optarg);
+				return -EINVAL;
+			}
+			a->tl_clock = (enum orp_tl_clock)i;
+			break;
+		}
 		default:
 			return orp_opt_other(CMD, c, help);
 		}
@@ -141,6 +168,7 @@ int orp_cmd_plot(int argc, char **argv)
 	specs[1] = (char *)a.against;
 	nin = a.against ? 2 : 1;
 	orp_render_init(&r, a.dir, a.fmt);
+	r.tl_clock = a.tl_clock;
 	if (orp_inputs_load(specs, nin, a.layer, &in, err, sizeof(err)) ||
 	    orp_mkdir(a.dir, err, sizeof(err)) ||
 	    orp_chart_all(&r, &in[0], a.top, err, sizeof(err)) ||

@@ -275,11 +275,11 @@ Test(report, plot_png_draws_every_chart_beside_its_script)
 	struct run r = REPORT("plot", profile("base"), "-o", dir);
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	/* 8 operations, the overview, the timeline. */
-	cr_expect_eq(check_plot_output(r.out, expect_png), 10, "%s", r.out);
+	/* The overview, 8 operations, a timeline of each. */
+	cr_expect_eq(check_plot_output(r.out, expect_png), 17, "%s", r.out);
 	cr_expect(exists(tpath("png/op-fs-read.png")));
 	cr_expect(exists(tpath("png/overview-fs.png")));
-	cr_expect(exists(tpath("png/timeline-fs.png")));
+	cr_expect(exists(tpath("png/timeline-fs-read.png")));
 	cr_expect(!exists(tpath("png/gnuplot-0.log")), "logs of a good run are removed");
 }
 
@@ -289,7 +289,7 @@ Test(report, plot_svg_and_pdf_are_valid)
 	char *pdf;
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_expect_eq(check_plot_output(r.out, expect_svg), 10);
+	cr_expect_eq(check_plot_output(r.out, expect_svg), 17);
 	r = REPORT("plot", "--format", "pdf", profile("irq"), "-o", tpath("pdf"));
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	pdf = own(slurp(tpath("pdf/irq.pdf")));
