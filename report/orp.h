@@ -292,6 +292,9 @@ struct orp_json;
 int orp_cmp_json_layer(struct orp_json *j, const char *layer,
 		       const struct osp_profile *a, const struct osp_profile *b,
 		       const struct osp_cmp *c);
+/* The peaks of @h as show prints them: member "peaks", an array of
+ * {lo, hi, lower_ns, upper_ns, mode, count, share, mean_ns}. */
+void orp_json_peaks(struct orp_json *j, const struct osp_hist *h);
 
 /* ---- orp_json.c: a streaming JSON writer --------------------------------- */
 
@@ -310,6 +313,8 @@ struct orp_json {
 };
 
 void orp_json_init(struct orp_json *j, FILE *f);
+/* Init, then open a document: {"format": @format, "version": 1, ... */
+void orp_json_doc(struct orp_json *j, FILE *f, const char *format);
 void orp_json_obj(struct orp_json *j, const char *key);
 void orp_json_arr(struct orp_json *j, const char *key);
 /* Close the innermost object ('}') or array (']'). */

@@ -15,23 +15,28 @@
 #include "osprof/hist.h"
 
 /* One side of an operation, or null when it has no such side. */
-static void side(struct orp_json *j, const char *key, const struct osp_op *op,
-		 unsigned res)
+static void side(struct orp_json *j, const char *key, const struct osp_op *op)
 {
-	struct osp_peak pk[OSP_PEAKS_MAX];
-	size_t n;
-
 	if (!op) {
 		orp_json_raw(j, key, "null");
 		return;
 	}
-	n = osp_hist_peaks(&op->lat, pk, OSP_PEAKS_MAX);
 	orp_json_obj(j, key);
 	orp_json_u64(j, "count", op->lat.count);
 	orp_json_u64(j, "sum_ns", op->lat.sum);
 	orp_json_u64(j, "min_ns", op->lat.min);
 	orp_json_u64(j, "max_ns", op->lat.max);
 	orp_json_num(j, "mean_ns", op->lat.count ? osp_hist_mean(&op->lat) : NAN);
+	orp_json_peaks(j, &op->lat);
+	orp_json_end(j, '}');
+}
+
+void orp_json_peaks(struct orp_json *j, const struct osp_hist *h)
+{
+	struct osp_peak pk[OSP_PEAKS_MAX];
+	size_t n = osp_hist_peaks(h, pk, OSP_PEAKS_MAX);
+	unsigned res = h->res;
+
 	orp_json_arr(j, "peaks");
 	for (size_t k = 0; k < n; k++) {
 		orp_json_obj(j, NULL);
@@ -46,7 +51,6 @@ static void side(struct orp_json *j, const char *key, const struct osp_op *op,
 		orp_json_end(j, '}');
 	}
 	orp_json_end(j, ']');
-	orp_json_end(j, '}');
 }
 
 static void changes(struct orp_json *j, const struct osp_cmp_item *it)
@@ -72,7 +76,7 @@ static void changes(struct orp_json *j, const struct osp_cmp_item *it)
 }
 
 static void item(struct orp_json *j, size_t rank, const struct osp_cmp_item *it,
-		 const struct osp_cmp *c, unsigned res)
+		 const struct osp_cmp *c)
 {
 	char reason[1024];
 
@@ -89,8 +93,8 @@ static void item(struct orp_json *j, size_t rank, const struct osp_cmp_item *it,
 	orp_json_num(j, "latency_change", it->latency_change);
 	orp_json_num(j, "share_a", it->share_a);
 	orp_json_num(j, "share_b", it->share_b);
-	side(j, "a", it->a, res);
-	side(j, "b", it->b, res);
+	side(j, "a", it->a);
+	side(j, "b", it->b);
 	changes(j, it);
 	orp_json_str(j, "reason", reason);
 	orp_json_end(j, '}');
@@ -115,7 +119,7 @@ int orp_cmp_json_layer(struct orp_json *j, const char *layer,
 		rc = orp_compat_json(j, a, b);
 		orp_json_arr(j, "ops");
 		for (size_t i = 0; i < c->n; i++)
-			item(j, i + 1, &c->items[i], c, a->res);
+			item(j, i + 1, &c->items[i], c);
 		orp_json_end(j, ']');
 	}
 	orp_json_end(j, '}');

@@ -487,10 +487,7 @@ static int write_json(const struct compare_args *a, const struct orp_input *in,
 	struct orp_json j;
 	int rc = 0;
 
-	orp_json_init(&j, stdout);
-	orp_json_obj(&j, NULL);
-	orp_json_str(&j, "format", "osprof-compare");
-	orp_json_u64(&j, "version", 1);
+	orp_json_doc(&j, stdout, "osprof-compare");
 	orp_json_str(&j, "a", in[0].spec);
 	orp_json_str(&j, "b", in[1].spec);
 	orp_json_str(&j, "method", osp_dist_method_name(o->method));

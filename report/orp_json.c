@@ -41,6 +41,14 @@ static void open_(struct orp_json *j, const char *key, char c)
 	j->count[j->depth++] = 0;
 }
 
+void orp_json_doc(struct orp_json *j, FILE *f, const char *format)
+{
+	orp_json_init(j, f);
+	orp_json_obj(j, NULL);
+	orp_json_str(j, "format", format);
+	orp_json_u64(j, "version", 1);
+}
+
 void orp_json_obj(struct orp_json *j, const char *key)
 {
 	open_(j, key, '{');
