@@ -295,6 +295,79 @@ void orp_cmp_reason(const struct osp_cmp_item *it, const struct osp_cmp *c,
 		    char *buf, size_t len);
 /* Unit of a method's score for humans ("octaves" for EMD, else ""). */
 const char *orp_cmp_unit(enum osp_dist_method m);
+/*
+ * orp_cmp_json_layer (orp_cmp_json.c) - one layer of compare --json: an
+ * object with its sources, comparability notes and every operation of @c;
+ * @a or @b NULL (and @c unused) for a layer only one set has. 0 or -ENOMEM.
+ */
+struct orp_json;
+int orp_cmp_json_layer(struct orp_json *j, const char *layer,
+		       const struct osp_profile *a, const struct osp_profile *b,
+		       const struct osp_cmp *c);
+/* The peaks of @h as show prints them: member "peaks", an array of
+ * {lo, hi, lower_ns, upper_ns, mode, count, share, mean_ns}. */
+void orp_json_peaks(struct orp_json *j, const struct osp_hist *h);
+
+/* ---- orp_json.c: a streaming JSON writer --------------------------------- */
+
+#define ORP_JSON_DEPTH 16
+
+/*
+ * Members are written in order; each takes the key it has in its object,
+ * or NULL inside an array. Strings go through osp_esc_json, numbers that
+ * are not finite become null. Stream errors stay in @f's error flag.
+ */
+struct orp_json {
+	FILE *f;
+	bool compact; /* all on one line (set after init) */
+	int depth;
+	size_t count[ORP_JSON_DEPTH]; /* members written at each level */
+};
+
+void orp_json_init(struct orp_json *j, FILE *f);
+/* Init, then open a document: {"format": @format, "version": 1, ... */
+void orp_json_doc(struct orp_json *j, FILE *f, const char *format);
+void orp_json_obj(struct orp_json *j, const char *key);
+void orp_json_arr(struct orp_json *j, const char *key);
+/* Close the innermost object ('}') or array (']'). */
+void orp_json_end(struct orp_json *j, char c);
+/* A string, or null when @val is NULL. */
+void orp_json_str(struct orp_json *j, const char *key, const char *val);
+void orp_json_u64(struct orp_json *j, const char *key, uint64_t val);
+void orp_json_num(struct orp_json *j, const char *key, double val);
+void orp_json_bool(struct orp_json *j, const char *key, bool val);
+/* @json written as it is: a literal the caller knows is valid. */
+void orp_json_raw(struct orp_json *j, const char *key, const char *json);
+/* One value of a key/value list as member @key (a string re-escaped, any
+ * other literal as it is). */
+void orp_json_kv_item(struct orp_json *j, const char *key, const struct osp_kv *kv);
+/* A key/value list as an object (string values re-escaped). */
+void orp_json_kv(struct orp_json *j, const char *key, const struct osp_kvlist *l);
+
+/* ---- orp_compat.c: comparability of two profiles (core's check) --------- */
+
+/*
+ * "comparability: cache differs: auto vs never (kernel caching ...)", one
+ * line each difference of @a and @b (osprof/comparable.h), escaped for
+ * text (compare) or as HTML paragraphs (html). 0 or -ENOMEM.
+ */
+int orp_compat_text(FILE *out, const struct osp_profile *a,
+		    const struct osp_profile *b);
+int orp_compat_html(FILE *out, const struct orp_input *a,
+		    const struct orp_input *b);
+/* The differences as a JSON array member "comparability". 0 or -ENOMEM. */
+int orp_compat_json(struct orp_json *j, const struct osp_profile *a,
+		    const struct osp_profile *b);
+/*
+ * orp_compat_merge - before merging the single profiles of @in[0 .. @n):
+ * when any differs from the first in what comparability checks, refuse
+ * (-EINVAL, each difference in @err as one line's worth) unless @force;
+ * with @force, record each input's settings in the first profile's
+ * options (key OSP_COMPAT_MERGED_KEY) and keep only the options, clock
+ * and layer_source all inputs share. 0, -EINVAL or -ENOMEM.
+ */
+int orp_compat_merge(struct orp_input *in, size_t n, bool force, char *err,
+		     size_t errlen);
 
 /* ---- subcommands ------------------------------------------------------- */
 

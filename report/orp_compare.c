@@ -5,7 +5,10 @@
  * whose profiles differ with the reason for each; --plot draws their
  * overlays. Exit status 0 when nothing differs, 1 when something does, 2
  * on error -- so scripts can gate on it. The reason text is shared with
- * the HTML report.
+ * the HTML report. Before the results, each layer's comparability notes
+ * (orp_compat.c): the settings that differ in what reaches the profiler.
+ * --json writes the whole comparison as one JSON document instead
+ * (orp_cmp_json.c), with the same exit status.
  *
  * Sets of several layers (mounts, run directories, lists) are paired
  * layer by layer and each pair is compared on its own, one section per
@@ -157,6 +160,7 @@ void orp_cmp_reason(const struct osp_cmp_item *it, const struct osp_cmp *c,
 struct compare_args {
 	struct orp_cmp_args cmp;
 	bool all;
+	bool json;
 	const char *plot_dir;
 	enum orp_fmt fmt;
 };
@@ -189,7 +193,10 @@ static void help(void)
 	       "  -l, --layer L       compare layer L only\n"
 	       "  -a, --all           also list the operations that do not differ\n"
 	       "  -p, --plot DIR      draw an overlay of each differing operation into DIR\n"
-	       "  -f, --format F      png (default), svg or pdf for --plot\n"
+	       "  -f, --format F      png (default), svg or pdf for --plot; json: as --json\n"
+	       "  -j, --json          write the comparison as JSON (every operation, its\n"
+	       "                      verdict, scores, counts, totals, peaks and reason, and\n"
+	       "                      the comparability notes, per layer; see README)\n"
 	       "  -h, --help          this help\n\n"
 	       "Exit status: 0 no operation differs (in any layer both have), 1 some\n"
 	       "do, 2 error.\n\n"
@@ -228,7 +235,14 @@ static int parse_opt(int c, struct compare_args *a)
 	case 'p':
 		a->plot_dir = optarg;
 		return 0;
+	case 'j':
+		a->json = true;
+		return 0;
 	case 'f':
+		if (strcmp(optarg, "json") == 0) {
+			a->json = true;
+			return 0;
+		}
 		if (orp_fmt_parse(optarg, &a->fmt) == 0)
 			return 0;
 		orp_usage_error(CMD, "unknown format '%s'", optarg);
@@ -250,6 +264,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 		{ "all", no_argument, NULL, 'a' },
 		{ "plot", required_argument, NULL, 'p' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -258,7 +273,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 	osp_cmp_opts_default(&a->cmp.opts, OSP_DIST_EMD);
 	a->fmt = ORP_FMT_PNG;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "m:t:s:e:N:l:ap:f:h", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "m:t:s:e:N:l:ap:f:jh", longopts, NULL)) != -1)
 		if ((rc = parse_opt(c, a)) != 0)
 			return rc;
 	if (argc - optind != 2) {
@@ -379,8 +394,8 @@ static int compare_layer(struct layer_cmp *l, const struct orp_input *in,
 	return orp_compare_inputs(&a, &b, args, &l->c, err, errlen);
 }
 
-/* "== layer fuse (A: ebpf, B: ebpf) ==" and its result. */
-static void print_layer(const struct layer_cmp *l, bool all)
+/* "== layer fuse (A: ebpf, B: ebpf) ==" and its result: 0 or -ENOMEM. */
+static int print_layer(const struct layer_cmp *l, bool all)
 {
 	char sa[32], sb[32];
 
@@ -388,17 +403,20 @@ static void print_layer(const struct layer_cmp *l, bool all)
 	osp_esc_text(stdout, l->layer);
 	if (!l->a || !l->b) {
 		printf(": only in %s, not compared ==\n", l->a ? "A" : "B");
-		return;
+		return 0;
 	}
 	fputs(" (A: ", stdout);
 	osp_esc_text(stdout, orp_layer_source(sa, sizeof(sa), l->a));
 	fputs(", B: ", stdout);
 	osp_esc_text(stdout, orp_layer_source(sb, sizeof(sb), l->b));
 	fputs(") ==\n", stdout);
+	if (orp_compat_text(stdout, l->a, l->b))
+		return -ENOMEM;
 	if (l->c.ninteresting || all)
 		print_result(&l->c, all);
 	else /* one line for a layer that did not change */
 		printf("no operation differs (%zu compared)\n", l->c.n);
+	return 0;
 }
 
 /* Which layers differ, in one line after the sections. */
@@ -432,12 +450,59 @@ static int plot_overlays(const struct layer_cmp *l, size_t n,
 					       in[1].spec, err, errlen);
 	if (!rc)
 		rc = orp_render_run(&r, err, errlen);
-	if (!rc) {
-		printf("%zu overlay chart%s in ", r.n, r.n == 1 ? "" : "s");
-		osp_esc_text(stdout, a->plot_dir);
-		fputc('\n', stdout);
+	if (!rc) { /* on stderr under --json: stdout holds one document */
+		FILE *f = a->json ? stderr : stdout;
+
+		fprintf(f, "%zu overlay chart%s in ", r.n, r.n == 1 ? "" : "s");
+		osp_esc_text(f, a->plot_dir);
+		fputc('\n', f);
 	}
 	orp_render_fini(&r);
+	return rc;
+}
+
+/* The text answer: 0 or -ENOMEM. */
+static int write_text(const struct compare_args *a, const struct orp_input *in,
+		      const struct layer_cmp *l, size_t n)
+{
+	int rc = 0;
+
+	print_header(a, in);
+	if (n == 1 && l[0].a && l[0].b) { /* one layer: no sections */
+		rc = orp_compat_text(stdout, l[0].a, l[0].b);
+		print_result(&l[0].c, a->all);
+		return rc;
+	}
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = print_layer(&l[i], a->all);
+	print_summary(l, n);
+	return rc;
+}
+
+/* The JSON answer (schema: report/README.md): 0 or -ENOMEM. */
+static int write_json(const struct compare_args *a, const struct orp_input *in,
+		      const struct layer_cmp *l, size_t n, int status)
+{
+	const struct osp_cmp_opts *o = &a->cmp.opts;
+	struct orp_json j;
+	int rc = 0;
+
+	orp_json_doc(&j, stdout, "osprof-compare");
+	orp_json_str(&j, "a", in[0].spec);
+	orp_json_str(&j, "b", in[1].spec);
+	orp_json_str(&j, "method", osp_dist_method_name(o->method));
+	orp_json_str(&j, "score_unit", orp_cmp_unit(o->method));
+	orp_json_num(&j, "threshold", o->threshold >= 0 ? o->threshold
+							 : osp_dist_default_threshold(o->method));
+	orp_json_num(&j, "noise_factor", o->noise_factor);
+	orp_json_num(&j, "min_share", o->min_share);
+	orp_json_num(&j, "equal", o->equal_frac);
+	orp_json_u64(&j, "status", (uint64_t)status);
+	orp_json_arr(&j, "layers");
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = orp_cmp_json_layer(&j, l[i].layer, l[i].a, l[i].b, &l[i].c);
+	orp_json_end(&j, ']');
+	orp_json_end(&j, '}');
 	return rc;
 }
 
@@ -460,14 +525,13 @@ int orp_cmd_compare(int argc, char **argv)
 			goto fail;
 		differ += l[i].c.ninteresting;
 	}
-	print_header(&a, in);
-	if (n == 1 && l[0].a && l[0].b) {
-		print_result(&l[0].c, a.all); /* one layer: no sections */
-	} else {
-		for (size_t i = 0; i < n; i++)
-			print_layer(&l[i], a.all);
-		print_summary(l, n);
+	status = differ ? ORP_EXIT_DIFFER : ORP_EXIT_OK;
+	if (a.json ? write_json(&a, in, l, n, status) : write_text(&a, in, l, n)) {
+		snprintf(err, sizeof(err), "out of memory");
+		status = ORP_EXIT_ERROR;
+		goto fail;
 	}
+	status = ORP_EXIT_ERROR;
 	if (a.plot_dir && plot_overlays(l, n, &a, in, err, sizeof(err)))
 		goto fail;
 	if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -235,7 +235,9 @@ static int write_page(FILE *f, const struct orp_input *in, size_t nin,
 	fputs("</h1>\n", f);
 	if (nin == 2) {
 		cmp_section(f, c, in);
-		rc = figures(f, r, parts->cmp_first, parts->cmp_end);
+		rc = orp_compat_html(f, &in[0], &in[1]);
+		if (!rc)
+			rc = figures(f, r, parts->cmp_first, parts->cmp_end);
 	}
 	if (!rc && (lv->n || parts->layers_end > parts->layers_first)) {
 		fputs("<h2>Layered view</h2>\n", f);

@@ -3,7 +3,10 @@
  * `osprof-report merge A B ... -o OUT`: add profiles of one layer bucket by
  * bucket (core's osp_profile_merge), e.g. the runs of a repeated benchmark
  * or the profiles of several machines. Profiles of different resolution,
- * unit or layer are refused with the reason, and OUT is left untouched.
+ * unit or layer are refused with the reason, and OUT is left untouched;
+ * so are profiles whose settings differ in what reaches the profiler
+ * (options, clock, layer source: orp_compat_merge), unless --force, which
+ * records each input's settings in the output's options ("merged").
  * Timelines are dropped: their intervals do not line up across runs.
  */
 #include <errno.h>
@@ -18,18 +21,26 @@
 struct merge_args {
 	const char *out;
 	const char *layer;
+	bool force;
 };
 
 static void help(void)
 {
-	printf("Usage: " ORP_PROG " merge -o OUT [--layer L] PROFILE...\n"
+	printf("Usage: " ORP_PROG " merge -o OUT [--layer L] [--force] PROFILE...\n"
 	       "Add profiles of one layer bucket by bucket into one JSON profile: counts,\n"
 	       "sums and buckets add, min and max combine, elapsed times add, and\n"
 	       "operations found in only some inputs are kept. Profiles whose resolution,\n"
-	       "unit or layer differ are refused. Timelines are not merged.\n\n"
+	       "unit or layer differ are refused. Profiles whose settings differ in\n"
+	       "what reaches the profiler (options such as the caching mode and\n"
+	       "timeouts, clock, layer source) are refused too, each difference said,\n"
+	       "unless --force. Timelines are not merged.\n\n"
 	       "  -o, --output F   the merged profile ('-' for stdout), written atomically\n"
 	       "  -l, --layer L    take layer L of each input (needed for inputs with\n"
 	       "                   several layers, such as mounts with the kernel module)\n"
+	       "  -f, --force      merge profiles whose settings differ: the output keeps\n"
+	       "                   the options all share, \"mixed\" for a clock or layer\n"
+	       "                   source they do not, and lists each input's settings\n"
+	       "                   in options.merged\n"
 	       "  -h, --help       this help\n\n"
 	       "Examples:\n"
 	       "  " ORP_PROG " merge run1.json run2.json run3.json -o all.json\n"
@@ -41,19 +52,23 @@ static int parse_args(int argc, char **argv, struct merge_args *a)
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "layer", required_argument, NULL, 'l' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:l:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:l:fh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			a->out = optarg;
 			break;
 		case 'l':
 			a->layer = optarg;
+			break;
+		case 'f':
+			a->force = true;
 			break;
 		default:
 			return orp_opt_other(CMD, c, help);
@@ -66,21 +81,30 @@ static int parse_args(int argc, char **argv, struct merge_args *a)
 	return 0;
 }
 
-/* Merge every input into the first one's profile: 0 or -EINVAL with @err. */
-static int merge_all(struct orp_input *in, size_t n, char *err, size_t errlen)
+/*
+ * Merge every input into the first one's profile: 0 or -EINVAL with @err.
+ * Settings that differ are refused, or with @force recorded, first.
+ */
+static int merge_all(struct orp_input *in, size_t n, bool force, char *err,
+		     size_t errlen)
 {
 	struct osp_profile *dst = in[0].prof[0];
 	bool timeline = dst->nsnaps > 0;
+	int rc;
 
+	for (size_t i = 1; i < n; i++) {
+		if (strcmp(in[i].prof[0]->layer, dst->layer) != 0) {
+			snprintf(err, errlen, "cannot merge %s (layer %s) with %s (layer %s): a merge adds profiles of one layer",
+				 in[i].spec, in[i].prof[0]->layer, in[0].spec, dst->layer);
+			return -EINVAL;
+		}
+	}
+	if ((rc = orp_compat_merge(in, n, force, err, errlen)) != 0)
+		return rc;
 	for (size_t i = 1; i < n; i++) {
 		const struct osp_profile *src = in[i].prof[0];
 		char why[512];
 
-		if (strcmp(src->layer, dst->layer) != 0) {
-			snprintf(err, errlen, "cannot merge %s (layer %s) with %s (layer %s): a merge adds profiles of one layer",
-				 in[i].spec, src->layer, in[0].spec, dst->layer);
-			return -EINVAL;
-		}
 		if (osp_profile_merge(dst, src, why, sizeof(why))) {
 			snprintf(err, errlen, "cannot merge %s into %s: %s", in[i].spec,
 				 in[0].spec, why);
@@ -113,7 +137,7 @@ int orp_cmd_merge(int argc, char **argv)
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = orp_input_single(&in[i], err, sizeof(err));
 	if (!rc)
-		rc = merge_all(in, n, err, sizeof(err));
+		rc = merge_all(in, n, a.force, err, sizeof(err));
 	if (!rc)
 		rc = orp_out_open(&out, a.out, err, sizeof(err));
 	if (!rc)

@@ -7,10 +7,13 @@
  * the peaks of each operation. Given several layers of one run (a mount,
  * a run directory, a list, or several files), the layered view follows:
  * fuse against fs per operation, then the other layers' top entries.
+ * --format json writes the tables (every profile's rows and peaks) as one
+ * JSON document instead; the layered view is text only.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +29,7 @@ struct show_args {
 	size_t nops;
 	const char *layer;
 	bool layered;       /* only the layered view */
+	bool json;          /* --format json */
 };
 
 static void help(void)
@@ -48,6 +52,8 @@ static void help(void)
 	       "  -O, --op NAME    only operation NAME (repeatable)\n"
 	       "  -l, --layer L    only layer L (fuse, fs, syscall, lower, block, irq)\n"
 	       "  -L, --layered    only the layered view\n"
+	       "  -F, --format F   text (default) or json: each profile's table and\n"
+	       "                   peaks as one JSON document (schema: README)\n"
 	       "  -h, --help       this help\n\n"
 	       "Examples:\n"
 	       "  " ORP_PROG " show /mnt/p                 # a live osprof-fs mount\n"
@@ -148,6 +154,70 @@ static int show_profile(const struct osp_profile *p, const struct show_args *a)
 	return err;
 }
 
+/* One profile's table and peaks as a member of "profiles". */
+static int json_profile(struct orp_json *j, const char *spec,
+			const struct osp_profile *p, const struct show_args *a)
+{
+	struct osp_profile view;
+	double total = 0.0;
+	int err = make_view(p, a, &view);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < view.nops; i++)
+		total += (double)view.ops[i].lat.sum;
+	orp_json_obj(j, NULL);
+	orp_json_str(j, "input", spec);
+	orp_json_str(j, "layer", p->layer);
+	orp_json_str(j, "host", p->host);
+	orp_json_str(j, "clock", p->clock_source);
+	orp_json_u64(j, "resolution", p->res);
+	orp_json_str(j, "unit", p->unit ? p->unit : "ns");
+	orp_json_u64(j, "elapsed_ns", p->elapsed_ns);
+	orp_json_kv(j, "options", &p->options);
+	orp_json_kv(j, "source", &p->source);
+	orp_json_u64(j, "operations", p->nops);
+	orp_json_arr(j, "ops");
+	for (size_t i = 0; i < view.nops; i++) {
+		const struct osp_hist *h = &view.ops[i].lat;
+		bool any = h->count > 0;
+
+		orp_json_obj(j, NULL);
+		orp_json_str(j, "name", view.ops[i].name);
+		orp_json_u64(j, "count", h->count);
+		orp_json_u64(j, "sum_ns", h->sum);
+		orp_json_num(j, "mean_ns", any ? osp_hist_mean(h) : NAN);
+		orp_json_num(j, "p50_ns", any ? osp_hist_percentile(h, 50) : NAN);
+		orp_json_num(j, "p99_ns", any ? osp_hist_percentile(h, 99) : NAN);
+		orp_json_u64(j, "min_ns", h->min);
+		orp_json_u64(j, "max_ns", h->max);
+		orp_json_num(j, "time_share", total > 0 ? (double)h->sum / total : 0.0);
+		orp_json_bool(j, "checksum_ok", osp_hist_checksum_ok(h));
+		orp_json_peaks(j, h);
+		orp_json_end(j, '}');
+	}
+	orp_json_end(j, ']');
+	orp_json_end(j, '}');
+	free(view.ops);
+	return 0;
+}
+
+/* show --format json: every profile of every input. */
+static int show_json(const struct show_args *a, const struct orp_input *in, size_t nin)
+{
+	struct orp_json j;
+	int rc = 0;
+
+	orp_json_doc(&j, stdout, "osprof-show");
+	orp_json_arr(&j, "profiles");
+	for (size_t i = 0; !rc && i < nin; i++)
+		for (size_t k = 0; !rc && k < in[i].n; k++)
+			rc = json_profile(&j, in[i].spec, in[i].prof[k], a);
+	orp_json_end(&j, ']');
+	orp_json_end(&j, '}');
+	return rc;
+}
+
 /* "==> SPEC (layer L) <==" before each of several profiles. */
 static void print_banner(bool gap, const char *spec, const char *layer)
 {
@@ -184,6 +254,7 @@ static int parse_args(int argc, char **argv, struct show_args *a)
 		{ "op", required_argument, NULL, 'O' },
 		{ "layer", required_argument, NULL, 'l' },
 		{ "layered", no_argument, NULL, 'L' },
+		{ "format", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -193,7 +264,7 @@ static int parse_args(int argc, char **argv, struct show_args *a)
 	if (!a->ops)
 		return -ENOMEM;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "n:O:l:Lh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:O:l:LF:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			if (orp_opt_u64(CMD, "--top", optarg, 1, UINT32_MAX, &a->top))
@@ -207,6 +278,13 @@ static int parse_args(int argc, char **argv, struct show_args *a)
 			break;
 		case 'L':
 			a->layered = true;
+			break;
+		case 'F':
+			if (strcmp(optarg, "json") != 0 && strcmp(optarg, "text") != 0) {
+				orp_usage_error(CMD, "unknown format '%s' (text or json)", optarg);
+				return -EINVAL;
+			}
+			a->json = strcmp(optarg, "json") == 0;
 			break;
 		default:
 			return orp_opt_other(CMD, c, help);
@@ -274,6 +352,18 @@ int orp_cmd_show(int argc, char **argv)
 		nprof += in[i].n;
 	if (check_ops(&a, in, nin))
 		goto out_inputs;
+	if (a.json) {
+		rc = show_json(&a, in, nin);
+		if (rc == -ENOMEM) {
+			orp_error("out of memory");
+			goto out_inputs;
+		}
+		if (fflush(stdout) == 0 && !ferror(stdout))
+			status = ORP_EXIT_OK;
+		else
+			orp_error("stdout: write error");
+		goto out_inputs;
+	}
 	for (size_t i = 0; i < nin && !a.layered; i++) {
 		for (size_t j = 0; j < in[i].n; j++) {
 			if (nprof > 1)
