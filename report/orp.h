@@ -349,12 +349,13 @@ void orp_json_kv(struct orp_json *j, const char *key, const struct osp_kvlist *l
 /*
  * "comparability: cache differs: auto vs never (kernel caching ...)", one
  * line each difference of @a and @b (osprof/comparable.h), escaped for
- * text (compare) or as HTML paragraphs (html). 0 or -ENOMEM.
+ * text (compare) or as HTML list items, per layer both sides have, with
+ * their number added to *@count (html). 0 or -ENOMEM.
  */
 int orp_compat_text(FILE *out, const struct osp_profile *a,
 		    const struct osp_profile *b);
 int orp_compat_html(FILE *out, const struct orp_input *a,
-		    const struct orp_input *b);
+		    const struct orp_input *b, size_t *count);
 /* The differences as a JSON array member "comparability". 0 or -ENOMEM. */
 int orp_compat_json(struct orp_json *j, const struct osp_profile *a,
 		    const struct osp_profile *b);

@@ -40,7 +40,7 @@ int orp_compat_text(FILE *out, const struct osp_profile *a,
 }
 
 int orp_compat_html(FILE *out, const struct orp_input *a,
-		    const struct orp_input *b)
+		    const struct orp_input *b, size_t *count)
 {
 	for (size_t i = 0; i < a->n; i++) {
 		for (size_t k = 0; k < b->n; k++) {
@@ -52,11 +52,12 @@ int orp_compat_html(FILE *out, const struct orp_input *a,
 			if (osp_profile_comparable(a->prof[i], b->prof[k], &c))
 				return -ENOMEM;
 			for (size_t n = 0; n < c.n; n++) {
-				fputs("<p class=\"compat\">comparability, layer ", out);
+				fputs("<li class=\"compat\">layer ", out);
 				osp_esc_html(out, a->prof[i]->layer);
 				fputs(": ", out);
 				osp_esc_html(out, osp_compat_line(&c.notes[n], line, sizeof(line)));
-				fputs("</p>\n", out);
+				fputs("</li>\n", out);
+				(*count)++;
 			}
 			osp_compat_free(&c);
 		}

@@ -3,7 +3,11 @@
  * `osprof-report html PROFILE [B] -o FILE`: one self-contained HTML file
  * -- inline CSS, the charts as inline SVG rendered by gnuplot, no script
  * and no network -- holding per layer the table of operations, their
- * peaks and every chart, and given B the comparison with its overlays.
+ * peaks and every chart, and given B the comparison: a table of contents
+ * (its anchors are ids made of indices, never of names), comparability
+ * notes, the operations in order of total time with those that differ
+ * shown and the others in one collapsed <details>, then both sides'
+ * tables and options.
  * The charts are drawn in a private temporary directory that is removed
  * afterwards; their ids are prefixed per chart so that the many SVGs of
  * one page do not resolve each other's references. Every string from a
@@ -43,11 +47,14 @@ static void help(void)
 	printf("Usage: " ORP_PROG " html -o FILE [OPTION]... PROFILE [B]\n"
 	       "Write one self-contained HTML report (inline SVG charts, no scripts, no\n"
 	       "network): for each layer the operations table, peaks and charts; given\n"
-	       "a second profile set B, the comparison of PROFILE (A) against it with\n"
-	       "overlays of the operations that differ. A set of several layers of one\n"
-	       "run (a mount, a run directory, or a list a/fs.json,a/fuse.json) also gets\n"
-	       "the layered view: fuse against fs per operation, the other layers' top\n"
-	       "entries, and per operation the layers' histograms overlaid.\n\n"
+	       "a second profile set B, the comparison of PROFILE (A) against it: contents,\n"
+	       "comparability notes (options that differ), each operation in order of\n"
+	       "total time with A and B side by side and overlays of those that differ\n"
+	       "(the others collapsed), and both sides' tables and options. A set of\n"
+	       "several layers of one run (a mount, a run directory, or a list\n"
+	       "a/fs.json,a/fuse.json) also gets the layered view: fuse against fs per\n"
+	       "operation, the other layers' top entries, and per operation the\n"
+	       "layers' histograms overlaid.\n\n"
 	       "  -o, --output FILE   the report (required; '-' for stdout)\n"
 	       "  -l, --layer L       only layer L\n"
 	       "  -n, --top N         operations in each overview (default 12, at most 16)\n"
@@ -68,7 +75,8 @@ static const char style[] =
 	"td.l,th.l{text-align:left}th{background:#f0f3f7}"
 	"tr.diff td{background:#fff4f0}.meta{color:#555}"
 	"figure{margin:1.5em 0}figcaption{color:#555;font-size:.9em}"
-	"svg{max-width:100%;height:auto}";
+	"svg{max-width:100%;height:auto}section{margin:1em 0 2em}"
+	"details>summary{cursor:pointer;font-weight:bold;margin:1em 0}";
 
 /* The SVG of chart @i with ids prefixed "c<i>-", from its <svg element on. */
 static int inline_svg(FILE *f, const struct orp_render *r, size_t i)
@@ -151,109 +159,321 @@ static int profile_meta(FILE *f, const char *spec, const struct osp_profile *p)
 	return rc;
 }
 
+static const char ops_head[] =
+	"<tr><th class=\"l\">%s</th><th>count</th><th>total</th><th>mean</th><th>p50</th>"
+	"<th>p99</th><th>max</th><th>%% time</th><th>peaks</th></tr>\n";
+
+/* One row of an operations table: @label, then @h's figures; @total_ns of its layer. */
+static void op_row(FILE *f, const char *label, const struct osp_hist *h, double total_ns)
+{
+	struct osp_peak pk[OSP_PEAKS_MAX];
+	size_t np = osp_hist_peaks(h, pk, OSP_PEAKS_MAX);
+	char t[16], m[16], a[16], b[16], x[16];
+
+	fputs("<tr><td class=\"l\">", f);
+	osp_esc_html(f, label);
+	fprintf(f, "</td><td>%" PRIu64 "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.1f</td><td class=\"l\">",
+		h->count, osp_fmt_ns(t, sizeof(t), (double)h->sum),
+		osp_fmt_ns(m, sizeof(m), osp_hist_mean(h)),
+		osp_fmt_ns(a, sizeof(a), osp_hist_percentile(h, 50)),
+		osp_fmt_ns(b, sizeof(b), osp_hist_percentile(h, 99)),
+		osp_fmt_ns(x, sizeof(x), (double)h->max),
+		total_ns > 0 ? 100.0 * (double)h->sum / total_ns : 0.0);
+	for (size_t k = 0; k < np; k++)
+		fprintf(f, "%s%.0f%% ~%s", k ? ", " : "", 100.0 * pk[k].share,
+			osp_fmt_ns(m, sizeof(m), pk[k].mean_ns));
+	fprintf(f, "%s</td></tr>\n", osp_hist_checksum_ok(h) ? "" : " (checksum fails!)");
+}
+
+static double profile_total_ns(const struct osp_profile *p)
+{
+	double total = 0.0;
+
+	for (size_t i = 0; p && i < p->nops; i++)
+		total += (double)p->ops[i].lat.sum;
+	return total;
+}
+
 static int ops_table(FILE *f, const struct osp_profile *p)
 {
 	const struct osp_op **v = calloc(p->nops + 1, sizeof(*v));
-	double total = 0.0;
+	double total = profile_total_ns(p);
 	size_t n = 0;
 
 	if (!v)
 		return -ENOMEM;
-	for (size_t i = 0; i < p->nops; i++) {
-		total += (double)p->ops[i].lat.sum;
+	for (size_t i = 0; i < p->nops; i++)
 		if (p->ops[i].lat.count)
 			v[n++] = &p->ops[i];
-	}
 	qsort(v, n, sizeof(*v), orp_cmp_op_total);
-	fputs("<table><tr><th class=\"l\">operation</th><th>count</th><th>total</th>"
-	      "<th>mean</th><th>p50</th><th>p99</th><th>max</th><th>% time</th><th>peaks</th></tr>\n", f);
-	for (size_t i = 0; i < n; i++) {
-		const struct osp_hist *h = &v[i]->lat;
-		struct osp_peak pk[OSP_PEAKS_MAX];
-		size_t np = osp_hist_peaks(h, pk, OSP_PEAKS_MAX);
-		char t[16], m[16], a[16], b[16], x[16];
-
-		fputs("<tr><td class=\"l\">", f);
-		osp_esc_html(f, v[i]->name);
-		fprintf(f, "</td><td>%" PRIu64 "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.1f</td><td class=\"l\">",
-			h->count, osp_fmt_ns(t, sizeof(t), (double)h->sum),
-			osp_fmt_ns(m, sizeof(m), osp_hist_mean(h)),
-			osp_fmt_ns(a, sizeof(a), osp_hist_percentile(h, 50)),
-			osp_fmt_ns(b, sizeof(b), osp_hist_percentile(h, 99)),
-			osp_fmt_ns(x, sizeof(x), (double)h->max),
-			total > 0 ? 100.0 * (double)h->sum / total : 0.0);
-		for (size_t k = 0; k < np; k++)
-			fprintf(f, "%s%.0f%% ~%s", k ? ", " : "", 100.0 * pk[k].share,
-				osp_fmt_ns(m, sizeof(m), pk[k].mean_ns));
-		fprintf(f, "%s</td></tr>\n", osp_hist_checksum_ok(h) ? "" : " (checksum fails!)");
-	}
+	fputs("<table>", f);
+	fprintf(f, ops_head, "operation");
+	for (size_t i = 0; i < n; i++)
+		op_row(f, v[i]->name, &v[i]->lat, total);
 	fputs("</table>\n", f);
 	free(v);
 	return 0;
 }
 
-static void cmp_section(FILE *f, const struct osp_cmp *c, const struct orp_input *in)
+static const struct osp_profile *find_layer(const struct orp_input *in, const char *layer)
 {
-	fputs("<h2>Comparison</h2>\n<p class=\"meta\">A: ", f);
-	osp_esc_html(f, in[0].spec);
-	fputs("<br>B: ", f);
-	osp_esc_html(f, in[1].spec);
-	fprintf(f, "<br>method %s, threshold %g %s</p>\n<p>%zu of %zu operations differ.</p>\n",
-		osp_dist_method_name(c->method), c->threshold, orp_cmp_unit(c->method),
-		c->ninteresting, c->n);
-	fputs("<table><tr><th>rank</th><th class=\"l\">layer</th><th class=\"l\">operation</th>"
-	      "<th class=\"l\">verdict</th><th>count A</th><th>count B</th><th class=\"l\">reason</th></tr>\n", f);
-	for (size_t i = 0; i < c->n; i++) {
-		const struct osp_cmp_item *it = &c->items[i];
-		char reason[1024];
+	for (size_t k = 0; k < in->n; k++)
+		if (strcmp(in->prof[k]->layer, layer) == 0)
+			return in->prof[k];
+	return NULL;
+}
 
+/* One note of the comparability list: "<li>layer L: WHAT: A x, B y</li>". */
+/*
+ * The comparability notes: what differs between A and B in what reaches
+ * the profiler, per layer both sides have (core's osp_profile_comparable,
+ * through orp_compat_html), and the layers only one side has.
+ */
+static int comparability_notes(FILE *f, const struct orp_input *in)
+{
+	size_t n = 0;
+	int rc;
+
+	fputs("<h2 id=\"notes\">Comparability notes</h2>\n<ul>\n", f);
+	rc = orp_compat_html(f, &in[0], &in[1], &n);
+	for (size_t s = 0; !rc && s < 2; s++)
+		for (size_t k = 0; k < in[s].n; k++)
+			if (!find_layer(&in[1 - s], in[s].prof[k]->layer)) {
+				fputs("<li>layer ", f);
+				osp_esc_html(f, in[s].prof[k]->layer);
+				fprintf(f, ": only in %s</li>\n", s ? "B" : "A");
+				n++;
+			}
+	if (!rc && !n)
+		fputs("<li>none: every layer's clock, resolution, unit and options are the same on both sides</li>\n", f);
+	fputs("</ul>\n", f);
+	return rc;
+}
+
+/* Total latency of an item, both sides: the order of the page. */
+static double item_total_ns(const struct osp_cmp_item *it)
+{
+	return (it->a ? (double)it->a->lat.sum : 0.0) + (it->b ? (double)it->b->lat.sum : 0.0);
+}
+
+static int cmp_item_total(const void *x, const void *y, void *items)
+{
+	const struct osp_cmp_item *a = (const struct osp_cmp_item *)items + *(const size_t *)x;
+	const struct osp_cmp_item *b = (const struct osp_cmp_item *)items + *(const size_t *)y;
+	double ta = item_total_ns(a), tb = item_total_ns(b);
+	int l;
+
+	if (ta != tb)
+		return ta < tb ? 1 : -1;
+	l = strcmp(a->layer, b->layer);
+	return l ? l : strcmp(a->name, b->name);
+}
+
+/* The indices of @c's items, most total latency (A + B) first; NULL: -ENOMEM. */
+static size_t *items_by_total(const struct osp_cmp *c)
+{
+	size_t *v = calloc(c->n + 1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < c->n; i++)
+		v[i] = i;
+	qsort_r(v, c->n, sizeof(*v), cmp_item_total, c->items);
+	return v;
+}
+
+static void item_title(FILE *f, const struct osp_cmp_item *it)
+{
+	osp_esc_html(f, it->layer);
+	fputs(" / ", f);
+	osp_esc_html(f, it->name);
+}
+
+/* The table of contents: sections, then each differing operation. */
+static void toc(FILE *f, const struct orp_input *in, const struct osp_cmp *c,
+		const size_t *order, bool layered)
+{
+	fputs("<nav><h2 id=\"contents\">Contents</h2>\n<ul>\n"
+	      "<li><a href=\"#notes\">Comparability notes</a></li>\n"
+	      "<li><a href=\"#summary\">Summary</a></li>\n"
+	      "<li><a href=\"#ops\">Operations that differ</a><ul>\n", f);
+	for (size_t j = 0; j < c->n; j++) {
+		const struct osp_cmp_item *it = &c->items[order[j]];
+
+		if (!osp_cmp_interesting(it->verdict))
+			continue;
+		fprintf(f, "<li><a href=\"#op-%zu\">", order[j]);
+		item_title(f, it);
+		fputs("</a></li>\n", f);
+	}
+	fputs("</ul></li>\n", f);
+	if (c->n > c->ninteresting)
+		fprintf(f, "<li><a href=\"#same\">%zu operations that do not differ</a></li>\n",
+			c->n - c->ninteresting);
+	if (layered)
+		fputs("<li><a href=\"#layered\">Layered view</a></li>\n", f);
+	for (size_t s = 0; s < 2; s++)
+		for (size_t k = 0; k < in[s].n; k++) {
+			fprintf(f, "<li><a href=\"#p%zu-%zu\">%s: layer ", s, k, s ? "B" : "A");
+			osp_esc_html(f, in[s].prof[k]->layer);
+			fputs("</a></li>\n", f);
+		}
+	fputs("</ul></nav>\n", f);
+}
+
+/* The rows of @c's differing (@differ) or other items, in @order. */
+static void summary_table(FILE *f, const struct osp_cmp *c, const size_t *order, bool differ)
+{
+	fputs("<table><tr><th class=\"l\">layer / operation</th><th class=\"l\">verdict</th>"
+	      "<th>rank</th><th>count A</th><th>count B</th><th>total A</th><th>total B</th>"
+	      "<th class=\"l\">reason</th></tr>\n", f);
+	for (size_t j = 0; j < c->n; j++) {
+		const struct osp_cmp_item *it = &c->items[order[j]];
+		char reason[1024], ta[16], tb[16];
+
+		if (osp_cmp_interesting(it->verdict) != differ)
+			continue;
 		orp_cmp_reason(it, c, reason, sizeof(reason));
-		fprintf(f, "<tr%s><td>%zu</td><td class=\"l\">",
-			osp_cmp_interesting(it->verdict) ? " class=\"diff\"" : "", i + 1);
-		osp_esc_html(f, it->layer);
-		fputs("</td><td class=\"l\">", f);
-		osp_esc_html(f, it->name);
-		fprintf(f, "</td><td class=\"l\">%s</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td class=\"l\">",
-			osp_cmp_verdict_name(it->verdict), it->a ? it->a->lat.count : 0,
-			it->b ? it->b->lat.count : 0);
+		fprintf(f, "<tr%s><td class=\"l\"><a href=\"#op-%zu\">",
+			differ ? " class=\"diff\"" : "", order[j]);
+		item_title(f, it);
+		fprintf(f, "</a></td><td class=\"l\">%s</td><td>%zu</td><td>%" PRIu64 "</td><td>%" PRIu64
+			"</td><td>%s</td><td>%s</td><td class=\"l\">",
+			osp_cmp_verdict_name(it->verdict), order[j] + 1,
+			it->a ? it->a->lat.count : 0, it->b ? it->b->lat.count : 0,
+			osp_fmt_ns(ta, sizeof(ta), it->a ? (double)it->a->lat.sum : 0.0),
+			osp_fmt_ns(tb, sizeof(tb), it->b ? (double)it->b->lat.sum : 0.0));
 		osp_esc_html(f, reason);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
 }
 
+static void summary(FILE *f, const struct osp_cmp *c, const struct orp_input *in,
+		    const size_t *order)
+{
+	fputs("<h2 id=\"summary\">Summary</h2>\n<p class=\"meta\">A: ", f);
+	osp_esc_html(f, in[0].spec);
+	fputs("<br>B: ", f);
+	osp_esc_html(f, in[1].spec);
+	fprintf(f, "<br>method %s, threshold %g %s</p>\n<p>%zu of %zu operations differ.</p>\n",
+		osp_dist_method_name(c->method), c->threshold, orp_cmp_unit(c->method),
+		c->ninteresting, c->n);
+	if (c->ninteresting)
+		summary_table(f, c, order, true);
+}
+
+/* One operation: its verdict and reason, A and B side by side, its overlay if drawn. */
+static int op_section(FILE *f, const struct osp_cmp *c, size_t i, const struct orp_input *in,
+		      const struct orp_render *r, const struct html_parts *parts)
+{
+	const struct osp_cmp_item *it = &c->items[i];
+	const struct osp_op *side[2] = { it->a, it->b };
+	char reason[1024];
+
+	orp_cmp_reason(it, c, reason, sizeof(reason));
+	fprintf(f, "<section id=\"op-%zu\"><h3>", i);
+	item_title(f, it);
+	fprintf(f, ": %s</h3>\n<p>", osp_cmp_verdict_name(it->verdict));
+	osp_esc_html(f, reason);
+	fputs("</p>\n<table>", f);
+	fprintf(f, ops_head, "side");
+	for (size_t s = 0; s < 2; s++) {
+		if (side[s])
+			op_row(f, s ? "B" : "A", &side[s]->lat,
+			       profile_total_ns(find_layer(&in[s], it->layer)));
+		else
+			fprintf(f, "<tr><td class=\"l\">%s</td><td class=\"l\" colspan=\"8\">absent</td></tr>\n",
+				s ? "B" : "A");
+	}
+	fputs("</table>\n", f);
+	if (i < c->ninteresting && parts->cmp_first + i < parts->cmp_end) {
+		int rc = figures(f, r, parts->cmp_first + i, parts->cmp_first + i + 1);
+
+		if (rc)
+			return rc;
+	}
+	fputs("</section>\n", f);
+	return 0;
+}
+
+/*
+ * The comparison: contents, comparability notes, the summary in order of
+ * total time, then each operation in that order: those that differ shown,
+ * the others inside one collapsed <details>.
+ */
+static int cmp_part(FILE *f, const struct orp_input *in, const struct osp_cmp *c,
+		    const struct orp_render *r, const struct html_parts *parts, bool layered)
+{
+	size_t *order = items_by_total(c);
+	int rc = 0;
+
+	if (!order)
+		return -ENOMEM;
+	toc(f, in, c, order, layered);
+	if (comparability_notes(f, in))
+		return -ENOMEM;
+	summary(f, c, in, order);
+	fputs("<h2 id=\"ops\">Operations that differ</h2>\n", f);
+	for (size_t j = 0; !rc && j < c->n; j++)
+		if (osp_cmp_interesting(c->items[order[j]].verdict))
+			rc = op_section(f, c, order[j], in, r, parts);
+	if (!rc && c->n > c->ninteresting) {
+		fprintf(f, "<details id=\"same\"><summary>%zu operations that do not differ</summary>\n",
+			c->n - c->ninteresting);
+		summary_table(f, c, order, false);
+		for (size_t j = 0; !rc && j < c->n; j++)
+			if (!osp_cmp_interesting(c->items[order[j]].verdict))
+				rc = op_section(f, c, order[j], in, r, parts);
+		fputs("</details>\n", f);
+	}
+	free(order);
+	return rc;
+}
+
 static int write_page(FILE *f, const struct orp_input *in, size_t nin,
 		      const struct osp_cmp *c, const struct orp_layered_view *lv,
 		      const struct orp_render *r, const struct html_parts *parts)
 {
+	bool layered = lv->n || parts->layers_end > parts->layers_first;
 	int rc = 0;
 
-	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>osprof report: ", f);
+	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>osprof %s: ",
+		nin == 2 ? "comparison" : "report");
 	osp_esc_html(f, in[0].spec);
-	fprintf(f, "</title>\n<style>%s</style></head>\n<body>\n<h1>osprof report: ", style);
-	osp_esc_html(f, in[0].spec);
-	fputs("</h1>\n", f);
 	if (nin == 2) {
-		cmp_section(f, c, in);
-		rc = orp_compat_html(f, &in[0], &in[1]);
-		if (!rc)
-			rc = figures(f, r, parts->cmp_first, parts->cmp_end);
+		fputs(" against ", f);
+		osp_esc_html(f, in[1].spec);
 	}
-	if (!rc && (lv->n || parts->layers_end > parts->layers_first)) {
-		fputs("<h2>Layered view</h2>\n", f);
+	fprintf(f, "</title>\n<style>%s</style></head>\n<body>\n<h1>osprof %s: ", style,
+		nin == 2 ? "comparison" : "report");
+	osp_esc_html(f, in[0].spec);
+	if (nin == 2) {
+		fputs(" (A) against ", f);
+		osp_esc_html(f, in[1].spec);
+		fputs(" (B)", f);
+	}
+	fputs("</h1>\n", f);
+	if (nin == 2)
+		rc = cmp_part(f, in, c, r, parts, layered);
+	if (!rc && layered) {
+		fputs("<h2 id=\"layered\">Layered view</h2>\n", f);
 		rc = orp_layered_write_html(f, lv);
 		if (!rc)
 			rc = figures(f, r, parts->layers_first, parts->layers_end);
 	}
-	for (size_t k = 0; !rc && k < in[0].n; k++) {
-		fputs("<h2>Layer ", f);
-		osp_esc_html(f, in[0].prof[k]->layer);
-		fputs("</h2>\n", f);
-		rc = profile_meta(f, in[0].spec, in[0].prof[k]);
-		if (!rc)
-			rc = ops_table(f, in[0].prof[k]);
-		if (!rc)
-			rc = figures(f, r, parts->first[k], parts->end[k]);
+	for (size_t s = 0; s < nin; s++) {
+		for (size_t k = 0; !rc && k < in[s].n; k++) {
+			fprintf(f, "<h2 id=\"p%zu-%zu\">%sLayer ", s, k, nin == 2 ? (s ? "B: " : "A: ") : "");
+			osp_esc_html(f, in[s].prof[k]->layer);
+			fputs("</h2>\n", f);
+			rc = profile_meta(f, in[s].spec, in[s].prof[k]);
+			if (!rc)
+				rc = ops_table(f, in[s].prof[k]);
+			/* The charts are A's: B's are in its overlays. */
+			if (!rc && s == 0)
+				rc = figures(f, r, parts->first[k], parts->end[k]);
+		}
 	}
 	fputs("<p class=\"meta\">Made by osprof-report.</p>\n</body></html>\n", f);
 	return rc ? rc : (ferror(f) ? -EIO : 0);

@@ -3,8 +3,8 @@
  * `osprof-report show`: the text view of profiles, as MOUNT/.osprof/stats
  * prints it (core's osp_write_stats: header, table sorted by total
  * latency with interpolated percentiles, an ASCII histogram per operation,
- * checksum warnings), restricted by --top, --op and --layer, followed by
- * the peaks of each operation. Given several layers of one run (a mount,
+ * checksum warnings, then the peaks of each operation), restricted by
+ * --top, --op and --layer. Given several layers of one run (a mount,
  * a run directory, a list, or several files), the layered view follows:
  * fuse against fs per operation, then the other layers' top entries.
  * --format json writes the tables (every profile's rows and peaks) as one
@@ -106,36 +106,6 @@ static int make_view(const struct osp_profile *p, const struct show_args *a,
 	return 0;
 }
 
-static void write_peaks(FILE *out, const struct osp_profile *view)
-{
-	bool header = false;
-
-	for (size_t i = 0; i < view->nops; i++) {
-		struct osp_peak pk[OSP_PEAKS_MAX];
-		size_t n = osp_hist_peaks(&view->ops[i].lat, pk, OSP_PEAKS_MAX);
-
-		if (n && !header) {
-			fprintf(out, "\npeaks:\n%-16s %4s %-9s %-22s %10s %6s %9s\n",
-				"OPERATION", "PEAK", "BUCKETS", "LATENCY", "COUNT",
-				"SHARE", "MEAN");
-			header = true;
-		}
-		for (size_t k = 0; k < n; k++) {
-			char lo[16], hi[16], mean[16], range[40], buckets[24];
-
-			osp_fmt_ns(lo, sizeof(lo), osp_bucket_lower_ns(pk[k].lo, view->res));
-			osp_fmt_ns(hi, sizeof(hi), osp_bucket_upper_ns(pk[k].hi, view->res));
-			snprintf(range, sizeof(range), "(%s, %s]", lo, hi);
-			snprintf(buckets, sizeof(buckets), "%u..%u", pk[k].lo, pk[k].hi);
-			osp_esc_text_col(out, k == 0 ? view->ops[i].name : "", 16);
-			fprintf(out, " %4zu %-9s %-22s %10" PRIu64 " %5.1f%% %9s\n",
-				k + 1, buckets, range,
-				pk[k].count, 100.0 * pk[k].share,
-				osp_fmt_ns(mean, sizeof(mean), pk[k].mean_ns));
-		}
-	}
-}
-
 static int show_profile(const struct osp_profile *p, const struct show_args *a)
 {
 	struct osp_profile view;
@@ -148,8 +118,6 @@ static int show_profile(const struct osp_profile *p, const struct show_args *a)
 		printf("(showing %zu of %zu operations: the totals and %%TIME below are of these)\n",
 		       view.nops, p->nops);
 	err = osp_write_stats(stdout, &view);
-	if (!err)
-		write_peaks(stdout, &view);
 	free(view.ops);
 	return err;
 }

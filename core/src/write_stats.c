@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * The human views of a profile: `stats` (a header naming the clock and
- * settings, a table sorted by total time, then an ASCII log2 histogram per
+ * settings, a table sorted by total time, an ASCII log2 histogram per
  * operation in the manner of bcc's print_log2_hist, with upper-inclusive
- * bucket ranges as labels) and `timeline` (one block per snapshot).
+ * bucket ranges as labels, then the peaks of every operation) and
+ * `timeline` (one block per snapshot).
  * Every name and value from the profile is written in osprof/escape.h's
  * text spelling, so none can forge a line or drive the terminal.
  */
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "osprof/analysis.h"
 #include "osprof/escape.h"
 #include "osprof/format.h"
 #include "stream.h"
@@ -69,8 +71,12 @@ int osp_write_hist_ascii(FILE *out, const struct osp_hist *h, int indent)
 		"distribution");
 	for (unsigned i = lo; i <= hi; i++) {
 		char label[40], bar[STARS + 1];
-		/* Any non-empty bucket shows at least one star. */
-		unsigned n = (unsigned)((osp_hist_bucket(h, i) * STARS + peak - 1) / peak);
+		/*
+		 * In proportion, as bcc's print_log2_hist (no minimum of one
+		 * star): 1 against 200,000 draws none, and its count column
+		 * still shows it. 128 bits, so no count can overflow.
+		 */
+		unsigned n = (unsigned)((unsigned __int128)osp_hist_bucket(h, i) * STARS / peak);
 
 		bucket_label(label, sizeof(label), i, h->res);
 		memset(bar, '*', n);
@@ -194,6 +200,38 @@ static int write_op_detail(FILE *out, const struct osp_op *o)
 	return 0;
 }
 
+/* The peaks of each of @n ops (osp_hist_peaks), one row a peak. */
+static void write_peaks(FILE *out, const struct osp_op *const *ops, size_t n,
+			unsigned res)
+{
+	bool header = false;
+
+	for (size_t i = 0; i < n; i++) {
+		struct osp_peak pk[OSP_PEAKS_MAX];
+		size_t np = osp_hist_peaks(&ops[i]->lat, pk, OSP_PEAKS_MAX);
+
+		if (np && !header) {
+			fprintf(out, "\npeaks:\n%-16s %4s %-9s %-22s %10s %6s %9s\n",
+				"OPERATION", "PEAK", "BUCKETS", "LATENCY", "COUNT",
+				"SHARE", "MEAN");
+			header = true;
+		}
+		for (size_t k = 0; k < np; k++) {
+			char lo[16], hi[16], mean[16], range[40], buckets[24];
+
+			osp_fmt_ns(lo, sizeof(lo), osp_bucket_lower_ns(pk[k].lo, res));
+			osp_fmt_ns(hi, sizeof(hi), osp_bucket_upper_ns(pk[k].hi, res));
+			snprintf(range, sizeof(range), "(%s, %s]", lo, hi);
+			snprintf(buckets, sizeof(buckets), "%u..%u", pk[k].lo, pk[k].hi);
+			osp_esc_text_col(out, k == 0 ? ops[i]->name : "", 16);
+			fprintf(out, " %4zu %-9s %-22s %10" PRIu64 " %5.1f%% %9s\n",
+				k + 1, buckets, range,
+				pk[k].count, 100.0 * pk[k].share,
+				osp_fmt_ns(mean, sizeof(mean), pk[k].mean_ns));
+		}
+	}
+}
+
 int osp_write_stats(FILE *out, const struct osp_profile *p)
 {
 	const struct osp_op **sorted = calloc(p->nops ? p->nops : 1, sizeof(*sorted));
@@ -220,6 +258,8 @@ int osp_write_stats(FILE *out, const struct osp_profile *p)
 		write_table(out, sorted, n, total_ns, any_cpu);
 	for (size_t i = 0; !err && i < n; i++)
 		err = write_op_detail(out, sorted[i]);
+	if (!err)
+		write_peaks(out, sorted, n, p->res);
 	free(sorted);
 	return err ? err : osp_stream_status(out);
 }

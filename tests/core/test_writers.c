@@ -2,6 +2,7 @@
 /* The human stats and timeline views and the OpenMetrics text. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <unistd.h>
 #include <criterion/redirect.h>
 #include <stdio.h>
@@ -54,9 +55,12 @@ Test(writers, stats_sorts_by_total_and_draws_histograms)
 	cr_expect_null(strstr(s, "\nmkdir "), "empty ops are not listed");
 	cr_expect_not_null(strstr(s, "clock tsc (2.500 cycles/ns), resolution 1 bucket per power of 2"));
 	cr_expect_not_null(strstr(s, "options: cache=never attr_timeout_s=0.0 writeback=false"));
-	/* 800 ns: bucket 10, (512ns, 1.02us], full bar; 3 ms: bucket 22. */
+	/*
+	 * 800 ns: bucket 10, (512ns, 1.02us], full bar; 3 ms: bucket 22,
+	 * 10 of 1000: 0.4 of a star, so none (bars are in proportion).
+	 */
 	cr_expect_not_null(strstr(s, "(512ns, 1.02us] : 1000       |****************************************|"), "%s", s);
-	cr_expect_not_null(strstr(s, "(2.1ms, 4.19ms] : 10         |*                                       |"), "%s", s);
+	cr_expect_not_null(strstr(s, "(2.1ms, 4.19ms] : 10         |                                        |"), "%s", s);
 	/* Empty buckets between the peaks are shown, tails are trimmed. */
 	cr_expect_not_null(strstr(s, "(1.02us, 2.05us] : 0 "));
 	cr_expect_gt(strstr(s, "(256ns, 512ns]"), strstr(s, "read (cpu time)"),
@@ -64,6 +68,56 @@ Test(writers, stats_sorts_by_total_and_draws_histograms)
 	cr_expect_not_null(strstr(s, "read (cpu time): mean"));
 	cr_expect_not_null(strstr(s, "counters: instructions=123456789012"));
 	cr_expect_not_null(strstr(s, "attributes: pmc=unavailable"));
+	free(s);
+	osp_profile_free(p);
+}
+
+/* The bar drawn for bucket 10 ((512ns, 1.02us]) holding @n of @max. */
+static void expect_bar(uint64_t n, uint64_t max, unsigned stars)
+{
+	struct osp_profile *p = osp_profile_new("fs", 1);
+	struct osp_op *o = osp_profile_add_op(p, "read", false);
+	char *s, line[128], bar[41];
+
+	cr_assert_not_null(o);
+	cr_assert_eq(osp_hist_bucket_set(&o->lat, 10, n), 0);
+	cr_assert_eq(osp_hist_bucket_set(&o->lat, 20, max), 0);
+	o->lat.count = n + max;
+	o->lat.sum = n * 800 + max * 800000;
+	memset(bar, '*', stars);
+	memset(bar + stars, ' ', 40 - stars);
+	bar[40] = '\0';
+	snprintf(line, sizeof(line), "(512ns, 1.02us] : %-10" PRIu64 " |%s|\n", n, bar);
+	s = render(osp_write_stats, p);
+	cr_expect_not_null(strstr(s, line), "want \"%s\" in:\n%s", line, s);
+	free(s);
+	osp_profile_free(p);
+}
+
+Test(writers, bars_are_in_proportion_with_no_minimum_star)
+{
+	expect_bar(1, 200000, 0);      /* bcc draws none either */
+	expect_bar(4999, 200000, 0);   /* 0.99975 of a star */
+	expect_bar(5000, 200000, 1);
+	expect_bar(100000, 200000, 20);
+	expect_bar(199999, 200000, 39);
+	expect_bar(200000, 200000, 40); /* the largest bucket, full width */
+	expect_bar(UINT64_MAX / 2, UINT64_MAX / 2, 40); /* no overflow */
+}
+
+Test(writers, stats_lists_the_peaks_of_each_operation)
+{
+	struct osp_profile *p = fixture_profile(1);
+	char *s = render(osp_write_stats, p), *peaks = strstr(s, "\npeaks:\n");
+
+	cr_assert_not_null(peaks, "%s", s);
+	cr_expect_gt(peaks, strstr(s, "read (cpu time)"), "peaks follow the histograms");
+	cr_expect_not_null(strstr(peaks, "OPERATION        PEAK BUCKETS   LATENCY"), "%s", peaks);
+	/* read: 1000 at 800 ns and 10 at 3 ms, two peaks; getattr one. */
+	cr_expect_not_null(strstr(peaks, "\nread                1 10..10    (512ns, 1.02us]              1000  99.0%"), "%s", peaks);
+	cr_expect_not_null(strstr(peaks, "\n                    2 22..22    (2.1ms, 4.19ms]"), "%s", peaks);
+	cr_expect_not_null(strstr(peaks, "\ngetattr             1 "), "%s", peaks);
+	cr_expect_null(strstr(peaks, "mkdir"), "an empty op has no peaks");
 	free(s);
 	osp_profile_free(p);
 }

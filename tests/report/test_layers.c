@@ -180,7 +180,7 @@ Test(layers, counts_that_differ_are_flagged_with_their_size)
 	r = REPORT("html", tpath("m"), "-o", html);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	page = own(slurp(html));
-	cr_expect_not_null(strstr(page, "<h2>Layered view</h2>"));
+	cr_expect_not_null(strstr(page, "<h2 id=\"layered\">Layered view</h2>"));
 	cr_expect_not_null(strstr(page, "<tr class=\"diff\"><td class=\"l\">lookup</td><td>203</td><td>200</td>"),
 			   "%s", page);
 	cr_expect_not_null(strstr(page, "<tr><td class=\"l\">read</td><td>1000</td><td>1000</td><td>20us</td><td>5us</td><td>+15us</td>"));

@@ -178,9 +178,11 @@ Test(report, show_prints_the_table_histograms_and_peaks)
 	cr_expect_not_null(strstr(r.out, "distribution"));
 	cr_expect_not_null(strstr(r.out, "clock monotonic"));
 	/* read: the cache peak and the disk peak. */
-	cr_expect_not_null(strstr(r.out, "\npeaks:\n"));
+	cr_assert_not_null(strstr(r.out, "\npeaks:\n"), "%s", r.out);
 	cr_expect_not_null(strstr(r.out, "\nread                1 "), "%s", r.out);
 	cr_expect_not_null(strstr(r.out, "\n                    2 "), "%s", r.out);
+	/* core's stats view prints them, once (show adds none of its own). */
+	cr_expect_null(strstr(strstr(r.out, "\npeaks:\n") + 1, "\npeaks:\n"), "%s", r.out);
 	cr_expect_str_empty(r.err);
 }
 
@@ -597,6 +599,127 @@ Test(report, html_is_one_self_contained_file_that_renders, .timeout = 60)
 	cr_assert(png_stats(png, &s), "chromium wrote no PNG");
 	cr_expect(s.colours > 8, "screenshot has %zu colours: blank", s.colours);
 	cr_expect(s.nonwhite > 0.02, "screenshot is %.1f%% non-white: blank", 100 * s.nonwhite);
+}
+
+/*
+ * A profile of three ops for the HTML comparison: "read" at @read_bucket,
+ * and two hostile names that are the same on both sides; @opts is the
+ * inside of its options object.
+ */
+static char *cmp_profile(const char *file, unsigned read_bucket, const char *opts)
+{
+	static const char fmt[] =
+		"{\"format\": \"osprof\", \"version\": 1, \"layer\": \"fs\", \"host\": \"h\","
+		" \"clock\": {\"source\": \"tsc\", \"cycles_per_ns\": 2.5}, \"resolution\": 1,"
+		" \"unit\": \"ns\", \"options\": {%s}, \"elapsed_ns\": 4000000000, \"ops\": [\n"
+		"{\"name\": \"read\", \"count\": 1000, \"sum\": %llu, \"min\": %llu, \"max\": %llu,"
+		" \"buckets\": [[%u, 1000]]},\n"
+		"{\"name\": \"<img src=x onerror=alert(1)>\", \"count\": 500, \"sum\": 1500000,"
+		" \"min\": 3000, \"max\": 3000, \"buckets\": [[12, 500]]},\n"
+		"{\"name\": \"</td><script>alert(2)</script>&amp;\", \"count\": 300, \"sum\": 60000,"
+		" \"min\": 200, \"max\": 200, \"buckets\": [[8, 300]]}]}\n";
+	unsigned long long v = 3ull << (read_bucket - 2); /* inside the bucket */
+	char *path = tpath("%s", file), *text;
+	int len = asprintf(&text, fmt, opts, v * 1000, v, v, read_bucket);
+
+	cr_assert_gt(len, 0);
+	spit(path, text, (size_t)len);
+	free(text);
+	return path;
+}
+
+/* Chromium's DOM of @html once parsed (--dump-dom): what a reader gets. */
+static char *dump_dom(const char *html)
+{
+	char *url, *profile_dir;
+	struct run r;
+
+	cr_assert(asprintf(&url, "file://%s", html) > 0);
+	cr_assert(asprintf(&profile_dir, "--user-data-dir=%s", tpath("chromium-dom")) > 0);
+	own(url);
+	own(profile_dir);
+	r = run_argv((char *const[]){ "/usr/bin/chromium", "--headless", "--no-sandbox",
+				      "--disable-gpu", "--disable-quic", "--no-first-run",
+				      "--disable-background-networking",
+				      "--disable-component-update", "--disable-sync",
+				      profile_dir, "--dump-dom", url, NULL });
+	cr_assert_eq(r.status, 0, "chromium: %s", r.err);
+	return r.out;
+}
+
+/* Every href="#X" in @dom names an element id="X". */
+static void expect_anchors_resolve(const char *dom)
+{
+	size_t n = 0;
+
+	for (const char *h = strstr(dom, "href=\"#"); h; h = strstr(h + 1, "href=\"#")) {
+		const char *start = h + 7, *end = strchr(start, '"');
+		char id[128];
+
+		cr_assert_not_null(end);
+		cr_assert_lt((size_t)(end - start), sizeof(id) - 6);
+		snprintf(id, sizeof(id), "id=\"%.*s\"", (int)(end - start), start);
+		cr_expect_not_null(strstr(dom, id), "anchor #%s resolves to nothing", id + 4);
+		n++;
+	}
+	cr_expect_geq(n, 6, "the contents and the summary link %zu anchors", n);
+}
+
+Test(report, html_comparison_shows_both_sides_and_collapses_what_does_not_differ, .timeout = 90)
+{
+	char *a = cmp_profile("cmpA.json", 10, "\"cache\": \"auto\", \"writeback\": false");
+	char *b = cmp_profile("cmpB.json", 14, "\"cache\": \"never\", \"<b>k</b>\": \"<i>v\"");
+	char *html = tpath("cmp.html"), *page, *dom, *details, *details_end, *read_sec;
+	struct run r = REPORT("html", a, b, "-o", html);
+	static const char *const want[] = {
+		/* Both sides: each one's table and options. */
+		"<h2 id=\"p0-0\">A: Layer fs</h2>",
+		"<h2 id=\"p1-0\">B: Layer fs</h2>",
+		"options: cache=auto writeback=false",
+		"options: cache=never &lt;b&gt;k&lt;/b&gt;=&lt;i&gt;v",
+		/* The comparability notes name each option that differs. */
+		"layer fs: cache differs: auto vs never",
+		"layer fs: writeback differs: false vs unset",
+		"layer fs: &lt;b&gt;k&lt;/b&gt; differs: unset vs &lt;i&gt;v",
+		"1 of 3 operations differ",
+		/* Hostile names as text. */
+		"&lt;img src=x onerror=alert(1)&gt;",
+		"&lt;/td&gt;&lt;script&gt;alert(2)&lt;/script&gt;&amp;amp;",
+	};
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	page = own(slurp(html));
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		cr_expect_not_null(strstr(page, want[i]), "no %s in:\n%s", want[i], page);
+	/* Hostile names are text, never markup. */
+	cr_expect_null(strstr(page, "<img"));
+	cr_expect_null(strstr(page, "<script"));
+	cr_expect_null(strstr(page, "<b>k"));
+	/* Operations in order of total time: the img op (1.5ms) before the other (60us). */
+	cr_expect_lt(strstr(page, "fs / &lt;img"), strstr(page, "fs / &lt;/td&gt;"));
+	if (!have_chromium())
+		cr_skip_test("chromium is not installed: the rendering is not checked");
+	dom = dump_dom(html); /* run_argv owns it */
+	cr_assert_not_null(strstr(dom, "</html>"), "%s", dom);
+	cr_expect_null(strstr(dom, "<img"), "a name became an element");
+	cr_expect_null(strstr(dom, "<script"), "a name became an element");
+	cr_expect_null(strstr(dom, "<i>"), "an option became an element");
+	expect_anchors_resolve(dom);
+	/* read differs and is shown; the two others sit in a closed <details>. */
+	details = strstr(dom, "<details id=\"same\">");
+	cr_assert_not_null(details, "no collapsed section (or it is open): %s", dom);
+	details_end = strstr(details, "</details>");
+	cr_assert_not_null(details_end);
+	read_sec = strstr(dom, "<h3>fs / read: different</h3>");
+	cr_assert_not_null(read_sec, "%s", dom);
+	cr_expect(read_sec < details, "the differing op is outside the details");
+	cr_expect_not_null(strstr(details, "fs / &lt;img src=x onerror=alert(1)&gt;: equal"), "%s", details);
+	cr_expect(strstr(details, "fs / &lt;img src=x onerror=alert(1)&gt;: equal") < details_end);
+	cr_expect(strstr(details, "&lt;script&gt;alert(2)&lt;/script&gt;&amp;amp;: equal") < details_end);
+	cr_expect_not_null(strstr(details, "&lt;script&gt;alert(2)&lt;/script&gt;&amp;amp;: equal"), "%s", details);
+	/* Both sides' tables are there once parsed. */
+	cr_expect_not_null(strstr(dom, "<h2 id=\"p1-0\">B: Layer fs</h2>"));
+	screenshot(html, tpath("cmp.png"));
 }
 
 /* ---- help and usage -------------------------------------------------------- */

@@ -2,8 +2,10 @@
 /*
  * Writers and reader of profiles:
  *  - the human `stats` view: a header naming the clock and settings, a
- *    table sorted by total time, then one ASCII log2 histogram per
- *    operation (print_log2_hist style, with DESIGN.md's bucket bounds);
+ *    table sorted by total time, one ASCII log2 histogram per operation
+ *    (print_log2_hist style, with DESIGN.md's bucket bounds), then the
+ *    peaks of each operation (osp_hist_peaks: buckets, latency range,
+ *    count, share, mean);
  *  - the human timeline view;
  *  - JSON, DESIGN.md's profile format (one op per line, jq-friendly);
  *  - OpenMetrics text, one histogram per operation, `le` in seconds;
@@ -36,8 +38,10 @@ int osp_write_openmetrics(FILE *out, const struct osp_profile *p,
 /*
  * osp_write_hist_ascii - one histogram as print_log2_hist does it: a
  * line per bucket from the first to the last non-empty one, labelled with
- * its latency range, stars scaled to the largest bucket. @indent spaces
- * before each line.
+ * its latency range, stars in proportion to the largest bucket (count *
+ * 40 / largest, rounded down, no minimum: a count of 1 against 200,000
+ * draws no star, and is seen by its count). @indent spaces before each
+ * line.
  */
 int osp_write_hist_ascii(FILE *out, const struct osp_hist *h, int indent);
 
