@@ -177,7 +177,7 @@ Test(comparable, merge_refuses_different_settings_without_force)
 	/* Same settings merge as before, with nothing recorded. */
 	r = REPORT("merge", "-o", out, a, a);
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_expect_null(strstr(slurp(out), "\"merged\""));
+	cr_expect_null(strstr(own(slurp(out)), "\"merged\""));
 }
 
 Test(comparable, merge_with_force_records_each_inputs_settings)
@@ -287,7 +287,7 @@ static struct json_object *compare_json(const char *a, const char *b, int status
 	number(doc, "equal", false);
 	cr_expect_eq(json_object_get_int(member(doc, "status", json_type_int)), status);
 	member(doc, "layers", json_type_array);
-	return doc; /* not freed: the test's process ends */
+	return doc; /* the caller puts it */
 }
 
 Test(comparable, compare_json_has_every_op_with_the_profiles_numbers)
@@ -341,8 +341,9 @@ Test(comparable, compare_json_has_every_op_with_the_profiles_numbers)
 	cr_expect(fabs(json_object_get_double(json_object_object_get(json_object_array_get_idx(ops, 0), "count_change")) - 1.0) < 1e-12);
 	osp_profile_free(pa);
 	osp_profile_free(pb);
+	json_object_put(doc);
 	/* Nothing differs: status 0 in the document and the exit status. */
-	compare_json(a, a, 0);
+	json_object_put(compare_json(a, a, 0));
 }
 
 Test(comparable, compare_json_keeps_hostile_names)
@@ -374,6 +375,7 @@ Test(comparable, compare_json_keeps_hostile_names)
 			found += strcmp(name, names[i]) == 0;
 	}
 	cr_expect_eq(found, n - 1);
+	json_object_put(doc);
 }
 
 Test(comparable, show_format_json_holds_the_table_and_peaks)
