@@ -206,16 +206,17 @@ static void help(void)
 	       "                      operations), latency (total latency)\n"
 	       "  -t, --threshold X   score that counts as different (default per method:\n"
 	       "                      emd 0.2, chi2 0.02, jeffrey 0.05, ops 0.1, latency 0.1)\n"
-	       "  -s, --min-share X   set aside ops under this share in both (default 0.01)\n"
+	       "  -s, --min-share X   set aside ops under this share in both (default 0.01:\n"
+	       "                      a change it hides moved its layer's total by <1%%)\n"
 	       "  -e, --equal X       set aside ops whose count and latency differ by at\n"
 	       "                      most this fraction, peaks unchanged (default 0.01)\n"
 	       "  -N, --noise F       how far above sampling noise a score must be\n"
 	       "                      (default 3; 0 turns the guard off)\n"
 	       "  -C, --count-change X  an op also differs when its request count changes\n"
 	       "                      by this fraction and a binomial test at the noise\n"
-	       "                      factor agrees (default 0.1; -1 turns it off)\n"
+	       "                      factor agrees (default 0.1; off turns it off)\n"
 	       "  -L, --latency-change X  likewise for its total latency, by a z-test\n"
-	       "                      from its buckets (default 0.1; -1 turns it off)\n"
+	       "                      from its buckets (default 0.1, or off)\n"
 	       "  -T, --per-time      compare counts and totals per second of each run's\n"
 	       "                      elapsed time (windows of one server), not as they are\n"
 	       "  -l, --layer L       compare layer L only\n"
@@ -231,6 +232,16 @@ static void help(void)
 	       "  " ORP_PROG " compare --plot cmp/ /mnt/ext4-run /mnt/xfs-run\n"
 	       "  " ORP_PROG " compare before/fs.json,before/fuse.json after/fs.json,after/fuse.json\n"
 	       "  " ORP_PROG " compare baseline.json /mnt/p || echo 'profiles changed'\n");
+}
+
+/* A volume fraction, or "off" (stored as -1, which core reads as off). */
+static int opt_frac(const char *opt, double *out)
+{
+	if (strcmp(optarg, "off") == 0) {
+		*out = -1.0;
+		return 0;
+	}
+	return orp_opt_double(CMD, opt, optarg, 0, 1e9, out);
 }
 
 static int parse_opt(int c, struct compare_args *a)
@@ -252,10 +263,9 @@ static int parse_opt(int c, struct compare_args *a)
 	case 'N':
 		return orp_opt_double(CMD, "--noise", optarg, 0, 1e6, &o->noise_factor);
 	case 'C':
-		return orp_opt_double(CMD, "--count-change", optarg, -1, 1e9, &o->count_frac);
+		return opt_frac("--count-change", &o->count_frac);
 	case 'L':
-		return orp_opt_double(CMD, "--latency-change", optarg, -1, 1e9,
-				      &o->latency_frac);
+		return opt_frac("--latency-change", &o->latency_frac);
 	case 'T':
 		o->per_time = true;
 		return 0;
@@ -311,11 +321,21 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 	return 0;
 }
 
+/* "10%", or "off" for a negative fraction (the test turned off). */
+static const char *frac_text(char *buf, size_t len, double f)
+{
+	if (f < 0.0)
+		return "off";
+	snprintf(buf, len, "%g%%", 100.0 * f);
+	return buf;
+}
+
 static void print_header(const struct compare_args *a,
 			 const struct orp_input *in)
 {
 	const struct osp_cmp_opts *o = &a->cmp.opts;
 	const char *unit = orp_cmp_unit(o->method);
+	char fc[32], fl[32];
 
 	fputs("A: ", stdout);
 	osp_esc_text(stdout, in[0].spec);
@@ -328,8 +348,9 @@ static void print_header(const struct compare_args *a,
 	       o->threshold >= 0 ? o->threshold : osp_dist_default_threshold(o->method),
 	       *unit ? " " : "", unit,
 	       o->noise_factor, 100.0 * o->min_share, 100.0 * o->equal_frac);
-	printf("volume: requests changed by %g%% or total latency by %g%%%s also differ\n",
-	       100.0 * o->count_frac, 100.0 * o->latency_frac,
+	printf("volume thresholds: requests %s, total latency %s%s\n",
+	       frac_text(fc, sizeof(fc), o->count_frac),
+	       frac_text(fl, sizeof(fl), o->latency_frac),
 	       o->per_time ? " (per second of elapsed time)" : "");
 }
 

@@ -228,7 +228,11 @@ struct osp_cmp_opts {
 			     * negative value means the method's default */
 	double min_share;   /* step 1: set aside an op whose share of its
 			     * layer's requests and of its latency are both
-			     * under this in both sets (default 0.01) */
+			     * under this in both sets (default 0.01: what
+			     * such an op changed moved its layer's total
+			     * latency by under 1%; in sets of 50 ops by
+			     * Zipf's law it is about half of them, see
+			     * report/README.md) */
 	double equal_frac;  /* step 1: set aside an op whose count and total
 			     * latency differ by at most this fraction and
 			     * whose peaks are unchanged (default 0.01) */
