@@ -125,6 +125,30 @@ static size_t score_text(char *buf, size_t len, size_t o,
 	return o;
 }
 
+/* "differs in shape, request count (+100.0%, p = 1e-30); " for a
+ * difference: which of osp_compare's tests it cleared, by how much. */
+static size_t why_text(char *buf, size_t len, size_t o,
+		       const struct osp_cmp_item *it)
+{
+	const char *sep = "differs in ";
+
+	if (it->verdict != OSP_CMP_DIFFERENT || !it->why)
+		return o;
+	if (it->why & OSP_CMP_WHY_SHAPE) {
+		o = append(buf, len, o, "%sshape", sep);
+		sep = ", ";
+	}
+	if (it->why & OSP_CMP_WHY_COUNT) {
+		o = append(buf, len, o, "%srequest count (%+.1f%%, p = %.2g)", sep,
+			   100.0 * it->count_change, it->count_p);
+		sep = ", ";
+	}
+	if (it->why & OSP_CMP_WHY_LATENCY)
+		o = append(buf, len, o, "%stotal latency (%+.1f%%, p = %.2g)", sep,
+			   100.0 * it->latency_change, it->latency_p);
+	return append(buf, len, o, "; ");
+}
+
 void orp_cmp_reason(const struct osp_cmp_item *it, const struct osp_cmp *c,
 		    char *buf, size_t len)
 {
@@ -148,6 +172,7 @@ void orp_cmp_reason(const struct osp_cmp_item *it, const struct osp_cmp *c,
 		o = append(buf, len, o, "within sampling noise: ");
 		break;
 	default:
+		o = why_text(buf, len, o, it);
 		break;
 	}
 	o = score_text(buf, len, o, it, c);
@@ -185,11 +210,19 @@ static void help(void)
 	       "                      operations), latency (total latency)\n"
 	       "  -t, --threshold X   score that counts as different (default per method:\n"
 	       "                      emd 0.2, chi2 0.02, jeffrey 0.05, ops 0.1, latency 0.1)\n"
-	       "  -s, --min-share X   set aside ops under this share in both (default 0.01)\n"
+	       "  -s, --min-share X   set aside ops under this share in both (default 0.01:\n"
+	       "                      a change it hides moved its layer's total by <1%%)\n"
 	       "  -e, --equal X       set aside ops whose count and latency differ by at\n"
 	       "                      most this fraction, peaks unchanged (default 0.01)\n"
 	       "  -N, --noise F       how far above sampling noise a score must be\n"
 	       "                      (default 3; 0 turns the guard off)\n"
+	       "  -C, --count-change X  an op also differs when its request count changes\n"
+	       "                      by this fraction and a binomial test at the noise\n"
+	       "                      factor agrees (default 0.1; off turns it off)\n"
+	       "  -L, --latency-change X  likewise for its total latency, by a z-test\n"
+	       "                      from its buckets (default 0.1, or off)\n"
+	       "  -T, --per-time      compare counts and totals per second of each run's\n"
+	       "                      elapsed time (windows of one server), not as they are\n"
 	       "  -l, --layer L       compare layer L only\n"
 	       "  -a, --all           also list the operations that do not differ\n"
 	       "  -p, --plot DIR      draw an overlay of each differing operation into DIR\n"
@@ -206,6 +239,16 @@ static void help(void)
 	       "  " ORP_PROG " compare --plot cmp/ /mnt/ext4-run /mnt/xfs-run\n"
 	       "  " ORP_PROG " compare before/fs.json,before/fuse.json after/fs.json,after/fuse.json\n"
 	       "  " ORP_PROG " compare baseline.json /mnt/p || echo 'profiles changed'\n");
+}
+
+/* A volume fraction, or "off" (stored as -1, which core reads as off). */
+static int opt_frac(const char *opt, double *out)
+{
+	if (strcmp(optarg, "off") == 0) {
+		*out = -1.0;
+		return 0;
+	}
+	return orp_opt_double(CMD, opt, optarg, 0, 1e9, out);
 }
 
 static int parse_opt(int c, struct compare_args *a)
@@ -226,6 +269,13 @@ static int parse_opt(int c, struct compare_args *a)
 		return orp_opt_double(CMD, "--equal", optarg, 0, 1e9, &o->equal_frac);
 	case 'N':
 		return orp_opt_double(CMD, "--noise", optarg, 0, 1e6, &o->noise_factor);
+	case 'C':
+		return opt_frac("--count-change", &o->count_frac);
+	case 'L':
+		return opt_frac("--latency-change", &o->latency_frac);
+	case 'T':
+		o->per_time = true;
+		return 0;
 	case 'l':
 		a->cmp.layer = optarg;
 		return 0;
@@ -260,6 +310,9 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 		{ "min-share", required_argument, NULL, 's' },
 		{ "equal", required_argument, NULL, 'e' },
 		{ "noise", required_argument, NULL, 'N' },
+		{ "count-change", required_argument, NULL, 'C' },
+		{ "latency-change", required_argument, NULL, 'L' },
+		{ "per-time", no_argument, NULL, 'T' },
 		{ "layer", required_argument, NULL, 'l' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "plot", required_argument, NULL, 'p' },
@@ -273,7 +326,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 	osp_cmp_opts_default(&a->cmp.opts, OSP_DIST_EMD);
 	a->fmt = ORP_FMT_PNG;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "m:t:s:e:N:l:ap:f:jh", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "m:t:s:e:N:C:L:Tl:ap:f:jh", longopts, NULL)) != -1)
 		if ((rc = parse_opt(c, a)) != 0)
 			return rc;
 	if (argc - optind != 2) {
@@ -283,11 +336,21 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 	return 0;
 }
 
+/* "10%", or "off" for a negative fraction (the test turned off). */
+static const char *frac_text(char *buf, size_t len, double f)
+{
+	if (f < 0.0)
+		return "off";
+	snprintf(buf, len, "%g%%", 100.0 * f);
+	return buf;
+}
+
 static void print_header(const struct compare_args *a,
 			 const struct orp_input *in)
 {
 	const struct osp_cmp_opts *o = &a->cmp.opts;
 	const char *unit = orp_cmp_unit(o->method);
+	char fc[32], fl[32];
 
 	fputs("A: ", stdout);
 	osp_esc_text(stdout, in[0].spec);
@@ -300,6 +363,10 @@ static void print_header(const struct compare_args *a,
 	       o->threshold >= 0 ? o->threshold : osp_dist_default_threshold(o->method),
 	       *unit ? " " : "", unit,
 	       o->noise_factor, 100.0 * o->min_share, 100.0 * o->equal_frac);
+	printf("volume thresholds: requests %s, total latency %s%s\n",
+	       frac_text(fc, sizeof(fc), o->count_frac),
+	       frac_text(fl, sizeof(fl), o->latency_frac),
+	       o->per_time ? " (per second of elapsed time)" : "");
 }
 
 static void print_item(size_t rank, const struct osp_cmp_item *it,

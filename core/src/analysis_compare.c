@@ -17,6 +17,11 @@
 #define DEFAULT_MIN_SHARE 0.01
 #define DEFAULT_EQUAL_FRAC 0.01
 #define DEFAULT_NOISE_FACTOR 3.0
+/* A tenth more or fewer requests, or a tenth more or less total latency:
+ * what the run-to-run drift of one workload stays under (report/bench's
+ * jittered pairs move totals up to 7%) and a person would act on. */
+#define DEFAULT_COUNT_FRAC 0.1
+#define DEFAULT_LATENCY_FRAC 0.1
 
 static const char *const verdict_names[] = {
 	[OSP_CMP_DIFFERENT] = "different",
@@ -47,15 +52,19 @@ void osp_cmp_opts_default(struct osp_cmp_opts *o, enum osp_dist_method m)
 	o->min_share = DEFAULT_MIN_SHARE;
 	o->equal_frac = DEFAULT_EQUAL_FRAC;
 	o->noise_factor = DEFAULT_NOISE_FACTOR;
+	o->count_frac = DEFAULT_COUNT_FRAC;
+	o->latency_frac = DEFAULT_LATENCY_FRAC;
+	o->per_time = false;
 }
 
 struct totals {
 	double count, sum;
+	double elapsed_ns; /* the profile's, 0 when unknown */
 };
 
 static struct totals profile_totals(const struct osp_profile *p)
 {
-	struct totals t = { 0.0, 0.0 };
+	struct totals t = { 0.0, 0.0, p ? (double)p->elapsed_ns : 0.0 };
 
 	for (size_t i = 0; p && i < p->nops; i++) {
 		t.count += (double)p->ops[i].lat.count;
@@ -101,6 +110,13 @@ static double second_moment(const struct osp_hist *h)
 	return total > 0.0 ? m2 / total : 0.0;
 }
 
+/* The probability under which a test's p stands out of sampling noise:
+ * the two-sided normal tail of noise_factor standard deviations. */
+static double guard_tail(const struct osp_cmp_opts *o)
+{
+	return erfc(o->noise_factor / M_SQRT2);
+}
+
 /*
  * Set it->noise (and it->p_value) and say whether the score stands out of
  * sampling noise by the guard's factor.
@@ -139,7 +155,56 @@ static bool over_noise(struct osp_cmp_item *it, const struct osp_cmp_opts *o)
 	 * noise_factor standard deviations (two-sided). */
 	if (osp_chi2_test(a, b, &stat, &dof, &it->p_value))
 		return false;
-	return it->p_value < erfc(o->noise_factor / M_SQRT2);
+	return it->p_value < guard_tail(o);
+}
+
+/* What each side is measured over: its elapsed seconds with per_time
+ * (when both have one), else 1, so counts and totals compare as they are. */
+static void exposures(const struct osp_cmp_opts *o, struct totals ta,
+		      struct totals tb, double *ea, double *eb)
+{
+	*ea = *eb = 1.0;
+	if (o->per_time && ta.elapsed_ns > 0.0 && tb.elapsed_ns > 0.0) {
+		*ea = ta.elapsed_ns / 1e9;
+		*eb = tb.elapsed_ns / 1e9;
+	}
+}
+
+/*
+ * One volume criterion: does a change of @change clear @frac (a negative
+ * @frac turns it off) and does the test's @p clear the guard? Sets
+ * *@over when it clears the fraction only (noise may explain it).
+ */
+static bool volume_differs(double change, double frac, double p,
+			   const struct osp_cmp_opts *o, bool *over)
+{
+	if (frac < 0.0 || !(fabs(change) >= frac))
+		return false;
+	if (o->noise_factor > 0.0 && !(p < guard_tail(o))) {
+		*over = true;
+		return false;
+	}
+	return true;
+}
+
+/* The volume tests: OSP_CMP_WHY_COUNT and _LATENCY bits of @it. */
+static unsigned volume_why(struct osp_cmp_item *it, const struct osp_cmp_opts *o,
+			   struct totals ta, struct totals tb, bool *over)
+{
+	const struct osp_hist *a = &it->a->lat, *b = &it->b->lat;
+	double ea, eb;
+	unsigned why = 0;
+
+	exposures(o, ta, tb, &ea, &eb);
+	it->count_change = rel_change((double)a->count / ea, (double)b->count / eb);
+	it->latency_change = rel_change((double)a->sum / ea, (double)b->sum / eb);
+	it->count_p = osp_count_test((double)a->count, (double)b->count, ea, eb);
+	it->latency_p = osp_total_test(a, b, ea, eb);
+	if (volume_differs(it->count_change, o->count_frac, it->count_p, o, over))
+		why |= OSP_CMP_WHY_COUNT;
+	if (volume_differs(it->latency_change, o->latency_frac, it->latency_p, o, over))
+		why |= OSP_CMP_WHY_LATENCY;
+	return why;
 }
 
 /* The peaks of both sides and how they changed: 0 or -ENOMEM. */
@@ -182,9 +247,10 @@ static bool has_requests(const struct osp_op *op)
 }
 
 static int rate_item(struct osp_cmp_item *it, const struct osp_cmp_opts *o,
-		     double threshold)
+		     double threshold, struct totals ta, struct totals tb)
 {
 	double eq = o->equal_frac;
+	bool over = false;
 	int err;
 
 	if (it->share_a < o->min_share && it->share_b < o->min_share) {
@@ -199,22 +265,28 @@ static int rate_item(struct osp_cmp_item *it, const struct osp_cmp_opts *o,
 		it->verdict = OSP_CMP_ONLY_A;
 		return 0;
 	}
-	it->count_change = rel_change((double)it->a->lat.count, (double)it->b->lat.count);
-	it->latency_change = rel_change((double)it->a->lat.sum, (double)it->b->lat.sum);
 	err = find_peaks(it);
 	if (!err)
 		err = osp_hist_distance(&it->a->lat, &it->b->lat, o->method, &it->score);
 	if (err)
 		return err;
+	it->why = volume_why(it, o, ta, tb, &over);
 	if (fabs(it->count_change) <= eq && fabs(it->latency_change) <= eq &&
-	    it->nchanges == 0)
+	    it->nchanges == 0) {
+		it->why = 0;
 		it->verdict = OSP_CMP_EQUAL;
-	else if (it->score < threshold)
-		it->verdict = OSP_CMP_SIMILAR;
-	else if (o->noise_factor > 0.0 && !over_noise(it, o))
-		it->verdict = OSP_CMP_NOISE;
-	else
+		return 0;
+	}
+	if (it->score >= threshold) {
+		if (o->noise_factor > 0.0 && !over_noise(it, o))
+			over = true;
+		else
+			it->why |= OSP_CMP_WHY_SHAPE;
+	}
+	if (it->why)
 		it->verdict = OSP_CMP_DIFFERENT;
+	else
+		it->verdict = over ? OSP_CMP_NOISE : OSP_CMP_SIMILAR;
 	return 0;
 }
 
@@ -239,7 +311,8 @@ static bool opts_valid(const struct osp_cmp_opts *o)
 {
 	return (unsigned)o->method < OSP_DIST__COUNT && o->min_share >= 0.0 &&
 	       o->min_share <= 1.0 && o->equal_frac >= 0.0 &&
-	       o->noise_factor >= 0.0 && !isnan(o->threshold);
+	       o->noise_factor >= 0.0 && !isnan(o->threshold) &&
+	       !isnan(o->count_frac) && !isnan(o->latency_frac);
 }
 
 /* The op named @name in @p through its index @ix; NULL when @p is (a
@@ -269,9 +342,10 @@ static int add_item(struct osp_cmp *c, const char *layer,
 	it->b = b;
 	it->score = it->noise = it->p_value = NAN;
 	it->count_change = it->latency_change = NAN;
+	it->count_p = it->latency_p = NAN;
 	it->share_a = op_share(a, ta);
 	it->share_b = op_share(b, tb);
-	err = rate_item(it, o, c->threshold);
+	err = rate_item(it, o, c->threshold, ta, tb);
 	if (!err)
 		c->n++;
 	else

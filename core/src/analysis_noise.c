@@ -4,10 +4,13 @@
  * of the Earth Mover's Distance between two samples of one distribution,
  * and the two-sample chi-square test with its p-value. The comparison uses
  * them as guards, so that a 200-request profile is not called different
- * from another because of the luck of the draw.
+ * from another because of the luck of the draw. Likewise for volume: the
+ * test of two counts and of two total latencies (distributions from GSL).
  */
 #include <errno.h>
 #include <math.h>
+
+#include <gsl/gsl_cdf.h>
 
 #include "osprof/analysis.h"
 
@@ -162,4 +165,56 @@ double osp_chi2_sf(double x, unsigned dof)
 	if (hx < a + 1.0)
 		return 1.0 - gamma_p_series(a, hx);
 	return gamma_q_fraction(a, hx);
+}
+
+double osp_count_test(double na, double nb, double ea, double eb)
+{
+	double n = na + nb, q = eb / (ea + eb), lower, upper;
+
+	if (n <= 0.0 || !(q > 0.0 && q < 1.0))
+		return 1.0;
+	/*
+	 * X ~ binomial(n, q): P(X <= k) = I_{1-q}(n - k, k + 1) and
+	 * P(X >= k) = I_q(k, n - k + 1), regularised incomplete beta
+	 * functions that stay exact where n does not fit an unsigned int.
+	 */
+	lower = nb >= n ? 1.0 : gsl_cdf_beta_Q(q, nb + 1.0, n - nb);
+	upper = nb <= 0.0 ? 1.0 : gsl_cdf_beta_P(q, nb, n - nb + 1.0);
+	return fmin(1.0, 2.0 * fmin(lower, upper));
+}
+
+/* E[X^2] of @a and @b pooled, from the buckets' geometric midpoints. */
+static double pooled_second_moment(const struct osp_hist *a,
+				   const struct osp_hist *b)
+{
+	const struct osp_hist *h[2] = { a, b };
+	double total = 0.0, m2 = 0.0;
+
+	for (int s = 0; s < 2; s++) {
+		for (uint32_t k = 0; k < h[s]->nbk; k++) {
+			unsigned i = h[s]->bk[k].idx;
+			double mid = i == 0 ? 1.0 : exp2(((double)i - 0.5) / h[s]->res);
+
+			total += (double)h[s]->bk[k].count;
+			m2 += (double)h[s]->bk[k].count * mid * mid;
+		}
+	}
+	return total > 0.0 ? m2 / total : 0.0;
+}
+
+double osp_total_test(const struct osp_hist *a, const struct osp_hist *b,
+		      double ea, double eb)
+{
+	double na = (double)osp_hist_bucket_total(a);
+	double nb = (double)osp_hist_bucket_total(b);
+	double m2, sd, z;
+
+	if (a->res != b->res || na == 0.0 || nb == 0.0 || !(ea > 0.0 && eb > 0.0))
+		return 1.0;
+	m2 = pooled_second_moment(a, b);
+	sd = sqrt(m2 * (na / (ea * ea) + nb / (eb * eb)));
+	if (!(sd > 0.0))
+		return 1.0;
+	z = fabs((double)b->sum / eb - (double)a->sum / ea) / sd;
+	return fmin(1.0, 2.0 * gsl_cdf_ugaussian_Q(z));
 }

@@ -21,7 +21,6 @@
 
 #include "orp_bench_gen.h"
 #include "osprof/analysis.h"
-#include "osprof/parse.h"
 
 #define NSIZES 4
 #define NRES 3
@@ -35,17 +34,6 @@ struct tally {
 
 /* Per EMD: [kind][size] errors and totals. */
 static unsigned emd_err[ORP_GEN__COUNT][NSIZES], emd_tot[ORP_GEN__COUNT][NSIZES];
-
-static unsigned long arg(const char *s, unsigned long max)
-{
-	uint64_t v;
-
-	if (osp_parse_u64(s, 1, max, &v)) {
-		fprintf(stderr, "orp-bench-accuracy: '%s': expected a number 1..%lu\n", s, max);
-		exit(2);
-	}
-	return (unsigned long)v;
-}
 
 static void pair_params(unsigned long i, unsigned long npairs,
 			enum orp_gen_kind *kind, unsigned *si, unsigned *res)
@@ -156,7 +144,8 @@ static void print_emd_breakdown(void)
 	for (unsigned s = 0; s < NSIZES; s++)
 		printf(" %10lu", sizes[s]);
 	putchar('\n');
-	for (unsigned k = 0; k < ORP_GEN__COUNT; k++) {
+	/* The kinds this program draws (orp-bench-verdict draws them all). */
+	for (unsigned k = 0; k <= ORP_GEN_REWEIGHT; k++) {
 		printf("%-10s", orp_gen_kind_name(k));
 		for (unsigned s = 0; s < NSIZES; s++)
 			printf("  %4u/%-4u", emd_err[k][s], emd_tot[k][s]);
@@ -170,16 +159,8 @@ int main(int argc, char **argv)
 	bool verbose = false;
 	struct tally t[OSP_DIST__COUNT] = { 0 };
 	gsl_rng *rng;
-	int nargs = 0;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-v") == 0)
-			verbose = true;
-		else if (nargs++ == 0)
-			npairs = arg(argv[i], 1000000);
-		else
-			seed = arg(argv[i], 0xffffffffUL);
-	}
+	orp_bench_args("orp-bench-accuracy", argc, argv, 1000000, &npairs, &seed, &verbose);
 	if (npairs < 8)
 		npairs = 8;
 	rng = gsl_rng_alloc(gsl_rng_mt19937);

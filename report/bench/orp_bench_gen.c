@@ -9,11 +9,14 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_randist.h>
 
 #include "orp_bench_gen.h"
+#include "osprof/parse.h"
 
 static const char *const kind_names[] = {
 	[ORP_GEN_SAME] = "same",
@@ -22,6 +25,8 @@ static const char *const kind_names[] = {
 	[ORP_GEN_ADD] = "add",
 	[ORP_GEN_REMOVE] = "remove",
 	[ORP_GEN_REWEIGHT] = "reweight",
+	[ORP_GEN_COUNT] = "count",
+	[ORP_GEN_LATENCY] = "latency",
 };
 _Static_assert(sizeof(kind_names) / sizeof(kind_names[0]) == ORP_GEN__COUNT,
 	       "a name for every kind");
@@ -134,6 +139,14 @@ static void reweight(gsl_rng *rng, struct orp_mixture *b)
 	b->weight[to] += d;
 }
 
+/* The slowest path (where most of the time goes) a little faster or slower. */
+static void move_slowest(gsl_rng *rng, struct orp_mixture *b)
+{
+	int k = b->n - 1; /* centres ascend */
+
+	b->centre[k] += (gsl_rng_uniform(rng) < 0.5 ? -1 : 1) * uniform(rng, 0.5, 1);
+}
+
 /* What two runs of one workload differ by: not a change of behaviour. */
 static void jitter(gsl_rng *rng, struct orp_mixture *b)
 {
@@ -170,6 +183,9 @@ void orp_gen_change(gsl_rng *rng, const struct orp_mixture *a,
 	case ORP_GEN_REWEIGHT:
 		if (b->n > 1)
 			reweight(rng, b);
+		break;
+	case ORP_GEN_LATENCY:
+		move_slowest(rng, b);
 		break;
 	default:
 		break;
@@ -228,7 +244,7 @@ int orp_gen_pair(gsl_rng *rng, enum orp_gen_kind kind, unsigned long size,
 	p->size = size;
 	p->res = res;
 	p->a = sampled(rng, &ma, size, res);
-	p->b = sampled(rng, &mb, size, res);
+	p->b = sampled(rng, &mb, kind == ORP_GEN_COUNT ? 2 * size : size, res);
 	if (!p->a || !p->b) {
 		orp_pair_free(p);
 		return -ENOMEM;
@@ -241,4 +257,31 @@ void orp_pair_free(struct orp_pair *p)
 	osp_profile_free(p->a);
 	osp_profile_free(p->b);
 	p->a = p->b = NULL;
+}
+
+static unsigned long bench_arg(const char *prog, const char *s, unsigned long max)
+{
+	uint64_t v;
+
+	if (osp_parse_u64(s, 1, max, &v)) {
+		fprintf(stderr, "%s: '%s': expected a number 1..%lu\n", prog, s, max);
+		exit(2);
+	}
+	return (unsigned long)v;
+}
+
+void orp_bench_args(const char *prog, int argc, char **argv,
+		    unsigned long max_pairs, unsigned long *npairs,
+		    unsigned long *seed, bool *verbose)
+{
+	int nargs = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-v") == 0)
+			*verbose = true;
+		else if (nargs++ == 0)
+			*npairs = bench_arg(prog, argv[i], max_pairs);
+		else
+			*seed = bench_arg(prog, argv[i], 0xffffffffUL);
+	}
 }

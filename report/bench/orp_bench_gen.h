@@ -6,7 +6,7 @@
  * the same one or a slightly wobbled one (label: same: sampling noise and
  * the drift two runs of one workload show) or from a changed one (label:
  * different): a peak shifted, added, removed or
- * reweighted, by amounts a person reading the log-scale plot would call a
+ * reweighted, twice the requests, or the slowest peak nudged, by amounts a person reading the log-scale plot would call a
  * change. Sampling uses GSL's random number generators, seeded, so every
  * run sees the same pairs.
  */
@@ -28,6 +28,10 @@ enum orp_gen_kind {
 	ORP_GEN_ADD,       /* a new peak of 10..40% of requests */
 	ORP_GEN_REMOVE,    /* a peak of 10% or more gone */
 	ORP_GEN_REWEIGHT,  /* 15..35% of requests moved between two peaks */
+	ORP_GEN_COUNT,     /* twice the requests, the same distribution */
+	ORP_GEN_LATENCY,   /* the same count, the slowest peak (most of the
+			    * time) moved 0.5..1 octave: total latency changes
+			    * while the shape barely does */
 	ORP_GEN__COUNT
 };
 
@@ -68,5 +72,15 @@ bool orp_gen_kind_same(enum orp_gen_kind k);
 int orp_gen_pair(gsl_rng *rng, enum orp_gen_kind kind, unsigned long size,
 		 unsigned res, struct orp_pair *p);
 void orp_pair_free(struct orp_pair *p);
+
+/*
+ * The benchmarks' command line, [PAIRS [SEED]] [-v], of @prog: PAIRS
+ * 1..@max_pairs into *@npairs, SEED into *@seed, -v sets *@verbose (each
+ * left as it is when not given). Exits with status 2, saying why, on a
+ * bad number.
+ */
+void orp_bench_args(const char *prog, int argc, char **argv,
+		    unsigned long max_pairs, unsigned long *npairs,
+		    unsigned long *seed, bool *verbose);
 
 #endif /* ORP_BENCH_GEN_H */

@@ -636,3 +636,154 @@ Test(compare, an_item_holds_only_the_peaks_it_has)
 	osp_profile_free(a);
 	osp_profile_free(b);
 }
+
+/* ---- volume: request count and total latency ----------------------------- */
+
+Test(volume, count_test_is_the_exact_binomial_tail)
+{
+	/* 10 against 20 of 30 at q = 1/2: 2 P(X >= 20) = .0987371;
+	 * 1400 against 1600: .0002786; exposures 2 and 1 make q = 1/3 and
+	 * 10 against 10 is 2 P(X >= 10) = .1837915; equal counts give 1. */
+	cr_expect_float_eq(osp_count_test(10, 20, 1, 1), 0.0987371, EPS);
+	cr_expect_float_eq(osp_count_test(20, 10, 1, 1), 0.0987371, EPS);
+	cr_expect_float_eq(osp_count_test(1400, 1600, 1, 1), 0.0002786, 1e-7);
+	cr_expect_float_eq(osp_count_test(10, 10, 2, 1), 0.1837915, EPS);
+	cr_expect_float_eq(osp_count_test(500, 500, 1, 1), 1.0, EPS);
+	cr_expect_float_eq(osp_count_test(0, 0, 1, 1), 1.0, EPS);
+	/* Counts past 2^32 stay exact enough to be told apart. */
+	cr_expect_lt(osp_count_test(5e9, 5.01e9, 1, 1), 1e-6);
+	cr_expect_gt(osp_count_test(5e9, 5e9 + 1e4, 1, 1), 0.1);
+}
+
+/*
+ * The pairs below share one base: 600 requests of 800 ns (bucket 10, a
+ * cache hit) and 400 of 100 us (bucket 17, a disk read) -- 1000 requests,
+ * 40.48 ms in all -- a size at which each answer is beyond doubt.
+ */
+static struct osp_profile *base_profile(unsigned scale, uint64_t slow_ns)
+{
+	struct osp_profile *p = osp_profile_new("fs", 1);
+
+	cr_assert_not_null(p);
+	op_with(p, "read", 10, 600 * scale, 800);
+	op_with(p, "read", 17, 400 * scale, slow_ns);
+	return p;
+}
+
+/* Compare @a with @b by the defaults; the one item. */
+static struct osp_cmp_item verdict_of(const struct osp_profile *a,
+				      const struct osp_profile *b,
+				      const struct osp_cmp_opts *opts)
+{
+	struct osp_cmp_opts o;
+	struct osp_cmp c;
+	struct osp_cmp_item it;
+
+	osp_cmp_opts_default(&o, OSP_DIST_EMD);
+	cr_assert_eq(compare1(a, b, opts ? opts : &o, &c), 0);
+	cr_assert_eq(c.n, 1);
+	it = c.items[0];
+	osp_cmp_free(&c); /* the peaks go; the verdict and figures stay */
+	return it;
+}
+
+/* One known answer: B's buckets against the base, and what osp_compare
+ * must say of them with the default options. */
+struct verdict_case {
+	const char *what;
+	struct { unsigned bucket; uint64_t n, v_ns; } b[3];
+	enum osp_cmp_verdict verdict;
+	unsigned why;
+	double count_change, latency_change;
+};
+
+static const struct verdict_case verdict_cases[] = {
+	/* 10 of the 400 slow requests are fast in B: EMD .01 x 7 = .07,
+	 * requests +0%, latency -(10 x 99.2 us) / 40.48 ms = -2.5%. */
+	{ "the same workload again is similar",
+	  { { 10, 610, 800 }, { 17, 390, 100000 } },
+	  OSP_CMP_SIMILAR, 0, 0.0, -992000.0 / 40.48e6 },
+	/* EMD 0 (shape unchanged); requests +100%: 1000 against 2000, p far
+	 * under .27%; total latency doubles with them. */
+	{ "twice the requests with the same shape differ in count (and total)",
+	  { { 10, 1200, 800 }, { 17, 800, 100000 } },
+	  OSP_CMP_DIFFERENT, OSP_CMP_WHY_COUNT | OSP_CMP_WHY_LATENCY, 1.0, 1.0 },
+	/* 300 fast requests from 800 ns to 3 us (bucket 12): EMD .3 x 2 =
+	 * .6 octaves; requests +0%, latency +300 x 2.2 us / 40.48 ms = +1.6%. */
+	{ "a changed shape with the same volume differs in shape",
+	  { { 10, 300, 800 }, { 12, 300, 3000 }, { 17, 400, 100000 } },
+	  OSP_CMP_DIFFERENT, OSP_CMP_WHY_SHAPE, 0.0, 660000.0 / 40.48e6 },
+	/*
+	 * The 400 slow requests take 130 us instead of 100 us: the same
+	 * bucket 17 (64..131 us), so the same shape (EMD 0) and count, but
+	 * total latency +400 x 30 us / 40.48 ms = +29.6%. Noise: E[X^2] from
+	 * the midpoints is .4 x 2^33 = 3.4e9 ns^2 (the 800 ns ones add
+	 * nothing to speak of), sd sqrt(2000 x 3.4e9) = 2.6 ms, z = 12 ms /
+	 * 2.6 ms = 4.6, p = 4e-6.
+	 */
+	{ "a slow peak slower within its bucket differs in total latency",
+	  { { 10, 600, 800 }, { 17, 400, 130000 } },
+	  OSP_CMP_DIFFERENT, OSP_CMP_WHY_LATENCY, 0.0, 12e6 / 40.48e6 },
+};
+
+Test(volume, each_kind_of_change_is_named_by_its_test)
+{
+	for (size_t k = 0; k < sizeof(verdict_cases) / sizeof(verdict_cases[0]); k++) {
+		const struct verdict_case *vc = &verdict_cases[k];
+		struct osp_profile *a = base_profile(1, 100000), *b = osp_profile_new("fs", 1);
+		struct osp_cmp_item it;
+
+		for (size_t j = 0; j < 3 && vc->b[j].n; j++)
+			op_with(b, "read", vc->b[j].bucket, vc->b[j].n, vc->b[j].v_ns);
+		it = verdict_of(a, b, NULL);
+		cr_expect_eq(it.verdict, vc->verdict, "%s: verdict", vc->what);
+		cr_expect_eq(it.why, vc->why, "%s: why %#x", vc->what, it.why);
+		cr_expect_float_eq(it.count_change, vc->count_change, EPS, "%s", vc->what);
+		cr_expect_float_eq(it.latency_change, vc->latency_change, EPS, "%s", vc->what);
+		if (vc->why & OSP_CMP_WHY_COUNT)
+			cr_expect_lt(it.count_p, 1e-20, "%s", vc->what);
+		if (vc->why == OSP_CMP_WHY_LATENCY)
+			cr_expect(it.latency_p < 1e-5 && it.latency_p > 1e-7,
+				  "%s: p %g", vc->what, it.latency_p);
+		osp_profile_free(a);
+		osp_profile_free(b);
+	}
+}
+
+Test(volume, a_small_count_change_within_noise_is_noise)
+{
+	/* 20 against 30 requests, one bucket: +50% but p = .2; the EMD is 0. */
+	struct osp_profile *a = osp_profile_new("fs", 1), *b = osp_profile_new("fs", 1);
+	struct osp_cmp_item it;
+
+	op_with(a, "read", 10, 20, 800);
+	op_with(b, "read", 10, 30, 800);
+	it = verdict_of(a, b, NULL);
+	cr_expect_eq(it.verdict, OSP_CMP_NOISE);
+	cr_expect_gt(it.count_p, 0.1);
+	osp_profile_free(a);
+	osp_profile_free(b);
+}
+
+Test(volume, thresholds_turn_off_and_per_time_compares_rates)
+{
+	/* Twice the requests in twice the time: a change of count, not of
+	 * rate, so per second both are equal (set aside as such). With the
+	 * volume tests off, only the shape is left: similar. */
+	struct osp_profile *a = base_profile(1, 100000), *b = base_profile(2, 100000);
+	struct osp_cmp_opts o;
+
+	a->elapsed_ns = 1000000000;
+	b->elapsed_ns = 2000000000;
+	osp_cmp_opts_default(&o, OSP_DIST_EMD);
+	o.per_time = true;
+	cr_expect_eq(verdict_of(a, b, &o).verdict, OSP_CMP_EQUAL);
+	cr_expect_float_eq(verdict_of(a, b, &o).count_change, 0.0, EPS);
+	o.per_time = false;
+	o.count_frac = o.latency_frac = -1;
+	cr_expect_eq(verdict_of(a, b, &o).verdict, OSP_CMP_SIMILAR);
+	o.count_frac = NAN;
+	cr_expect_eq(compare1(a, b, &o, &(struct osp_cmp){ 0 }), -EINVAL);
+	osp_profile_free(a);
+	osp_profile_free(b);
+}

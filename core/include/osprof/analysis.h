@@ -21,6 +21,11 @@
  * with the chosen method and rank. A difference counts only when it is
  * above the method's threshold *and* larger than sampling noise would
  * make it (the noise guard), so small profiles do not flood the report.
+ * Shapes are not the whole story: an operation also differs when its
+ * request count or its total latency changes by a set fraction (10%) and
+ * by more than sampling noise (a conditional binomial test of the counts,
+ * a z-test of the totals), so twice the requests with the same shape, or
+ * a slow peak moved half an octave, is not called "similar".
  *
  * Everything here is pure computation on caller-owned data: no I/O, no
  * global state, safe to call from any thread on data no one is writing.
@@ -132,6 +137,28 @@ int osp_chi2_test(const struct osp_hist *a, const struct osp_hist *b,
  */
 double osp_chi2_sf(double x, unsigned dof);
 
+/*
+ * osp_count_test - the two-sided test of "the same rate of requests" for
+ * counts @na and @nb seen over exposures @ea and @eb (> 0: the runs'
+ * elapsed times, or 1 and 1 to compare the counts themselves). Given
+ * n = na + nb, nb is binomial(n, eb / (ea + eb)) when the rates are
+ * equal (the conditional test of two Poisson counts); the p-value is
+ * twice the smaller tail, at most 1, from GSL's incomplete beta
+ * function, so it is exact at any count. 1 when both counts are 0.
+ */
+double osp_count_test(double na, double nb, double ea, double eb);
+
+/*
+ * osp_total_test - the two-sided test of "the same total latency per
+ * exposure" (see osp_count_test): z = |sumB / eb - sumA / ea| over its
+ * standard deviation when both runs draw from the pooled distribution
+ * of @a and @b, a compound Poisson sum with Var(sum) = n E[X^2] (E[X^2]
+ * from the buckets' geometric midpoints); the p-value 2 Q(z) from GSL's
+ * normal tail. 1 when either histogram is empty or the resolutions differ.
+ */
+double osp_total_test(const struct osp_hist *a, const struct osp_hist *b,
+		      double ea, double eb);
+
 /* ---- peaks --------------------------------------------------------------- */
 
 /*
@@ -201,7 +228,11 @@ struct osp_cmp_opts {
 			     * negative value means the method's default */
 	double min_share;   /* step 1: set aside an op whose share of its
 			     * layer's requests and of its latency are both
-			     * under this in both sets (default 0.01) */
+			     * under this in both sets (default 0.01: what
+			     * such an op changed moved its layer's total
+			     * latency by under 1%; in sets of 50 ops by
+			     * Zipf's law it is about half of them, see
+			     * report/README.md) */
 	double equal_frac;  /* step 1: set aside an op whose count and total
 			     * latency differ by at most this fraction and
 			     * whose peaks are unchanged (default 0.01) */
@@ -211,7 +242,30 @@ struct osp_cmp_opts {
 			      * need the chi-square test's p under the normal
 			      * tail erfc(factor / sqrt 2) (0.27% for 3); EMD
 			      * must exceed this many times osp_emd_noise, or
-			      * pass that chi-square test. */
+			      * pass that chi-square test. The volume tests
+			      * below need their p under that tail too. */
+	double count_frac;   /* volume: an op differs when its request count
+			      * changes by at least this fraction (default
+			      * 0.1) and osp_count_test's p is under the
+			      * guard's tail; a negative value turns it off */
+	double latency_frac; /* volume: likewise for its total latency
+			      * (default 0.1) with osp_total_test */
+	bool per_time;       /* compare counts and totals per second of each
+			      * run's elapsed_ns (when both have one), not as
+			      * they are: for profiles of unequal windows of
+			      * one server, not for fixed workloads
+			      * (default false) */
+};
+
+/*
+ * Why an op differs (a bit set in osp_cmp_item.why): its shape (the
+ * method's score over the threshold and the noise guard), its request
+ * count, or its total latency (each over its fraction and its test).
+ */
+enum osp_cmp_why {
+	OSP_CMP_WHY_SHAPE = 1u << 0,
+	OSP_CMP_WHY_COUNT = 1u << 1,
+	OSP_CMP_WHY_LATENCY = 1u << 2,
 };
 
 /* Fill @o with the defaults for method @m. */
@@ -245,8 +299,13 @@ struct osp_cmp_item {
 				 * one standard deviation); NAN when not used */
 	double p_value;         /* chi-square test (bin-by-bin methods, and
 				 * EMD under its noise level), or NAN */
-	double count_change;    /* (nB - nA) / nA; +INFINITY when nA is 0 */
+	double count_change;    /* (nB - nA) / nA; +INFINITY when nA is 0
+				 * (per second of elapsed time with
+				 * per_time) */
 	double latency_change;  /* (sumB - sumA) / sumA; likewise */
+	double count_p;         /* osp_count_test's p, or NAN when not run */
+	double latency_p;       /* osp_total_test's p, or NAN */
+	unsigned why;           /* OSP_CMP_DIFFERENT: enum osp_cmp_why bits */
 	double share_a, share_b; /* max(share of requests, share of latency) */
 	/*
 	 * The peaks of A and B and the changes between them other than
