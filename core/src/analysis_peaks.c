@@ -198,7 +198,9 @@ static void describe_peak(const struct peak_work *w, size_t k, double total,
 	}
 	pk->lo = lo;
 	pk->hi = hi;
-	pk->count = (uint64_t)c;
+	/* Counts near 2^64 sum past it as doubles: saturate, never convert
+	 * out of range (a hostile profile's buckets can add up to that). */
+	pk->count = c >= 0x1p64 ? UINT64_MAX : (uint64_t)c;
 	pk->share = c / total;
 	pk->centre_log2 = c > 0.0 ? lsum / c : 0.0;
 	pk->mean_ns = c > 0.0 ? nsum / c : 0.0;

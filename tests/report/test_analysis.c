@@ -787,3 +787,21 @@ Test(volume, thresholds_turn_off_and_per_time_compares_rates)
 	osp_profile_free(a);
 	osp_profile_free(b);
 }
+
+/* Buckets that add up past 2^64 (a hostile profile): the peak's count
+ * saturates instead of converting a double out of range (fuzz-found). */
+Test(peaks, count_past_2_64_saturates)
+{
+	struct osp_hist h;
+	struct osp_peak pk[4];
+	size_t n;
+
+	cr_assert_eq(osp_hist_init(&h, 1), 0);
+	cr_assert_eq(osp_hist_bucket_set(&h, 0, UINT64_MAX), 0);
+	cr_assert_eq(osp_hist_bucket_set(&h, 1, 1), 0);
+	h.count = UINT64_MAX;
+	n = osp_hist_peaks(&h, pk, 4);
+	cr_assert_geq(n, 1u);
+	cr_expect_eq(pk[0].count, UINT64_MAX);
+	osp_hist_fini(&h);
+}
