@@ -495,8 +495,8 @@ static int draw(struct orp_render *r, const struct orp_input *in, size_t nin,
 			rc = orp_chart_timeline(r, p, err, errlen);
 		if (!rc)
 			rc = orp_chart_irq(r, p, err, errlen);
-		for (size_t i = 0; !rc && i < p->nops; i++)
-			rc = orp_chart_op(r, p, &p->ops[i], err, errlen);
+		if (!rc)
+			rc = orp_chart_ops(r, p, err, errlen); /* most total time first */
 		parts->end[k] = r->n;
 	}
 	parts->layers_first = r->n;

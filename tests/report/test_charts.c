@@ -257,3 +257,21 @@ Test(charts, wall_clock_mode_labels_times_of_day)
 	cr_expect_eq(r.status, 2);
 	cr_expect_not_null(strstr(r.err, "--timeline-clock"), "%s", r.err);
 }
+
+/* The HTML report shows the per-operation charts in the same order. */
+Test(charts, html_charts_come_in_order_of_total_time)
+{
+	char *html = tpath("order.html"), *page;
+	struct run r = REPORT("html", profile(), "-o", html);
+	const char *w, *rd, *g;
+
+	cr_assert_eq(r.status, 0, "html: %s", r.err);
+	page = own(slurp(html));
+	cr_assert_not_null(page);
+	/* Each chart's caption names its operation: "fs read: 333 requests". */
+	w = strstr(page, "<figcaption>fs write:");
+	rd = strstr(page, "<figcaption>fs read:");
+	g = strstr(page, "<figcaption>fs getattr:");
+	cr_assert(w && rd && g, "charts missing from the page");
+	cr_expect(w < rd && rd < g, "write, read, getattr: the order of total time");
+}
