@@ -87,7 +87,9 @@ static void item(struct orp_json *j, size_t rank, const struct osp_cmp_item *it,
 	orp_json_str(j, "verdict", osp_cmp_verdict_name(it->verdict));
 	orp_json_bool(j, "differs", osp_cmp_interesting(it->verdict));
 	orp_json_num(j, "score", it->score);
+	orp_json_num(j, "strength", it->strength);
 	orp_json_num(j, "noise", it->noise);
+	orp_json_num(j, "beyond_noise", it->beyond_noise);
 	orp_json_num(j, "p_value", it->p_value);
 	orp_json_num(j, "count_change", it->count_change);
 	orp_json_num(j, "latency_change", it->latency_change);

@@ -115,14 +115,19 @@ static size_t score_text(char *buf, size_t len, size_t o,
 	o = append(buf, len, o, "%s %.3g%s%s %s %.3g", osp_dist_method_name(c->method),
 		   it->score, *unit ? " " : "", unit,
 		   it->score >= c->threshold ? ">=" : "<", c->threshold);
-	if (!isnan(it->noise) && !isnan(it->p_value))
-		o = append(buf, len, o, " (noise level %.2g; chi-square test p = %.2g)",
-			   it->noise, it->p_value);
-	else if (!isnan(it->p_value))
-		o = append(buf, len, o, " (chi-square test p = %.2g)", it->p_value);
-	else if (!isnan(it->noise))
-		o = append(buf, len, o, " (noise level %.2g)", it->noise);
-	return o;
+	if (isnan(it->noise) && isnan(it->p_value))
+		return o;
+	o = append(buf, len, o, " (");
+	if (!isnan(it->noise))
+		o = append(buf, len, o, "noise level %.2g%s", it->noise,
+			   isnan(it->p_value) && isnan(it->beyond_noise) ? "" : "; ");
+	if (!isnan(it->p_value))
+		o = append(buf, len, o, "chi-square test p = %.2g%s", it->p_value,
+			   isnan(it->beyond_noise) ? "" : "; ");
+	if (!isnan(it->beyond_noise))
+		o = append(buf, len, o, "%.3g beyond noise %s %.3g", it->beyond_noise,
+			   it->beyond_noise >= c->threshold ? ">=" : "<", c->threshold);
+	return append(buf, len, o, ")");
 }
 
 /* "differs in shape, request count (+100.0%, p = 1e-30); " for a

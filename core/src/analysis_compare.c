@@ -18,8 +18,8 @@
 #define DEFAULT_EQUAL_FRAC 0.01
 #define DEFAULT_NOISE_FACTOR 3.0
 /* A tenth more or fewer requests, or a tenth more or less total latency:
- * what the run-to-run drift of one workload stays under (report/bench's
- * jittered pairs move totals up to 7%) and a person would act on. */
+ * above what two runs of one workload drift by and what a person would
+ * act on. */
 #define DEFAULT_COUNT_FRAC 0.1
 #define DEFAULT_LATENCY_FRAC 0.1
 
@@ -158,6 +158,26 @@ static bool over_noise(struct osp_cmp_item *it, const struct osp_cmp_opts *o)
 	return it->p_value < guard_tail(o);
 }
 
+/*
+ * Does the EMD reach @threshold once sampling noise is taken out? Noise
+ * only adds to an EMD, and most where peaks lie far apart (their shares
+ * wobble, and a wobble costs its distance): at 1,000 requests two runs of
+ * one workload, a real but slight difference the chi-square test does
+ * find, can score 0.3 octave or more. So a shape change must also reach
+ * the threshold with each boundary's noise taken off
+ * (osp_emd_beyond_noise). The other methods need no such correction (ops
+ * and latency have their own guards; the bin-by-bin distances are guarded
+ * by the chi-square test alone).
+ */
+static bool over_threshold_beyond_noise(struct osp_cmp_item *it,
+					const struct osp_cmp_opts *o, double threshold)
+{
+	if (o->method != OSP_DIST_EMD)
+		return true;
+	it->beyond_noise = osp_emd_beyond_noise(&it->a->lat, &it->b->lat);
+	return it->beyond_noise >= threshold;
+}
+
 /* What each side is measured over: its elapsed seconds with per_time
  * (when both have one), else 1, so counts and totals compare as they are. */
 static void exposures(const struct osp_cmp_opts *o, struct totals ta,
@@ -246,6 +266,32 @@ static bool has_requests(const struct osp_op *op)
 	return op && osp_hist_bucket_total(&op->lat) > 0;
 }
 
+/* @x in units of threshold @t (a threshold of 0 leaves @x as it is). */
+static double over(double x, double t)
+{
+	return t > 0.0 ? x / t : x;
+}
+
+/*
+ * How far past its threshold the strongest test that named @it went: the
+ * rank of a difference. The score alone would put every count-only
+ * change (twice the reads, the same shape: EMD 0) after the least shape
+ * change; in units of each test's own threshold, the three compare.
+ */
+static double strength(const struct osp_cmp_item *it, const struct osp_cmp_opts *o,
+		       double threshold)
+{
+	double s = 0.0;
+
+	if (it->why & OSP_CMP_WHY_SHAPE)
+		s = fmax(s, over(it->score, threshold));
+	if (it->why & OSP_CMP_WHY_COUNT)
+		s = fmax(s, over(fabs(it->count_change), o->count_frac));
+	if (it->why & OSP_CMP_WHY_LATENCY)
+		s = fmax(s, over(fabs(it->latency_change), o->latency_frac));
+	return s;
+}
+
 static int rate_item(struct osp_cmp_item *it, const struct osp_cmp_opts *o,
 		     double threshold, struct totals ta, struct totals tb)
 {
@@ -280,12 +326,15 @@ static int rate_item(struct osp_cmp_item *it, const struct osp_cmp_opts *o,
 	if (it->score >= threshold) {
 		if (o->noise_factor > 0.0 && !over_noise(it, o))
 			over = true;
+		else if (o->noise_factor > 0.0 && !over_threshold_beyond_noise(it, o, threshold))
+			over = true;
 		else
 			it->why |= OSP_CMP_WHY_SHAPE;
 	}
-	if (it->why)
+	if (it->why) {
 		it->verdict = OSP_CMP_DIFFERENT;
-	else
+		it->strength = strength(it, o, threshold);
+	} else
 		it->verdict = over ? OSP_CMP_NOISE : OSP_CMP_SIMILAR;
 	return 0;
 }
@@ -340,7 +389,7 @@ static int add_item(struct osp_cmp *c, const char *layer,
 	it->name = a ? a->name : b->name;
 	it->a = a;
 	it->b = b;
-	it->score = it->noise = it->p_value = NAN;
+	it->score = it->noise = it->p_value = it->strength = it->beyond_noise = NAN;
 	it->count_change = it->latency_change = NAN;
 	it->count_p = it->latency_p = NAN;
 	it->share_a = op_share(a, ta);
@@ -398,9 +447,10 @@ static int cmp_items(const void *x, const void *y)
 
 	if (ga != gb)
 		return ga < gb ? -1 : 1;
-	/* Rated items by score, the one-sided ones by their share. */
-	ka = ga == 1 ? fmax(a->share_a, a->share_b) : a->score;
-	kb = gb == 1 ? fmax(b->share_a, b->share_b) : b->score;
+	/* Differences by strength, the one-sided ones by their share, the
+	 * rest by score. */
+	ka = ga == 0 ? a->strength : ga == 1 ? fmax(a->share_a, a->share_b) : a->score;
+	kb = gb == 0 ? b->strength : gb == 1 ? fmax(b->share_a, b->share_b) : b->score;
 	if (isnan(ka) != isnan(kb))
 		return isnan(ka) ? 1 : -1;
 	if (ka != kb && !isnan(ka))

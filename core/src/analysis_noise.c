@@ -14,17 +14,44 @@
 
 #include "osprof/analysis.h"
 
-double osp_emd_noise(const struct osp_hist *a, const struct osp_hist *b)
+/*
+ * Walk the bucket boundaries of @a and @b: per boundary, the CDF
+ * difference d and its standard deviation under the null hypothesis,
+ * sd = sqrt(F(1-F)(1/nA + 1/nB)) with F pooled. Returns
+ * sum sd / res, and sets *@beyond to sum max(0, |d| - sd) / res.
+ */
+static double emd_boundaries(const struct osp_hist *a, const struct osp_hist *b,
+			     double *beyond)
 {
 	double na = (double)osp_hist_bucket_total(a);
 	double nb = (double)osp_hist_bucket_total(b);
-	double cum = 0.0, sum = 0.0;
+	double ca = 0.0, cb = 0.0, sum = 0.0, over = 0.0, scale;
 	uint64_t da[OSP_HIST_NBUCKETS_MAX], db[OSP_HIST_NBUCKETS_MAX];
 
+	*beyond = 0.0;
 	if (a->res != b->res || na == 0.0 || nb == 0.0)
 		return 0.0;
 	osp_hist_to_dense(a, da);
 	osp_hist_to_dense(b, db);
+	scale = sqrt(1.0 / na + 1.0 / nb);
+	for (unsigned i = 0; i + 1 < OSP_HIST_NBUCKETS(a->res); i++) {
+		double f, sd;
+
+		ca += (double)da[i];
+		cb += (double)db[i];
+		f = (ca + cb) / (na + nb);
+		sd = f > 0.0 && f < 1.0 ? scale * sqrt(f * (1.0 - f)) : 0.0;
+		sum += sd;
+		over += fmax(0.0, fabs(ca / na - cb / nb) - sd);
+	}
+	*beyond = over / a->res;
+	return sum / a->res;
+}
+
+double osp_emd_noise(const struct osp_hist *a, const struct osp_hist *b)
+{
+	double beyond;
+
 	/*
 	 * Under the null hypothesis each boundary's CDF difference is about
 	 * N(0, F(1-F)(1/nA + 1/nB)). The differences are correlated, and a
@@ -32,15 +59,24 @@ double osp_emd_noise(const struct osp_hist *a, const struct osp_hist *b)
 	 * correlation: a guard at k times it errs at most as a k-sigma
 	 * normal tail does.
 	 */
-	for (unsigned i = 0; i + 1 < OSP_HIST_NBUCKETS(a->res); i++) {
-		double f;
+	return emd_boundaries(a, b, &beyond);
+}
 
-		cum += (double)da[i] + (double)db[i];
-		f = cum / (na + nb);
-		if (f > 0.0 && f < 1.0)
-			sum += sqrt(f * (1.0 - f));
-	}
-	return sqrt(1.0 / na + 1.0 / nb) * sum / a->res;
+double osp_emd_beyond_noise(const struct osp_hist *a, const struct osp_hist *b)
+{
+	double beyond;
+
+	/*
+	 * Sampling noise only ever adds to an EMD (a sum of absolute
+	 * values): two samples of one distribution are about 0.8 sd apart
+	 * at every boundary. Shrinking each boundary's difference by its
+	 * own sd leaves about 0.17 sd of that (E max(0, |Z| - 1)) while a
+	 * real difference of d >> sd keeps d - sd: an estimate of the true
+	 * distance that noise at far-off boundaries (two distant peaks whose
+	 * shares wobble) cannot inflate.
+	 */
+	emd_boundaries(a, b, &beyond);
+	return beyond;
 }
 
 /* Pooled bins hold at least this many requests of A and B together. */

@@ -13,9 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 
 #include "orp_bench_gen.h"
+#include "osprof/analysis.h"
 #include "osprof/parse.h"
 
 static const char *const kind_names[] = {
@@ -153,7 +155,8 @@ static void jitter(gsl_rng *rng, struct orp_mixture *b)
 	for (int k = 0; k < b->n; k++)
 		b->centre[k] += uniform(rng, -0.1, 0.1);
 	if (b->n > 1) {
-		int from = heaviest(b), to = (from + 1) % b->n;
+		/* A neighbouring path: the next faster or slower one. */
+		int from = heaviest(b), to = from + 1 < b->n ? from + 1 : from - 1;
 		double d = uniform(rng, 0, 0.015);
 
 		b->weight[from] -= d;
@@ -230,21 +233,100 @@ static struct osp_profile *sampled(gsl_rng *rng, const struct orp_mixture *m,
 	return p;
 }
 
+/* The mixture's cumulative distribution at @x (log2 ns). */
+static double mixture_cdf(const struct orp_mixture *m, double x)
+{
+	double f = 0.0;
+
+	for (int k = 0; k < m->n; k++)
+		f += m->weight[k] * gsl_cdf_ugaussian_P((x - m->centre[k]) / m->sigma[k]);
+	return f;
+}
+
+/* The step of the EMD's integral, octaves: well under the 0.05 octave
+ * the zones below leave between labels. */
+#define TRUTH_STEP 0.01
+
+double orp_gen_emd(const struct orp_mixture *a, const struct orp_mixture *b)
+{
+	double lo = INFINITY, hi = -INFINITY, emd = 0.0;
+
+	for (int k = 0; k < a->n; k++) {
+		lo = fmin(lo, a->centre[k] - 8 * a->sigma[k]);
+		hi = fmax(hi, a->centre[k] + 8 * a->sigma[k]);
+	}
+	for (int k = 0; k < b->n; k++) {
+		lo = fmin(lo, b->centre[k] - 8 * b->sigma[k]);
+		hi = fmax(hi, b->centre[k] + 8 * b->sigma[k]);
+	}
+	for (double x = lo; x < hi; x += TRUTH_STEP)
+		emd += fabs(mixture_cdf(a, x + TRUTH_STEP / 2) - mixture_cdf(b, x + TRUTH_STEP / 2));
+	return emd * TRUTH_STEP;
+}
+
+double orp_gen_mean(const struct orp_mixture *m)
+{
+	double mean = 0.0;
+
+	/* A log-normal's mean: 2^c e^((sigma ln 2)^2 / 2). */
+	for (int k = 0; k < m->n; k++)
+		mean += m->weight[k] * exp2(m->centre[k]) *
+			exp(0.5 * (m->sigma[k] * M_LN2) * (m->sigma[k] * M_LN2));
+	return mean;
+}
+
+/*
+ * Is B (with @count_ratio times A's requests) labelled as @kind should
+ * be? A label is a claim about the distributions, not the samples, so it
+ * is checked against compare's default thresholds (EMD 0.2 octave, total
+ * latency 10%), with a margin either side: a pair labelled same stays
+ * within 3/4 of every threshold, a change goes past 5/4 of one. Between
+ * the two lies a grey zone where either verdict is fair (a wobble of 0.19
+ * octave and a change of 0.21 differ by less than sampling noise can
+ * tell at most sizes): the benchmark draws no pairs there.
+ */
+static bool labelled(enum orp_gen_kind kind, const struct orp_mixture *a,
+		     const struct orp_mixture *b, double count_ratio)
+{
+	struct osp_cmp_opts o;
+	double emd, total, t;
+
+	osp_cmp_opts_default(&o, OSP_DIST_EMD);
+	t = osp_dist_default_threshold(OSP_DIST_EMD);
+	emd = orp_gen_emd(a, b);
+	total = fabs(count_ratio * orp_gen_mean(b) / orp_gen_mean(a) - 1.0);
+	if (orp_gen_kind_same(kind))
+		return emd <= 0.75 * t && total <= 0.75 * o.latency_frac &&
+		       fabs(count_ratio - 1.0) <= 0.75 * o.count_frac;
+	return emd >= 1.25 * t || total >= 1.25 * o.latency_frac ||
+	       fabs(count_ratio - 1.0) >= 1.25 * o.count_frac;
+}
+
+/* Draws before a pair's base mixture is drawn again. */
+#define CHANGE_TRIES 20
+
 int orp_gen_pair(gsl_rng *rng, enum orp_gen_kind kind, unsigned long size,
 		 unsigned res, struct orp_pair *p)
 {
 	struct orp_mixture ma, mb;
 	/* Removing or moving weight between paths needs two of them. */
 	int min_peaks = kind == ORP_GEN_REMOVE || kind == ORP_GEN_REWEIGHT ? 2 : 1;
+	double count_ratio = kind == ORP_GEN_COUNT ? 2.0 : 1.0;
+	bool ok = false;
 
 	memset(p, 0, sizeof(*p));
-	orp_gen_mixture(rng, min_peaks, &ma);
-	orp_gen_change(rng, &ma, kind, &mb);
+	while (!ok) {
+		orp_gen_mixture(rng, min_peaks, &ma);
+		for (int i = 0; !ok && i < CHANGE_TRIES; i++) {
+			orp_gen_change(rng, &ma, kind, &mb);
+			ok = labelled(kind, &ma, &mb, count_ratio);
+		}
+	}
 	p->kind = kind;
 	p->size = size;
 	p->res = res;
 	p->a = sampled(rng, &ma, size, res);
-	p->b = sampled(rng, &mb, kind == ORP_GEN_COUNT ? 2 * size : size, res);
+	p->b = sampled(rng, &mb, (unsigned long)llround(count_ratio * (double)size), res);
 	if (!p->a || !p->b) {
 		orp_pair_free(p);
 		return -ENOMEM;

@@ -244,6 +244,32 @@ Test(noise, emd_noise_by_hand)
 	osp_hist_fini(&b);
 }
 
+Test(noise, emd_beyond_noise_by_hand)
+{
+	/*
+	 * A: 500 in bucket 10, 500 in 30. B: 420, 60 in bucket 12, 520.
+	 * sqrt(1/1000 + 1/1000) = .0447214. After buckets 10 and 11: |.5 -
+	 * .42| = .08, F = 920/2000 = .46, sd = .0447214 sqrt(.46 .54) =
+	 * .0222890, leaving .0577110 each. After 12..29, 18 boundaries: |.5 -
+	 * .48| = .02 under its sd .0223562, leaving nothing. So .1154220, of
+	 * an EMD of .16 + .36 = .52 whose noise level is 2 x .0222890 + 18 x
+	 * .0223562 = .4469898.
+	 */
+	struct osp_hist a = { 0 }, b = { 0 };
+
+	fill(&a, 1, 10, 500);
+	fill(&a, 1, 30, 500);
+	fill(&b, 1, 10, 420);
+	fill(&b, 1, 12, 60);
+	fill(&b, 1, 30, 520);
+	cr_expect_float_eq(osp_emd_beyond_noise(&a, &b), 2 * 0.05771099, EPS);
+	cr_expect_float_eq(osp_emd_noise(&a, &b), 0.4469898, EPS);
+	/* Never more than the EMD; nothing for identical histograms. */
+	cr_expect_float_eq(osp_emd_beyond_noise(&a, &a), 0.0, EPS);
+	osp_hist_fini(&a);
+	osp_hist_fini(&b);
+}
+
 Test(percentile, interpolates_geometrically_within_the_bucket)
 {
 	/* 50 x 600 ns and 50 x 1000 ns, both in bucket 10 (512, 1024].
@@ -536,6 +562,79 @@ Test(compare, a_small_sample_over_threshold_is_noise)
 	o.noise_factor = 0;
 	cr_assert_eq(compare1(a, b, &o, &c), 0);
 	cr_expect_eq(c.items[0].verdict, OSP_CMP_DIFFERENT);
+	osp_cmp_free(&c);
+	osp_profile_free(a);
+	osp_profile_free(b);
+}
+
+/* read of 500 x 800 ns and 500 x 800 ms in A; B's as given. */
+static enum osp_cmp_verdict far_peaks_verdict(uint64_t fast, uint64_t moved, uint64_t slow)
+{
+	struct osp_profile *a = osp_profile_new("fs", 1), *b = osp_profile_new("fs", 1);
+	enum osp_cmp_verdict v;
+	struct osp_cmp_opts o;
+	struct osp_cmp c;
+
+	op_with(a, "read", 10, 500, 800);
+	op_with(a, "read", 30, 500, 800000000);
+	op_with(b, "read", 10, fast, 800);
+	op_with(b, "read", 12, moved, 3000);
+	op_with(b, "read", 30, slow, 800000000);
+	osp_cmp_opts_default(&o, OSP_DIST_EMD);
+	cr_assert_eq(compare1(a, b, &o, &c), 0);
+	cr_assert_eq(c.n, 1);
+	/* Far-off peaks make the EMD's noise level large (about .45): the
+	 * EMD guard cannot decide, the chi-square test must. */
+	cr_expect_gt(3 * c.items[0].noise, c.items[0].score);
+	cr_expect_lt(c.items[0].p_value, 1e-6);
+	v = c.items[0].verdict;
+	osp_cmp_free(&c);
+	osp_profile_free(a);
+	osp_profile_free(b);
+	return v;
+}
+
+Test(compare, a_score_over_the_threshold_by_noise_alone_is_noise)
+{
+	/*
+	 * 300 fast requests move 2 octaves (EMD .6, .557 beyond noise: see
+	 * emd_beyond_noise_by_hand for the sums): a difference. 60 move 2
+	 * octaves and the slow peak wobbles by 20 requests, within its
+	 * noise: EMD .52 over the threshold .2, the chi-square test sure the
+	 * distributions differ, but only .115 of it beyond noise -- the
+	 * score is the wobble's, not the change's.
+	 */
+	cr_expect_eq(far_peaks_verdict(200, 300, 500), OSP_CMP_DIFFERENT);
+	cr_expect_eq(far_peaks_verdict(420, 60, 520), OSP_CMP_NOISE);
+}
+
+Test(compare, differences_rank_by_strength_not_score)
+{
+	/*
+	 * read: twice the requests, the same shape (EMD 0): strength 10 (a
+	 * +100% count over its 10% threshold). write: 300 of 1000 requests
+	 * moved one octave: EMD .3, 1.5 times its threshold, and total
+	 * latency 5 ms to 6.5 ms, +30%, 3 times its: strength 3. By score
+	 * alone write would rank first.
+	 */
+	struct osp_profile *a = osp_profile_new("fs", 1), *b = osp_profile_new("fs", 1);
+	struct osp_cmp_opts o;
+	struct osp_cmp c;
+
+	op_with(a, "read", 10, 1000, 800);
+	op_with(b, "read", 10, 2000, 800);
+	op_with(a, "write", 13, 1000, 5000);
+	op_with(b, "write", 13, 700, 5000);
+	op_with(b, "write", 14, 300, 10000);
+	osp_cmp_opts_default(&o, OSP_DIST_EMD);
+	cr_assert_eq(compare1(a, b, &o, &c), 0);
+	cr_assert_eq(c.ninteresting, 2);
+	cr_expect_str_eq(c.items[0].name, "read");
+	cr_expect_float_eq(c.items[0].strength, 10.0, EPS);
+	cr_expect_str_eq(c.items[1].name, "write");
+	cr_expect_float_eq(c.items[1].score, 0.3, EPS);
+	cr_expect_eq(c.items[1].why, OSP_CMP_WHY_SHAPE | OSP_CMP_WHY_LATENCY);
+	cr_expect_float_eq(c.items[1].strength, 3.0, EPS);
 	osp_cmp_free(&c);
 	osp_profile_free(a);
 	osp_profile_free(b);

@@ -326,7 +326,9 @@ Test(comparable, compare_json_has_every_op_with_the_profiles_numbers)
 		member(o, "reason", json_type_string);
 		member(o, "peak_changes", json_type_array);
 		number(o, "score", true);
+		number(o, "strength", true);
 		number(o, "noise", true);
+		number(o, "beyond_noise", true);
 		number(o, "p_value", true);
 		number(o, "count_change", true);
 		number(o, "latency_change", true);

@@ -119,6 +119,18 @@ int osp_hist_distance(const struct osp_hist *a, const struct osp_hist *b,
 double osp_emd_noise(const struct osp_hist *a, const struct osp_hist *b);
 
 /*
+ * osp_emd_beyond_noise - the EMD (octaves) of @a and @b with each bucket
+ * boundary's CDF difference shrunk by its standard deviation under the
+ * null hypothesis (as in osp_emd_noise): sum_i max(0, |F_A,i - F_B,i| -
+ * sd_i) / res. Noise only ever adds to an EMD; this is the part of it no
+ * boundary's noise explains, at most the EMD itself, about 0.17 of
+ * osp_emd_noise for two samples of one distribution, and d - sd_i where a
+ * boundary truly differs by d >> sd_i. 0 when either is empty or the
+ * resolutions differ.
+ */
+double osp_emd_beyond_noise(const struct osp_hist *a, const struct osp_hist *b);
+
+/*
  * osp_chi2_test - the two-sample chi-square test of "same distribution"
  * (Numerical Recipes' chstwo, with the sqrt(N_B/N_A) factors for unequal
  * totals). Neighbouring sparse buckets are pooled until each pooled bin
@@ -242,7 +254,9 @@ struct osp_cmp_opts {
 			      * need the chi-square test's p under the normal
 			      * tail erfc(factor / sqrt 2) (0.27% for 3); EMD
 			      * must exceed this many times osp_emd_noise, or
-			      * pass that chi-square test. The volume tests
+			      * pass that chi-square test, and
+			      * osp_emd_beyond_noise must reach the
+			      * threshold too. The volume tests
 			      * below need their p under that tail too. */
 	double count_frac;   /* volume: an op differs when its request count
 			      * changes by at least this fraction (default
@@ -297,6 +311,9 @@ struct osp_cmp_item {
 	double noise;           /* the scale of the score sampling noise alone
 				 * gives (EMD: osp_emd_noise; ops, latency:
 				 * one standard deviation); NAN when not used */
+	double beyond_noise;    /* EMD over its threshold and clear of the
+				 * guard: osp_emd_beyond_noise, which must
+				 * reach the threshold too; NAN otherwise */
 	double p_value;         /* chi-square test (bin-by-bin methods, and
 				 * EMD under its noise level), or NAN */
 	double count_change;    /* (nB - nA) / nA; +INFINITY when nA is 0
@@ -306,6 +323,12 @@ struct osp_cmp_item {
 	double count_p;         /* osp_count_test's p, or NAN when not run */
 	double latency_p;       /* osp_total_test's p, or NAN */
 	unsigned why;           /* OSP_CMP_DIFFERENT: enum osp_cmp_why bits */
+	double strength;        /* OSP_CMP_DIFFERENT: how many times its
+				 * threshold the strongest test that named it
+				 * reached (score / threshold, |count change| /
+				 * count_frac, |latency change| / latency_frac),
+				 * the key differences are ranked by; NAN
+				 * otherwise */
 	double share_a, share_b; /* max(share of requests, share of latency) */
 	/*
 	 * The peaks of A and B and the changes between them other than
@@ -323,7 +346,9 @@ struct osp_cmp {
 	enum osp_dist_method method;
 	double threshold;       /* the threshold applied */
 	size_t n;               /* one item per (layer, op) in A or B */
-	struct osp_cmp_item *items; /* ranked: interesting first, by score */
+	struct osp_cmp_item *items; /* ranked: differences by strength, then
+				     * ops in one set only by share, then the
+				     * rest by score */
 	size_t ninteresting;    /* the first ninteresting items */
 };
 
