@@ -213,6 +213,13 @@ void orp_layered_view_fini(struct orp_layered_view *v);
 /* The tables, a blank line between two (text); 0 or -errno. */
 int orp_layered_write_text(FILE *out, const struct orp_layered_view *v);
 int orp_layered_write_html(FILE *out, const struct orp_layered_view *v);
+/*
+ * "layered": the layers in the view's order with their sources, and the
+ * fuse-fs pair's rows (its @top with the most time, 0: all) as numbers,
+ * or null without the pair. 0 or -ENOMEM.
+ */
+struct orp_json;
+int orp_layered_write_json(struct orp_json *j, const struct orp_layered *l, size_t top);
 
 /* ---- orp_chart.c, orp_gp.c, orp_irq.c: gnuplot charts ------------------- */
 
@@ -307,6 +314,9 @@ int orp_cmp_json_layer(struct orp_json *j, const char *layer,
 /* The peaks of @h as show prints them: member "peaks", an array of
  * {lo, hi, lower_ns, upper_ns, mode, count, share, mean_ns}. */
 void orp_json_peaks(struct orp_json *j, const struct osp_hist *h);
+/* Member @key: one side of an operation (count, sum_ns, min_ns, max_ns,
+ * mean_ns, p50_ns, p99_ns, peaks), or null when @op is. */
+void orp_json_side(struct orp_json *j, const char *key, const struct osp_op *op);
 
 /* ---- orp_json.c: a streaming JSON writer --------------------------------- */
 

@@ -14,45 +14,6 @@
 #include "orp.h"
 #include "osprof/hist.h"
 
-/* One side of an operation, or null when it has no such side. */
-static void side(struct orp_json *j, const char *key, const struct osp_op *op)
-{
-	if (!op) {
-		orp_json_raw(j, key, "null");
-		return;
-	}
-	orp_json_obj(j, key);
-	orp_json_u64(j, "count", op->lat.count);
-	orp_json_u64(j, "sum_ns", op->lat.sum);
-	orp_json_u64(j, "min_ns", op->lat.min);
-	orp_json_u64(j, "max_ns", op->lat.max);
-	orp_json_num(j, "mean_ns", op->lat.count ? osp_hist_mean(&op->lat) : NAN);
-	orp_json_peaks(j, &op->lat);
-	orp_json_end(j, '}');
-}
-
-void orp_json_peaks(struct orp_json *j, const struct osp_hist *h)
-{
-	struct osp_peak pk[OSP_PEAKS_MAX];
-	size_t n = osp_hist_peaks(h, pk, OSP_PEAKS_MAX);
-	unsigned res = h->res;
-
-	orp_json_arr(j, "peaks");
-	for (size_t k = 0; k < n; k++) {
-		orp_json_obj(j, NULL);
-		orp_json_u64(j, "lo", pk[k].lo);
-		orp_json_u64(j, "hi", pk[k].hi);
-		orp_json_num(j, "lower_ns", osp_bucket_lower_ns(pk[k].lo, res));
-		orp_json_num(j, "upper_ns", osp_bucket_upper_ns(pk[k].hi, res));
-		orp_json_u64(j, "mode", pk[k].mode);
-		orp_json_u64(j, "count", pk[k].count);
-		orp_json_num(j, "share", pk[k].share);
-		orp_json_num(j, "mean_ns", pk[k].mean_ns);
-		orp_json_end(j, '}');
-	}
-	orp_json_end(j, ']');
-}
-
 static void changes(struct orp_json *j, const struct osp_cmp_item *it)
 {
 	orp_json_arr(j, "peak_changes");
@@ -95,8 +56,8 @@ static void item(struct orp_json *j, size_t rank, const struct osp_cmp_item *it,
 	orp_json_num(j, "latency_change", it->latency_change);
 	orp_json_num(j, "share_a", it->share_a);
 	orp_json_num(j, "share_b", it->share_b);
-	side(j, "a", it->a);
-	side(j, "b", it->b);
+	orp_json_side(j, "a", it->a);
+	orp_json_side(j, "b", it->b);
 	changes(j, it);
 	orp_json_str(j, "reason", reason);
 	orp_json_end(j, '}');

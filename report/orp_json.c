@@ -125,3 +125,43 @@ void orp_json_kv(struct orp_json *j, const char *key, const struct osp_kvlist *l
 		orp_json_kv_item(j, l->items[i].key, &l->items[i]);
 	orp_json_end(j, '}');
 }
+
+void orp_json_peaks(struct orp_json *j, const struct osp_hist *h)
+{
+	struct osp_peak pk[OSP_PEAKS_MAX];
+	size_t n = osp_hist_peaks(h, pk, OSP_PEAKS_MAX);
+	unsigned res = h->res;
+
+	orp_json_arr(j, "peaks");
+	for (size_t k = 0; k < n; k++) {
+		orp_json_obj(j, NULL);
+		orp_json_u64(j, "lo", pk[k].lo);
+		orp_json_u64(j, "hi", pk[k].hi);
+		orp_json_num(j, "lower_ns", osp_bucket_lower_ns(pk[k].lo, res));
+		orp_json_num(j, "upper_ns", osp_bucket_upper_ns(pk[k].hi, res));
+		orp_json_u64(j, "mode", pk[k].mode);
+		orp_json_u64(j, "count", pk[k].count);
+		orp_json_num(j, "share", pk[k].share);
+		orp_json_num(j, "mean_ns", pk[k].mean_ns);
+		orp_json_end(j, '}');
+	}
+	orp_json_end(j, ']');
+}
+
+void orp_json_side(struct orp_json *j, const char *key, const struct osp_op *op)
+{
+	if (!op) {
+		orp_json_raw(j, key, "null");
+		return;
+	}
+	orp_json_obj(j, key);
+	orp_json_u64(j, "count", op->lat.count);
+	orp_json_u64(j, "sum_ns", op->lat.sum);
+	orp_json_u64(j, "min_ns", op->lat.min);
+	orp_json_u64(j, "max_ns", op->lat.max);
+	orp_json_num(j, "mean_ns", op->lat.count ? osp_hist_mean(&op->lat) : NAN);
+	orp_json_num(j, "p50_ns", op->lat.count ? osp_hist_percentile(&op->lat, 50) : NAN);
+	orp_json_num(j, "p99_ns", op->lat.count ? osp_hist_percentile(&op->lat, 99) : NAN);
+	orp_json_peaks(j, &op->lat);
+	orp_json_end(j, '}');
+}

@@ -11,7 +11,8 @@
  * the workload's system calls, the daemon's calls on the lower file
  * system, block devices, interrupts -- follow as compact tables of their
  * top entries. The tables are built once (orp_table.c) and written as
- * text by show and as HTML by html.
+ * text by show and as HTML by html; show --format json writes the pair's
+ * rows as numbers (the other layers' rows are the profiles' own).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -438,4 +439,63 @@ int orp_layered_write_html(FILE *out, const struct orp_layered_view *v)
 	for (size_t i = 0; !rc && i < v->n; i++)
 		rc = orp_table_write_html(&v->t[i], out);
 	return rc;
+}
+
+/* ---- JSON: the pair's rows as numbers ----------------------------------- */
+
+static void json_pair_row(struct orp_json *j, const struct pair_row *r)
+{
+	bool both = r->up && r->lo;
+
+	orp_json_obj(j, NULL);
+	orp_json_str(j, "name", r->name);
+	orp_json_side(j, UPPER, r->up);
+	orp_json_side(j, LOWER, r->lo);
+	orp_json_num(j, "delta_mean_ns",
+		     both ? osp_hist_mean(&r->up->lat) - osp_hist_mean(&r->lo->lat) : NAN);
+	orp_json_num(j, "delta_p50_ns",
+		     both ? osp_hist_percentile(&r->up->lat, 50) -
+				    osp_hist_percentile(&r->lo->lat, 50)
+			  : NAN);
+	orp_json_bool(j, "counts_differ",
+		      (r->up ? r->up->lat.count : 0) != (r->lo ? r->lo->lat.count : 0));
+	orp_json_end(j, '}');
+}
+
+int orp_layered_write_json(struct orp_json *j, const struct orp_layered *l, size_t top)
+{
+	const struct osp_profile *up = find_layer(l, UPPER), *lo = find_layer(l, LOWER);
+	struct pair_row *rows = NULL;
+	size_t n = 0;
+	char src[32];
+
+	if (up && lo && !(rows = pair_rows(up, lo, &n)))
+		return -ENOMEM;
+	orp_json_obj(j, "layered");
+	orp_json_arr(j, "layers");
+	for (size_t i = 0; i < l->n; i++) {
+		orp_json_obj(j, NULL);
+		orp_json_str(j, "layer", l->prof[i]->layer);
+		orp_json_str(j, "source", orp_layer_source(src, sizeof(src), l->prof[i]));
+		orp_json_end(j, '}');
+	}
+	orp_json_end(j, ']');
+	if (rows) {
+		size_t shown = top && top < n ? top : n;
+
+		orp_json_obj(j, "pair");
+		orp_json_str(j, "upper", UPPER);
+		orp_json_str(j, "lower", LOWER);
+		orp_json_u64(j, "operations", n);
+		orp_json_arr(j, "ops");
+		for (size_t i = 0; i < shown; i++)
+			json_pair_row(j, &rows[i]);
+		orp_json_end(j, ']');
+		orp_json_end(j, '}');
+	} else {
+		orp_json_raw(j, "pair", "null");
+	}
+	orp_json_end(j, '}');
+	free(rows);
+	return 0;
 }

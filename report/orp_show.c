@@ -170,18 +170,45 @@ static int json_profile(struct orp_json *j, const char *spec,
 	return 0;
 }
 
-/* show --format json: every profile of every input. */
+/*
+ * The layers of the inputs as one run into @l: 1 when they make one, 0
+ * when not and no one asked, -EINVAL (said) when --layered asked.
+ */
+static int gather_layers(const struct show_args *a, const struct orp_input *in,
+			 size_t nin, struct orp_layered *l)
+{
+	const char *twice;
+
+	if (orp_layered_gather(in, nin, l, &twice))
+		return 1;
+	if (!a->layered)
+		return 0;
+	if (twice)
+		orp_error("no layered view: layer %s is given twice (the layers of one run, each once)",
+			  twice);
+	else
+		orp_error("no layered view: it needs two layers of one run or more");
+	return -EINVAL;
+}
+
+/* show --format json: every profile of every input, and the layered view
+ * when they are one run's layers. */
 static int show_json(const struct show_args *a, const struct orp_input *in, size_t nin)
 {
+	struct orp_layered l;
 	struct orp_json j;
-	int rc = 0;
+	int layered = gather_layers(a, in, nin, &l), rc = 0;
 
+	if (layered < 0)
+		return layered;
 	orp_json_doc(&j, stdout, "osprof-show");
 	orp_json_arr(&j, "profiles");
 	for (size_t i = 0; !rc && i < nin; i++)
 		for (size_t k = 0; !rc && k < in[i].n; k++)
 			rc = json_profile(&j, in[i].spec, in[i].prof[k], a);
 	orp_json_end(&j, ']');
+	if (!rc && layered)
+		rc = orp_layered_write_json(&j, &l, a->top);
 	orp_json_end(&j, '}');
 	return rc;
 }
@@ -274,17 +301,10 @@ static int show_layered(const struct show_args *a, const struct orp_input *in,
 {
 	struct orp_layered l;
 	struct orp_layered_view v;
-	const char *twice;
-	int rc;
+	int rc = gather_layers(a, in, nin, &l);
 
-	if (!orp_layered_gather(in, nin, &l, &twice)) {
-		if (a->layered && twice)
-			orp_error("no layered view: layer %s is given twice (the layers of one run, each once)",
-				  twice);
-		else if (a->layered)
-			orp_error("no layered view: it needs two layers of one run or more");
-		return a->layered ? -EINVAL : 0;
-	}
+	if (rc <= 0)
+		return rc;
 	rc = orp_layered_build(&l, a->top, &v);
 	if (!rc) {
 		fputs(gap ? "\n==> layered view (" : "==> layered view (", stdout);
@@ -322,8 +342,9 @@ int orp_cmd_show(int argc, char **argv)
 		goto out_inputs;
 	if (a.json) {
 		rc = show_json(&a, in, nin);
-		if (rc == -ENOMEM) {
-			orp_error("out of memory");
+		if (rc) {
+			if (rc == -ENOMEM)
+				orp_error("out of memory");
 			goto out_inputs;
 		}
 		if (fflush(stdout) == 0 && !ferror(stdout))

@@ -9,6 +9,7 @@
  * are exact and so is every difference the view prints.
  */
 #include <criterion/criterion.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +241,73 @@ Test(layers, a_mount_brings_every_layer_file_and_lists_make_one_set)
 	cr_expect_eq(r.status, 2);
 }
 
+/* @o's member @key, which must be there. */
+static struct json_object *get(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	cr_assert(json_object_object_get_ex(o, key, &v), "no key %s", key);
+	return v;
+}
+
+/* The pair row named @name of @ops. */
+static struct json_object *pair_op(struct json_object *ops, const char *name)
+{
+	for (size_t i = 0; i < json_object_array_length(ops); i++) {
+		struct json_object *o = json_object_array_get_idx(ops, i);
+
+		if (strcmp(json_object_get_string(get(o, "name")), name) == 0)
+			return o;
+	}
+	cr_assert_fail("no row %s", name);
+	return NULL;
+}
+
+Test(layers, show_json_has_the_layered_view_as_numbers)
+{
+	struct run r = REPORT("show", "--format", "json", mount("m", "all", 20000));
+	struct json_object *doc, *lay, *layers, *pair, *ops, *read, *lookup;
+	static const char *const order[] = { "fuse", "fs", "syscall", "lower", "block", "irq" };
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	doc = json_tokener_parse(r.out);
+	cr_assert_not_null(doc, "%s", r.out);
+	cr_expect_eq(json_object_array_length(get(doc, "profiles")), 6);
+	lay = get(doc, "layered");
+	layers = get(lay, "layers");
+	cr_assert_eq(json_object_array_length(layers), 6);
+	for (size_t i = 0; i < 6; i++)
+		cr_expect_str_eq(json_object_get_string(get(json_object_array_get_idx(layers, i), "layer")),
+				 order[i]);
+	cr_expect_str_eq(json_object_get_string(get(json_object_array_get_idx(layers, 0), "source")),
+			 "ebpf");
+	pair = get(lay, "pair");
+	cr_expect_str_eq(json_object_get_string(get(pair, "upper")), "fuse");
+	cr_expect_eq(json_object_get_int(get(pair, "operations")), 3);
+	ops = get(pair, "ops");
+	/* Most fuse time first, as the text. */
+	cr_expect_str_eq(json_object_get_string(get(json_object_array_get_idx(ops, 0), "name")), "read");
+	read = pair_op(ops, "read");
+	cr_expect_eq(json_object_get_int64(get(get(read, "fuse"), "count")), 1000);
+	cr_expect_eq(json_object_get_int64(get(get(read, "fs"), "sum_ns")), 5000000);
+	cr_expect_float_eq(json_object_get_double(get(read, "delta_mean_ns")), 15000.0, 1e-6);
+	cr_expect_not(json_object_get_boolean(get(read, "counts_differ")));
+	lookup = pair_op(ops, "lookup");
+	cr_expect_eq(json_object_get_int64(get(get(lookup, "fuse"), "count")), 203);
+	cr_expect_eq(json_object_get_int64(get(get(lookup, "fs"), "count")), 200);
+	cr_expect(json_object_get_boolean(get(lookup, "counts_differ")));
+	json_object_put(doc);
+	/* --top cuts the rows, not the count. */
+	r = REPORT("show", "--format", "json", "--top", "1", tpath("m"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	doc = json_tokener_parse(r.out);
+	cr_assert_not_null(doc);
+	pair = get(get(doc, "layered"), "pair");
+	cr_expect_eq(json_object_array_length(get(pair, "ops")), 1);
+	cr_expect_eq(json_object_get_int(get(pair, "operations")), 3);
+	json_object_put(doc);
+}
+
 Test(layers, only_fs_has_no_layered_view_and_no_error)
 {
 	struct run r = REPORT("show", mount("m", "fs", 0));
@@ -255,6 +323,14 @@ Test(layers, only_fs_has_no_layered_view_and_no_error)
 	r = REPORT("show", "--layered", tpath("m"));
 	cr_expect_eq(r.status, 2);
 	cr_expect_not_null(strstr(r.err, "no layered view: it needs two layers"), "%s", r.err);
+	r = REPORT("show", "--layered", "--format", "json", tpath("m"));
+	cr_expect_eq(r.status, 2);
+	cr_expect_str_empty(r.out);
+	cr_expect_not_null(strstr(r.err, "no layered view: it needs two layers"), "%s", r.err);
+	/* Without --layered one layer's JSON has no layered key. */
+	r = REPORT("show", "--format", "json", tpath("m"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_null(strstr(r.out, "\"layered\""));
 	/* Two runs' fs are not layers of one run. */
 	r = REPORT("show", "--layered", tpath("m/.osprof/stats.json"), tpath("m/.osprof/stats.json"));
 	cr_expect_eq(r.status, 2);
