@@ -515,7 +515,8 @@ struct ofs_req {
 	/* What it is about (0 where the operation has none). */
 	fuse_ino_t ino;        /* the inode named: the parent for name ops */
 	uint64_t fh;           /* the open file or directory (fuse_file_info.fh:
-				* an ofs_file or ofs_dir of the passthrough) */
+				* an ofs_file or ofs_dir of the passthrough);
+				* 0 for open, create, opendir, which make it */
 	uint64_t size_bytes;   /* read, write, readdir, xattr, copy, fallocate */
 	int64_t off;           /* offset of read, write, readdir, lseek, ... */
 	/* Who asked (fuse_req_ctx): the caller's thread and identity. */
