@@ -2,9 +2,11 @@
 /*
  * osprof-fs private interfaces: the daemon state, the operation list, and
  * the entry points of each part -- the passthrough (ofs_pt_*, pure, knows
- * nothing of profiling), the inode table (ofs_inode_*), caller credentials
- * (ofs_creds_*), the control directory (ofs_ctl_*) and the timing wrapper
- * that puts them together (ofs_prof_ops).
+ * nothing of profiling: it answers each request's context, struct
+ * ofs_req), the inode table (ofs_inode_*), caller credentials
+ * (ofs_creds_*), the control directory (ofs_ctl_*), and the timing wrapper
+ * that puts them together (ofs_prof_ops), opening each request's context
+ * (ofs_req_*), which its reply closes.
  */
 #ifndef OSPROF_FS_OFS_H
 #define OSPROF_FS_OFS_H
@@ -103,11 +105,32 @@ struct ofs_inode_table;
 struct ofs_ctl;
 struct ofs_kmod;
 struct ofs_lockq;
+struct ofs_req;
 struct obp;
 struct obp_vt;
 struct ofs_bpf_tl;
 
-/* The daemon. One per process: FUSE passes it to every handler. */
+/*
+ * The daemon. One per process: FUSE passes it to every handler.
+ *
+ * Where state lives. What outlives requests is here, shared by the
+ * workers. What belongs to one request -- its operation, start, caller,
+ * inode, size, offset, open file, and the caller's identity taken on --
+ * lives in its struct ofs_req (below), on the wrapper's stack, passed
+ * down explicitly; no request state is kept per thread. Thread-local are
+ * only resources that belong to a worker thread, whichever request it
+ * serves:
+ *  - the passthrough's aligned I/O buffer (ofs_pt_iobuf, ofs_pt_file.c),
+ *    grown on demand, freed when the thread exits;
+ *  - this thread's virtual timer in osprof.ko (vt_id, ofs_kmod.c) and its
+ *    eBPF virtual-time slot (vt_slot, vt_no, ofs_bpf.c), allocated on the
+ *    thread's first timed request, given back when it exits;
+ *  - the identity the thread acts as (active, act_uid, ofs_creds.c): the
+ *    kernel keeps fsuid per thread, and these mirror it for the inode
+ *    table, which reopens with the daemon's own rights while a request
+ *    acts as its caller (ofs_creds_suspend). Which identity a request
+ *    took on, and so what to give back, is in its ofs_req.
+ */
 struct ofs {
 	struct ofs_opts opts;
 	struct fuse_session *se;
@@ -441,14 +464,15 @@ int ofs_bpf_dump(struct ofs *fs);
  */
 int ofs_lock_init(struct ofs *fs, unsigned max_waiters);
 /*
- * ofs_lock_wait - take request @req, flock(@fd, @op) that would block,
+ * ofs_lock_wait - take request @r, flock(@fd, @op) that would block,
  * off the calling worker: a thread waits for the lock and replies (0
  * when granted, EINTR when the kernel interrupts the request, ENOTCONN
- * when the daemon stops), recording its latency as @req's. The worker's timing of
- * @req moves with it. Returns 0 when the request is taken (the caller
- * must not reply), or -ENOLCK / -ENOMEM for the caller to reply.
+ * when the daemon stops), closing @r's context as it does. @r is detached
+ * into the waiter (ofs_req_detach) and left closed. Returns 0 when the
+ * request is taken (the caller must not reply), or -ENOLCK / -ENOMEM for
+ * the caller to reply; its latency is then recorded already, up to here.
  */
-int ofs_lock_wait(struct ofs *fs, fuse_req_t req, int fd, int op);
+int ofs_lock_wait(struct ofs_req *r, int fd, int op);
 /* Stop every waiter (each replies ENOTCONN) and wait until all left. */
 void ofs_lock_cancel_all(struct ofs *fs);
 /* Cancel all, stop the thread, free; NULL-safe (never initialised). */
@@ -469,35 +493,74 @@ int ofs_loop_poll(struct fuse_session *se, unsigned nthreads, unsigned max_threa
 
 /* ---- the timing wrapper (ofs_prof.c) ---- */
 extern const struct fuse_lowlevel_ops ofs_prof_ops;
+
+/* ---- a request's context (ofs_req.c) ---- */
 /*
- * A request being timed. The wrapper keeps the current one per worker
- * thread; a request that another thread will answer (a lock that must be
- * waited for) is detached from its worker into one of these.
+ * struct ofs_req - one request, from the wrapper's handler to its reply:
+ * what it is, who asked, and its timing. The wrapper (ofs_prof.c) makes
+ * it on its handler's stack, opens it (ofs_req_open) and passes it down:
+ * every passthrough handler takes it in place of libfuse's request, and
+ * every reply it sends goes through pt_reply_* (ofs_pt.h), which closes it
+ * (ofs_req_close) just before the reply leaves. Closing is the one place
+ * where anything about a request is recorded, from this struct alone.
+ * A request that another thread answers (a lock that must be waited for,
+ * ofs_lock.c) is moved off the stack with ofs_req_detach, and that thread
+ * closes the copy. Fields other than the timing are set at open and never
+ * change; no other thread sees the struct until it is detached.
  */
-struct ofs_prof_req {
-	bool on;          /* timed, and not recorded yet */
-	bool detached;    /* answered by another thread: cpu_ns is final */
-	enum ofs_op op;
+struct ofs_req {
+	fuse_req_t req;        /* libfuse's request; the reply frees it */
 	struct ofs *fs;
-	uint64_t c0;      /* clock counter at entry */
-	uint64_t cpu0_ns; /* thread CPU time at entry (cpu_time only), or
-			   * with eBPF virtual time what it left out */
-	uint64_t cpu_ns;  /* detached: the CPU time its worker used */
-	bool vt_on;       /* virtual time is being taken: osprof.ko's timer of
-			   * this thread runs (vtimers), or eBPF's slot was
-			   * read into cpu0_ns (cpu_time) */
+	enum ofs_op op;
+	/* What it is about (0 where the operation has none). */
+	fuse_ino_t ino;        /* the inode named: the parent for name ops */
+	uint64_t fh;           /* the open file or directory (fuse_file_info.fh:
+				* an ofs_file or ofs_dir of the passthrough);
+				* 0 for open, create, opendir, which make it */
+	uint64_t size_bytes;   /* read, write, readdir, xattr, copy, fallocate */
+	int64_t off;           /* offset of read, write, readdir, lseek, ... */
+	/* Who asked (fuse_req_ctx): the caller's thread and identity. */
+	pid_t pid;
+	uid_t uid;
+	gid_t gid;
+	struct ofs_creds_saved creds; /* the caller's identity taken on */
+	/* Timing, set by ofs_req_open when recording is enabled. */
+	bool on;               /* timed, and not recorded yet */
+	bool detached;         /* answered by another thread: cpu_ns is final */
+	bool vt_on;            /* virtual time is being taken: osprof.ko's timer
+				* of this thread runs (vtimers), or eBPF's slot
+				* was read into cpu0_ns (cpu_time) */
+	uint64_t c0;           /* clock counter at open */
+	uint64_t cpu0_ns;      /* thread CPU time at open (cpu_time only), or
+				* with eBPF virtual time what it left out */
+	uint64_t cpu_ns;       /* detached: the CPU time its worker used */
 };
 /*
- * Move this thread's request into @t, with the CPU time its worker used
- * so far: the reply will come from another thread (ofs_prof_finish).
+ * ofs_req_open - start @r, whose req, op and what-it-is-about fields are
+ * set: fill in the daemon and the caller, start timing it when recording
+ * is enabled, and with @as_caller take on the caller's identity (until
+ * ofs_req_end). 0, or -errno when the identity could not be taken: reply
+ * with it (through pt_reply_err, which closes @r).
  */
-void ofs_prof_detach(struct ofs_prof_req *t);
-/* Record @t's latency now, as its reply is about to go out; once only. */
-void ofs_prof_finish(struct ofs_prof_req *t);
+int ofs_req_open(struct ofs_req *r, bool as_caller);
 /*
- * Record the latency of this thread's request now, as its reply is about
- * to go out (a no-op when none is being timed or it was recorded already).
+ * ofs_req_close - the reply to @r is about to go out: record its latency
+ * (and CPU time) now, so a process that reads the profile right after its
+ * call returns sees it. Once only; a no-op when @r is not timed. Called
+ * by the thread that replies.
  */
-void ofs_prof_replying(void);
+void ofs_req_close(struct ofs_req *r);
+/*
+ * ofs_req_detach - move @r into @to, with the CPU time its worker used so
+ * far: another thread will reply, and close @to. @r is left closed (its
+ * handler may end it) and keeps the caller's identity for its worker to
+ * give back; @to holds none.
+ */
+void ofs_req_detach(struct ofs_req *r, struct ofs_req *to);
+/*
+ * ofs_req_end - the handler of @r returns: give back the caller's
+ * identity. @r must be closed (replied) or detached by then.
+ */
+void ofs_req_end(struct ofs_req *r);
 
 #endif /* OSPROF_FS_OFS_H */

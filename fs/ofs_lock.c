@@ -46,10 +46,9 @@
 struct waiter {
 	struct ofs_list link;   /* on q->waiters */
 	struct ofs_lockq *q;
-	fuse_req_t req;
+	struct ofs_req r;       /* the request, detached from its worker */
 	int fd;                 /* the lower file (the request's open file) */
 	int op;                 /* LOCK_SH or LOCK_EX, without LOCK_NB */
-	struct ofs_prof_req timing;
 	pthread_t th;           /* valid once running */
 	bool running;           /* under q->mu: th may be signalled */
 	bool cancelled;         /* under q->mu */
@@ -149,9 +148,9 @@ static void *waiter_main(void *arg)
 		}
 	}
 	/* After this no interrupt callback runs for w, nor is running. */
-	fuse_req_interrupt_func(w->req, NULL, NULL);
-	ofs_prof_finish(&w->timing);
-	fuse_reply_err(w->req, err);
+	fuse_req_interrupt_func(w->r.req, NULL, NULL);
+	ofs_req_close(&w->r);
+	fuse_reply_err(w->r.req, err);
 	pthread_mutex_lock(&q->mu);
 	ofs_list_del(&w->link);
 	q->n--;
@@ -165,9 +164,9 @@ static void *waiter_main(void *arg)
 	return NULL;
 }
 
-int ofs_lock_wait(struct ofs *fs, fuse_req_t req, int fd, int op)
+int ofs_lock_wait(struct ofs_req *r, int fd, int op)
 {
-	struct ofs_lockq *q = fs->lockq;
+	struct ofs_lockq *q = r->fs->lockq;
 	struct waiter *w = calloc(1, sizeof(*w));
 	pthread_attr_t attr;
 	int err;
@@ -175,7 +174,6 @@ int ofs_lock_wait(struct ofs *fs, fuse_req_t req, int fd, int op)
 	if (!w)
 		return -ENOMEM;
 	w->q = q;
-	w->req = req;
 	w->fd = fd;
 	w->op = op & ~LOCK_NB;
 	pthread_mutex_lock(&q->mu);
@@ -189,12 +187,12 @@ int ofs_lock_wait(struct ofs *fs, fuse_req_t req, int fd, int op)
 	ofs_list_add(&q->waiters, &w->link);
 	q->n++;
 	pthread_mutex_unlock(&q->mu);
-	ofs_prof_detach(&w->timing);
+	ofs_req_detach(r, &w->r);
 	/*
 	 * Before the waiter exists, which replies and frees: this calls
 	 * on_interrupt at once if the kernel has interrupted the request.
 	 */
-	fuse_req_interrupt_func(req, on_interrupt, w);
+	fuse_req_interrupt_func(w->r.req, on_interrupt, w);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, WAITER_STACK);
@@ -211,8 +209,9 @@ int ofs_lock_wait(struct ofs *fs, fuse_req_t req, int fd, int op)
 	pthread_mutex_unlock(&q->mu);
 	pthread_attr_destroy(&attr);
 	if (err) {
-		fuse_req_interrupt_func(req, NULL, NULL);
-		ofs_prof_finish(&w->timing); /* the caller replies at once */
+		fuse_req_interrupt_func(w->r.req, NULL, NULL);
+		/* Recorded here: @r was left closed, the caller's reply adds nothing. */
+		ofs_req_close(&w->r);
 		free(w);
 		return -ENOLCK;
 	}

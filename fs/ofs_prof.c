@@ -2,17 +2,15 @@
 /*
  * The profiling wrapper: the operation table libfuse calls. Each handler
  * sends requests for the control directory to ofs_ctl (untimed, not
- * counted), and times every other one from entry to reply around the pure
- * passthrough: two cycle-counter reads and one lock-free record, nothing
- * when recording is disabled. With -o cpu_time the thread's CPU time for
- * the request is recorded too; with -o vtimers, in its place, the
- * request's virtual time from osprof.ko (ofs_kmod.c). Requests that touch
- * the lower name space with permission checks run as the caller
- * (ofs_creds) when root serves other users.
+ * counted), and gives every other one a context (struct ofs_req, on its
+ * stack) that says what the request is about; it opens the context, which
+ * starts timing (ofs_req.c), hands it to the pure passthrough, whose reply
+ * closes it, recording the request. Requests that touch the lower name
+ * space with permission checks run as the caller (ofs_creds) when root
+ * serves other users.
  */
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 
 #include "ofs_pt.h"
 
@@ -56,109 +54,25 @@ const char *const ofs_op_names[OFS_OP__COUNT] = {
 _Static_assert(sizeof(ofs_op_names) / sizeof(ofs_op_names[0]) == OFS_OP__COUNT,
 	       "a name for every operation");
 
-/* The request this thread is timing, until its reply goes out. */
-static __thread struct ofs_prof_req pending;
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static inline void timing_start(struct ofs *fs, enum ofs_op op)
-{
-	struct ofs_prof_req *t = &pending;
-
-	t->on = osp_set_enabled(fs->set);
-	if (!t->on)
-		return;
-	t->detached = false;
-	t->op = op;
-	t->fs = fs;
-	t->cpu0_ns = fs->opts.cpu_time && !fs->opts.vtimers && !fs->vt ? thread_cpu_ns() : 0;
-	t->c0 = osp_clock_read(&fs->clk);
-	/* Right after c0: the virtual time of [c0, end] is the elapsed time
-	 * less what it left out meanwhile. */
-	t->vt_on = fs->vt && ofs_bpf_vt_deduct(fs, &t->cpu0_ns);
-	if (t->vt_on)
-		return;
-	/*
-	 * The virtual timer runs inside the latency interval, so that cpu <=
-	 * latency holds per request (latency = cpu + wait); the latency then
-	 * includes the two ioctls.
-	 */
-	t->vt_on = fs->opts.vtimers && ofs_kmod_vt_start(fs);
-}
-
-/* The CPU time @t used on this thread, stopping its virtual timer. */
-static uint64_t timing_cpu_ns(struct ofs_prof_req *t)
-{
-	uint64_t d1, el;
-
-	if (t->vt_on && t->fs->vt) {
-		if (!ofs_bpf_vt_deduct(t->fs, &d1))
-			return 0;
-		el = osp_clock_to_ns(&t->fs->clk, osp_clock_read(&t->fs->clk) - t->c0);
-		/* Two clocks (calibrated TSC, ktime) may differ by a few ns. */
-		return el > d1 - t->cpu0_ns ? el - (d1 - t->cpu0_ns) : 0;
-	}
-	if (t->vt_on)
-		return ofs_kmod_vt_stop(t->fs);
-	if (t->fs->opts.cpu_time && !t->fs->opts.vtimers && !t->fs->vt)
-		return thread_cpu_ns() - t->cpu0_ns;
-	return 0;
-}
-
-void ofs_prof_finish(struct ofs_prof_req *t)
-{
-	uint64_t lat_ns, cpu_ns;
-
-	if (!t->on)
-		return;
-	t->on = false;
-	cpu_ns = t->detached ? t->cpu_ns : timing_cpu_ns(t);
-	lat_ns = osp_clock_to_ns(&t->fs->clk, osp_clock_read(&t->fs->clk) - t->c0);
-	osp_set_record(t->fs->set, t->op, lat_ns, cpu_ns);
-}
-
-void ofs_prof_replying(void)
-{
-	ofs_prof_finish(&pending);
-}
-
-void ofs_prof_detach(struct ofs_prof_req *t)
-{
-	*t = pending;
-	pending.on = false;
-	if (!t->on)
-		return;
-	/* What the worker spent; the thread that replies only waits. */
-	t->cpu_ns = timing_cpu_ns(t);
-	t->vt_on = false;
-	t->detached = true;
-}
-
 /*
- * Time @call as operation @op until its reply (pt_reply_* records it);
- * with @as_caller, run it with the caller's credentials.
+ * Serve a request as operation @op_ through @call, which names its context
+ * `r` (struct ofs_req); the designated initializers after it say what the
+ * request is about. With @as_caller, it runs with the caller's identity.
  */
-#define TIMED(op, as_caller, call)                                        \
+#define TIMED(op_, as_caller, call, ...)                                  \
 	do {                                                              \
-		struct ofs *fs_ = ofs_of(req);                            \
-		struct ofs_creds_saved cs_ = { false };                   \
-		int e_ = 0;                                               \
-		timing_start(fs_, op);                                    \
-		if (as_caller)                                            \
-			e_ = ofs_creds_enter(fs_, req, &cs_);             \
+		struct ofs_req r = { .req = req, .op = (op_), __VA_ARGS__ }; \
+		int e_ = ofs_req_open(&r, as_caller);                     \
+									  \
 		if (e_)                                                   \
-			pt_reply_err(req, -e_);                           \
+			pt_reply_err(&r, -e_);                            \
 		else                                                      \
 			call;                                             \
-		ofs_prof_replying(); /* a handler that did not reply */  \
-		ofs_creds_leave(&cs_);                                    \
+		ofs_req_end(&r);                                          \
 	} while (0)
+
+/* The open file or directory of @fi, 0 for none (getattr, setattr). */
+#define FH(fi) ((fi) ? (fi)->fh : 0)
 
 /* Control-directory inodes go to ofs_ctl; what it lacks is refused. */
 #define CTL_OR_REFUSE(ino, handler, ...)                                  \
@@ -206,7 +120,7 @@ static void w_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		ofs_bpf_ctl_end(fs);
 		return;
 	}
-	TIMED(OFS_OP_LOOKUP, true, pt_lookup(req, parent, name));
+	TIMED(OFS_OP_LOOKUP, true, pt_lookup(&r, parent, name), .ino = parent);
 }
 
 static void w_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
@@ -215,7 +129,7 @@ static void w_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 		fuse_reply_none(req);
 		return;
 	}
-	TIMED(OFS_OP_FORGET, false, pt_forget(req, ino, nlookup));
+	TIMED(OFS_OP_FORGET, false, pt_forget(&r, ino, nlookup), .ino = ino);
 }
 
 static void w_forget_multi(fuse_req_t req, size_t count,
@@ -227,26 +141,28 @@ static void w_forget_multi(fuse_req_t req, size_t count,
 	for (size_t i = 0; i < count; i++)
 		if (!ofs_ctl_ino(f[i].ino))
 			f[n++] = f[i];
-	TIMED(OFS_OP_BATCH_FORGET, false, pt_forget_multi(req, n, f));
+	TIMED(OFS_OP_BATCH_FORGET, false, pt_forget_multi(&r, n, f));
 }
 
 static void w_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, getattr, req, ino, fi);
-	TIMED(OFS_OP_GETATTR, false, pt_getattr(req, ino, fi));
+	TIMED(OFS_OP_GETATTR, false, pt_getattr(&r, ino, fi),
+	      .ino = ino, .fh = FH(fi));
 }
 
 static void w_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		      int valid, struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, setattr, req, ino, attr, valid, fi);
-	TIMED(OFS_OP_SETATTR, true, pt_setattr(req, ino, attr, valid, fi));
+	TIMED(OFS_OP_SETATTR, true, pt_setattr(&r, ino, attr, valid, fi),
+	      .ino = ino, .fh = FH(fi));
 }
 
 static void w_readlink(fuse_req_t req, fuse_ino_t ino)
 {
 	CTL_OR_REFUSE(ino, readlink, req, ino);
-	TIMED(OFS_OP_READLINK, false, pt_readlink(req, ino));
+	TIMED(OFS_OP_READLINK, false, pt_readlink(&r, ino), .ino = ino);
 }
 
 static void w_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
@@ -254,7 +170,8 @@ static void w_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
 {
 	if (ctl_name_guard(req, parent, name))
 		return;
-	TIMED(OFS_OP_MKNOD, true, pt_mknod(req, parent, name, mode, rdev));
+	TIMED(OFS_OP_MKNOD, true, pt_mknod(&r, parent, name, mode, rdev),
+	      .ino = parent);
 }
 
 static void w_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
@@ -262,21 +179,22 @@ static void w_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 {
 	if (ctl_name_guard(req, parent, name))
 		return;
-	TIMED(OFS_OP_MKDIR, true, pt_mkdir(req, parent, name, mode));
+	TIMED(OFS_OP_MKDIR, true, pt_mkdir(&r, parent, name, mode),
+	      .ino = parent);
 }
 
 static void w_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	if (ctl_name_guard(req, parent, name))
 		return;
-	TIMED(OFS_OP_UNLINK, true, pt_unlink(req, parent, name));
+	TIMED(OFS_OP_UNLINK, true, pt_unlink(&r, parent, name), .ino = parent);
 }
 
 static void w_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	if (ctl_name_guard(req, parent, name))
 		return;
-	TIMED(OFS_OP_RMDIR, true, pt_rmdir(req, parent, name));
+	TIMED(OFS_OP_RMDIR, true, pt_rmdir(&r, parent, name), .ino = parent);
 }
 
 static void w_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
@@ -284,7 +202,8 @@ static void w_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
 {
 	if (ctl_name_guard(req, parent, name))
 		return;
-	TIMED(OFS_OP_SYMLINK, true, pt_symlink(req, link, parent, name));
+	TIMED(OFS_OP_SYMLINK, true, pt_symlink(&r, link, parent, name),
+	      .ino = parent);
 }
 
 static void w_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
@@ -292,7 +211,8 @@ static void w_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 {
 	if (ctl_name_guard(req, parent, name) || ctl_name_guard(req, newparent, newname))
 		return;
-	TIMED(OFS_OP_RENAME, true, pt_rename(req, parent, name, newparent, newname, flags));
+	TIMED(OFS_OP_RENAME, true, pt_rename(&r, parent, name, newparent, newname, flags),
+	      .ino = parent);
 }
 
 static void w_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
@@ -304,80 +224,90 @@ static void w_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 	}
 	if (ctl_name_guard(req, newparent, newname))
 		return;
-	TIMED(OFS_OP_LINK, true, pt_link(req, ino, newparent, newname));
+	TIMED(OFS_OP_LINK, true, pt_link(&r, ino, newparent, newname),
+	      .ino = ino);
 }
 
 static void w_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, open, req, ino, fi);
-	TIMED(OFS_OP_OPEN, true, pt_open(req, ino, fi));
+	TIMED(OFS_OP_OPEN, true, pt_open(&r, ino, fi), .ino = ino);
 }
 
 static void w_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		   struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, read, req, ino, size, off, fi);
-	TIMED(OFS_OP_READ, false, pt_read(req, ino, size, off, fi));
+	TIMED(OFS_OP_READ, false, pt_read(&r, ino, size, off, fi),
+	      .ino = ino, .fh = fi->fh, .size_bytes = size, .off = off);
 }
 
 static void w_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		    size_t size, off_t off, struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, write, req, ino, buf, size, off, fi);
-	TIMED(OFS_OP_WRITE, false, pt_write(req, ino, buf, size, off, fi));
+	TIMED(OFS_OP_WRITE, false, pt_write(&r, ino, buf, size, off, fi),
+	      .ino = ino, .fh = fi->fh, .size_bytes = size, .off = off);
 }
 
 static void w_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, flush, req, ino, fi);
-	TIMED(OFS_OP_FLUSH, false, pt_flush(req, ino, fi));
+	TIMED(OFS_OP_FLUSH, false, pt_flush(&r, ino, fi),
+	      .ino = ino, .fh = fi->fh);
 }
 
 static void w_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, release, req, ino, fi);
-	TIMED(OFS_OP_RELEASE, false, pt_release(req, ino, fi));
+	TIMED(OFS_OP_RELEASE, false, pt_release(&r, ino, fi),
+	      .ino = ino, .fh = fi->fh);
 }
 
 static void w_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 		    struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, fsync, req, ino, datasync, fi);
-	TIMED(OFS_OP_FSYNC, false, pt_fsync(req, ino, datasync, fi));
+	TIMED(OFS_OP_FSYNC, false, pt_fsync(&r, ino, datasync, fi),
+	      .ino = ino, .fh = fi->fh);
 }
 
 static void w_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, opendir, req, ino, fi);
-	TIMED(OFS_OP_OPENDIR, true, pt_opendir(req, ino, fi));
+	TIMED(OFS_OP_OPENDIR, true, pt_opendir(&r, ino, fi), .ino = ino);
 }
 
 static void w_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		      struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, readdir, req, ino, size, off, fi);
-	TIMED(OFS_OP_READDIR, false, pt_readdir(req, ino, size, off, fi));
+	TIMED(OFS_OP_READDIR, false, pt_readdir(&r, ino, size, off, fi),
+	      .ino = ino, .fh = fi->fh, .size_bytes = size, .off = off);
 }
 
 static void w_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
 			  off_t off, struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, readdirplus, req, ino, size, off, fi);
-	TIMED(OFS_OP_READDIRPLUS, true, pt_readdirplus(req, ino, size, off, fi));
+	TIMED(OFS_OP_READDIRPLUS, true, pt_readdirplus(&r, ino, size, off, fi),
+	      .ino = ino, .fh = fi->fh, .size_bytes = size, .off = off);
 }
 
 static void w_releasedir(fuse_req_t req, fuse_ino_t ino,
 			 struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, releasedir, req, ino, fi);
-	TIMED(OFS_OP_RELEASEDIR, false, pt_releasedir(req, ino, fi));
+	TIMED(OFS_OP_RELEASEDIR, false, pt_releasedir(&r, ino, fi),
+	      .ino = ino, .fh = fi->fh);
 }
 
 static void w_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 		       struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, fsyncdir, req, ino, datasync, fi);
-	TIMED(OFS_OP_FSYNCDIR, false, pt_fsyncdir(req, ino, datasync, fi));
+	TIMED(OFS_OP_FSYNCDIR, false, pt_fsyncdir(&r, ino, datasync, fi),
+	      .ino = ino, .fh = fi->fh);
 }
 
 static void w_statfs(fuse_req_t req, fuse_ino_t ino)
@@ -385,39 +315,43 @@ static void w_statfs(fuse_req_t req, fuse_ino_t ino)
 	/* The control directory lives on the mount: report the lower root. */
 	if (ofs_ctl_ino(ino))
 		ino = FUSE_ROOT_ID;
-	TIMED(OFS_OP_STATFS, false, pt_statfs(req, ino));
+	TIMED(OFS_OP_STATFS, false, pt_statfs(&r, ino), .ino = ino);
 }
 
 static void w_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 		       const char *value, size_t size, int flags)
 {
 	CTL_OR_REFUSE(ino, setxattr, req, ino, name, value, size, flags);
-	TIMED(OFS_OP_SETXATTR, true, pt_setxattr(req, ino, name, value, size, flags));
+	TIMED(OFS_OP_SETXATTR, true, pt_setxattr(&r, ino, name, value, size, flags),
+	      .ino = ino, .size_bytes = size);
 }
 
 static void w_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 		       size_t size)
 {
 	CTL_OR_REFUSE(ino, getxattr, req, ino, name, size);
-	TIMED(OFS_OP_GETXATTR, true, pt_getxattr(req, ino, name, size));
+	TIMED(OFS_OP_GETXATTR, true, pt_getxattr(&r, ino, name, size),
+	      .ino = ino, .size_bytes = size);
 }
 
 static void w_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
 	CTL_OR_REFUSE(ino, listxattr, req, ino, size);
-	TIMED(OFS_OP_LISTXATTR, true, pt_listxattr(req, ino, size));
+	TIMED(OFS_OP_LISTXATTR, true, pt_listxattr(&r, ino, size),
+	      .ino = ino, .size_bytes = size);
 }
 
 static void w_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
 	CTL_OR_REFUSE(ino, removexattr, req, ino, name);
-	TIMED(OFS_OP_REMOVEXATTR, true, pt_removexattr(req, ino, name));
+	TIMED(OFS_OP_REMOVEXATTR, true, pt_removexattr(&r, ino, name),
+	      .ino = ino);
 }
 
 static void w_access(fuse_req_t req, fuse_ino_t ino, int mask)
 {
 	CTL_OR_REFUSE(ino, access, req, ino, mask);
-	TIMED(OFS_OP_ACCESS, true, pt_access(req, ino, mask));
+	TIMED(OFS_OP_ACCESS, true, pt_access(&r, ino, mask), .ino = ino);
 }
 
 static void w_create(fuse_req_t req, fuse_ino_t parent, const char *name,
@@ -425,21 +359,24 @@ static void w_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 {
 	if (ctl_name_guard(req, parent, name))
 		return;
-	TIMED(OFS_OP_CREATE, true, pt_create(req, parent, name, mode, fi));
+	TIMED(OFS_OP_CREATE, true, pt_create(&r, parent, name, mode, fi),
+	      .ino = parent);
 }
 
 static void w_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 		    int op)
 {
 	CTL_OR_REFUSE(ino, flock, req, ino, fi, op);
-	TIMED(OFS_OP_FLOCK, false, pt_flock(req, ino, fi, op));
+	TIMED(OFS_OP_FLOCK, false, pt_flock(&r, ino, fi, op),
+	      .ino = ino, .fh = fi->fh);
 }
 
 static void w_fallocate(fuse_req_t req, fuse_ino_t ino, int mode,
 			off_t offset, off_t length, struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, fallocate, req, ino, mode, offset, length, fi);
-	TIMED(OFS_OP_FALLOCATE, false, pt_fallocate(req, ino, mode, offset, length, fi));
+	TIMED(OFS_OP_FALLOCATE, false, pt_fallocate(&r, ino, mode, offset, length, fi),
+	      .ino = ino, .fh = fi->fh, .size_bytes = (uint64_t)length, .off = offset);
 }
 
 static void w_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
@@ -453,15 +390,17 @@ static void w_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 		return;
 	}
 	TIMED(OFS_OP_COPY_FILE_RANGE, false,
-	      pt_copy_file_range(req, ino_in, off_in, fi_in, ino_out, off_out,
-				 fi_out, len, flags));
+	      pt_copy_file_range(&r, ino_in, off_in, fi_in, ino_out, off_out,
+				 fi_out, len, flags),
+	      .ino = ino_in, .fh = fi_in->fh, .size_bytes = len, .off = off_in);
 }
 
 static void w_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
 		    struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, lseek, req, ino, off, whence, fi);
-	TIMED(OFS_OP_LSEEK, false, pt_lseek(req, ino, off, whence, fi));
+	TIMED(OFS_OP_LSEEK, false, pt_lseek(&r, ino, off, whence, fi),
+	      .ino = ino, .fh = fi->fh, .off = off);
 }
 
 const struct fuse_lowlevel_ops ofs_prof_ops = {

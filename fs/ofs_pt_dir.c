@@ -25,21 +25,21 @@ static void dir_drop(struct ofs_open *o)
 	free(d);
 }
 
-void pt_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void pt_opendir(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct ofs *fs = ofs_of(req);
+	struct ofs *fs = r->fs;
 	struct ofs_inode *in = ofs_inode_of(fs, ino);
 	struct ofs_dir *d = calloc(1, sizeof(*d));
 	int fd, dfd, err;
 
 	if (!d) {
-		pt_reply_err(req, ENOMEM);
+		pt_reply_err(r, ENOMEM);
 		return;
 	}
 	fd = ofs_inode_fd(fs, in);
 	if (fd < 0) {
 		free(d);
-		pt_reply_err(req, -fd);
+		pt_reply_err(r, -fd);
 		return;
 	}
 	dfd = OFS_LOWER(fs, OFS_LC_OPENAT, openat(fd, ".", O_RDONLY | O_DIRECTORY));
@@ -65,14 +65,14 @@ void pt_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	if (err) {
 		free(d);
-		pt_reply_err(req, err);
+		pt_reply_err(r, err);
 		return;
 	}
 	ofs_inode_open_get(fs, in, &d->o, dir_drop);
 	fi->fh = (uintptr_t)d;
 	fi->cache_readdir = fs->cache_readdir;
 	fi->keep_cache = fs->cache_readdir;
-	if (pt_reply_open(req, fi) == -ENOENT)
+	if (pt_reply_open(r, fi) == -ENOENT)
 		ofs_inode_open_put(fs, &d->o);
 }
 
@@ -86,10 +86,10 @@ static bool is_dot(const char *name)
  * size (> @rem when it did not fit: nothing added), 0 to skip the entry,
  * or -errno.
  */
-static ssize_t add_entry(fuse_req_t req, struct ofs_dir *d, char *p, size_t rem,
+static ssize_t add_entry(struct ofs_req *r, struct ofs_dir *d, char *p, size_t rem,
 			 bool plus, bool in_root)
 {
-	struct ofs *fs = ofs_of(req);
+	struct ofs *fs = r->fs;
 	struct dirent *de = d->entry;
 	struct fuse_entry_param e = { 0 };
 	size_t size;
@@ -100,7 +100,7 @@ static ssize_t add_entry(fuse_req_t req, struct ofs_dir *d, char *p, size_t rem,
 	if (!plus) {
 		struct stat st = { .st_ino = de->d_ino, .st_mode = (mode_t)de->d_type << 12 };
 
-		return (ssize_t)fuse_add_direntry(req, p, rem, de->d_name, &st, de->d_off);
+		return (ssize_t)fuse_add_direntry(r->req, p, rem, de->d_name, &st, de->d_off);
 	}
 	if (is_dot(de->d_name)) {
 		/* ino 0: the kernel takes no reference and creates no dentry. */
@@ -113,13 +113,13 @@ static ssize_t add_entry(fuse_req_t req, struct ofs_dir *d, char *p, size_t rem,
 		if (err)
 			return err;
 	}
-	size = fuse_add_direntry_plus(req, p, rem, de->d_name, &e, de->d_off);
+	size = fuse_add_direntry_plus(r->req, p, rem, de->d_name, &e, de->d_off);
 	if (size > rem && e.ino)
 		ofs_inode_forget(fs, ofs_inode_of(fs, e.ino), 1);
 	return (ssize_t)size;
 }
 
-static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+static void do_readdir(struct ofs_req *r, fuse_ino_t ino, size_t size, off_t off,
 		       struct fuse_file_info *fi, bool plus)
 {
 	struct ofs_dir *d = pt_dir(fi);
@@ -128,7 +128,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	int err = 0;
 
 	if (!buf) {
-		pt_reply_err(req, ENOMEM);
+		pt_reply_err(r, ENOMEM);
 		return;
 	}
 	if (off != d->offset) {
@@ -141,13 +141,13 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 		if (!d->entry) {
 			errno = 0;
-			d->entry = OFS_LOWER(ofs_of(req), OFS_LC_READDIR, readdir(d->dp));
+			d->entry = OFS_LOWER(r->fs, OFS_LC_READDIR, readdir(d->dp));
 			if (!d->entry) {
 				err = errno;
 				break;
 			}
 		}
-		n = add_entry(req, d, p, rem, plus, ino == FUSE_ROOT_ID);
+		n = add_entry(r, d, p, rem, plus, ino == FUSE_ROOT_ID);
 		if (n < 0) {
 			err = (int)-n;
 			break;
@@ -161,38 +161,38 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	}
 	/* An error after some entries: return those; the next call sees it. */
 	if (err && rem == size)
-		pt_reply_err(req, err);
+		pt_reply_err(r, err);
 	else
-		pt_reply_buf(req, buf, size - rem);
+		pt_reply_buf(r, buf, size - rem);
 }
 
-void pt_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+void pt_readdir(struct ofs_req *r, fuse_ino_t ino, size_t size, off_t off,
 		struct fuse_file_info *fi)
 {
-	do_readdir(req, ino, size, off, fi, false);
+	do_readdir(r, ino, size, off, fi, false);
 }
 
-void pt_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+void pt_readdirplus(struct ofs_req *r, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
-	do_readdir(req, ino, size, off, fi, true);
+	do_readdir(r, ino, size, off, fi, true);
 }
 
-void pt_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void pt_releasedir(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
-	ofs_inode_open_put(ofs_of(req), &pt_dir(fi)->o);
-	pt_reply_err(req, 0);
+	ofs_inode_open_put(r->fs, &pt_dir(fi)->o);
+	pt_reply_err(r, 0);
 }
 
-void pt_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
+void pt_fsyncdir(struct ofs_req *r, fuse_ino_t ino, int datasync,
 		 struct fuse_file_info *fi)
 {
-	struct ofs *fs = ofs_of(req);
+	struct ofs *fs = r->fs;
 	int fd = dirfd(pt_dir(fi)->dp);
 	int res = datasync ? OFS_LOWER(fs, OFS_LC_FDATASYNC, fdatasync(fd))
 			   : OFS_LOWER(fs, OFS_LC_FSYNC, fsync(fd));
 
 	(void)ino;
-	pt_reply_err(req, res == 0 ? 0 : errno);
+	pt_reply_err(r, res == 0 ? 0 : errno);
 }

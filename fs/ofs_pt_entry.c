@@ -16,20 +16,20 @@
 #include "ofs_lower.h"
 #include "ofs_pt.h"
 
-void pt_reply_new_entry(fuse_req_t req, struct ofs_inode *dir, const char *name)
+void pt_reply_new_entry(struct ofs_req *r, struct ofs_inode *dir, const char *name)
 {
 	struct fuse_entry_param e;
-	int err = ofs_inode_lookup(ofs_of(req), dir, name, &e);
+	int err = ofs_inode_lookup(r->fs, dir, name, &e);
 
 	if (err)
-		pt_reply_err(req, -err);
-	else if (pt_reply_entry(req, &e) != 0)
-		ofs_inode_forget(ofs_of(req), ofs_inode_of(ofs_of(req), e.ino), 1);
+		pt_reply_err(r, -err);
+	else if (pt_reply_entry(r, &e) != 0)
+		ofs_inode_forget(r->fs, ofs_inode_of(r->fs, e.ino), 1);
 }
 
-void pt_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+void pt_lookup(struct ofs_req *r, fuse_ino_t parent, const char *name)
 {
-	struct ofs *fs = ofs_of(req);
+	struct ofs *fs = r->fs;
 	struct fuse_entry_param e;
 	int err = ofs_inode_lookup(fs, ofs_inode_of(fs, parent), name, &e);
 
@@ -39,26 +39,26 @@ void pt_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		err = 0;
 	}
 	if (err)
-		pt_reply_err(req, -err);
-	else if (pt_reply_entry(req, &e) != 0 && e.ino)
+		pt_reply_err(r, -err);
+	else if (pt_reply_entry(r, &e) != 0 && e.ino)
 		ofs_inode_forget(fs, ofs_inode_of(fs, e.ino), 1);
 }
 
-void pt_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+void pt_forget(struct ofs_req *r, fuse_ino_t ino, uint64_t nlookup)
 {
-	struct ofs *fs = ofs_of(req);
+	struct ofs *fs = r->fs;
 
 	ofs_inode_forget(fs, ofs_inode_of(fs, ino), nlookup);
-	pt_reply_none(req);
+	pt_reply_none(r);
 }
 
-void pt_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *f)
+void pt_forget_multi(struct ofs_req *r, size_t count, struct fuse_forget_data *f)
 {
-	struct ofs *fs = ofs_of(req);
+	struct ofs *fs = r->fs;
 
 	for (size_t i = 0; i < count; i++)
 		ofs_inode_forget(fs, ofs_inode_of(fs, f[i].ino), f[i].nlookup);
-	pt_reply_none(req);
+	pt_reply_none(r);
 }
 
 /* Attributes of @in (through its open file @fi when there is one). */
@@ -78,16 +78,16 @@ static int stat_inode(struct ofs *fs, struct ofs_inode *in,
 	return err;
 }
 
-void pt_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void pt_getattr(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct ofs *fs = ofs_of(req);
+	struct ofs *fs = r->fs;
 	struct stat st;
 	int err = stat_inode(fs, ofs_inode_of(fs, ino), fi, &st);
 
 	if (err)
-		pt_reply_err(req, -err);
+		pt_reply_err(r, -err);
 	else
-		pt_reply_attr(req, &st, fs->opts.attr_timeout);
+		pt_reply_attr(r, &st, fs->opts.attr_timeout);
 }
 
 #define SET_TIMES (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_CTIME | \
@@ -148,16 +148,18 @@ static int do_setattr(struct ofs *fs, int fd, const struct stat *attr, int valid
 
 /*
  * Of the changes in @valid, those the kernel may have made on its own
- * (see pt_setattr), when we act as a caller: the times, and a mode change
- * that only clears SUID and/or SGID of the file's current mode.
+ * (see pt_setattr), when request @r acts as its caller: the times, and a
+ * mode change that only clears SUID and/or SGID of the file's current mode.
  */
-static int kernel_own_changes(struct ofs *fs, int fd, const struct stat *attr, int valid)
+static int kernel_own_changes(struct ofs_req *r, int fd, const struct stat *attr,
+			      int valid)
 {
+	struct ofs *fs = r->fs;
 	const mode_t kill = S_ISUID | S_ISGID;
 	int own = valid & SET_TIMES;
 	struct stat cur;
 
-	if (!ofs_creds_active())
+	if (!r->creds.switched)
 		return 0;
 	if ((valid & FUSE_SET_ATTR_MODE) &&
 	    OFS_LOWER(fs, OFS_LC_NEWFSTATAT,
@@ -170,20 +172,20 @@ static int kernel_own_changes(struct ofs *fs, int fd, const struct stat *attr, i
 	return own;
 }
 
-void pt_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
+void pt_setattr(struct ofs_req *r, fuse_ino_t ino, struct stat *attr, int valid,
 		struct fuse_file_info *fi)
 {
-	struct ofs *fs = ofs_of(req);
+	struct ofs *fs = r->fs;
 	struct ofs_inode *in = ofs_inode_of(fs, ino);
 	struct stat st;
 	int fd = ofs_inode_fd(fs, in), ofd = fi && fi->fh ? pt_file(fi)->fd : -1, err, priv;
 
 	if (fd < 0) {
-		pt_reply_err(req, -fd);
+		pt_reply_err(r, -fd);
 		return;
 	}
 	err = do_setattr(fs, fd, attr, valid, ofd);
-	priv = err == -EPERM ? kernel_own_changes(fs, fd, attr, valid) : 0;
+	priv = err == -EPERM ? kernel_own_changes(r, fd, attr, valid) : 0;
 	if (priv) {
 		/*
 		 * Changes the kernel makes itself, sent with the rights of
@@ -208,21 +210,21 @@ void pt_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
 		err = -errno;
 	ofs_inode_fd_put(fs, in);
 	if (err)
-		pt_reply_err(req, -err);
+		pt_reply_err(r, -err);
 	else
-		pt_reply_attr(req, &st, fs->opts.attr_timeout);
+		pt_reply_attr(r, &st, fs->opts.attr_timeout);
 }
 
-void pt_readlink(fuse_req_t req, fuse_ino_t ino)
+void pt_readlink(struct ofs_req *r, fuse_ino_t ino)
 {
-	struct ofs *fs = ofs_of(req);
+	struct ofs *fs = r->fs;
 	struct ofs_inode *in = ofs_inode_of(fs, ino);
 	char buf[PATH_MAX + 1];
 	int fd = ofs_inode_fd(fs, in), err = 0;
 	ssize_t n;
 
 	if (fd < 0) {
-		pt_reply_err(req, -fd);
+		pt_reply_err(r, -fd);
 		return;
 	}
 	n = OFS_LOWER(fs, OFS_LC_READLINKAT, readlinkat(fd, "", buf, sizeof(buf)));
@@ -232,25 +234,25 @@ void pt_readlink(fuse_req_t req, fuse_ino_t ino)
 	if (!err && n == sizeof(buf))
 		err = ENAMETOOLONG;
 	if (err) {
-		pt_reply_err(req, err);
+		pt_reply_err(r, err);
 		return;
 	}
 	buf[n] = '\0';
-	pt_reply_readlink(req, buf);
+	pt_reply_readlink(r, buf);
 }
 
 enum mk_kind { MK_NOD, MK_DIR, MK_SYMLINK };
 
 /* Create @name in @parent, then reply with its entry. */
-static void make_entry(fuse_req_t req, fuse_ino_t parent, const char *name,
+static void make_entry(struct ofs_req *r, fuse_ino_t parent, const char *name,
 		       enum mk_kind kind, mode_t mode, dev_t rdev, const char *link)
 {
-	struct ofs *fs = ofs_of(req);
+	struct ofs *fs = r->fs;
 	struct ofs_inode *dir = ofs_inode_of(fs, parent);
 	int dfd = ofs_inode_fd(fs, dir), res, err = 0;
 
 	if (dfd < 0) {
-		pt_reply_err(req, -dfd);
+		pt_reply_err(r, -dfd);
 		return;
 	}
 	if (kind == MK_DIR)
@@ -263,60 +265,60 @@ static void make_entry(fuse_req_t req, fuse_ino_t parent, const char *name,
 		err = errno;
 	ofs_inode_fd_put(fs, dir);
 	if (err)
-		pt_reply_err(req, err);
+		pt_reply_err(r, err);
 	else
-		pt_reply_new_entry(req, dir, name);
+		pt_reply_new_entry(r, dir, name);
 }
 
-void pt_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+void pt_mknod(struct ofs_req *r, fuse_ino_t parent, const char *name, mode_t mode,
 	      dev_t rdev)
 {
-	make_entry(req, parent, name, MK_NOD, mode, rdev, NULL);
+	make_entry(r, parent, name, MK_NOD, mode, rdev, NULL);
 }
 
-void pt_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+void pt_mkdir(struct ofs_req *r, fuse_ino_t parent, const char *name, mode_t mode)
 {
-	make_entry(req, parent, name, MK_DIR, mode, 0, NULL);
+	make_entry(r, parent, name, MK_DIR, mode, 0, NULL);
 }
 
-void pt_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
+void pt_symlink(struct ofs_req *r, const char *link, fuse_ino_t parent,
 		const char *name)
 {
-	make_entry(req, parent, name, MK_SYMLINK, 0, 0, link);
+	make_entry(r, parent, name, MK_SYMLINK, 0, 0, link);
 }
 
 /*
  * Descriptors of @a and @b (ofs_inode_fd each) in @afd and @bfd, 0; or,
  * holding neither, reply the error and return -1.
  */
-static int fd_pair(fuse_req_t req, struct ofs_inode *a, struct ofs_inode *b,
+static int fd_pair(struct ofs_req *r, struct ofs_inode *a, struct ofs_inode *b,
 		   int *afd, int *bfd)
 {
-	struct ofs *fs = ofs_of(req);
+	struct ofs *fs = r->fs;
 
 	*afd = ofs_inode_fd(fs, a);
 	if (*afd < 0) {
-		pt_reply_err(req, -*afd);
+		pt_reply_err(r, -*afd);
 		return -1;
 	}
 	*bfd = ofs_inode_fd(fs, b);
 	if (*bfd < 0) {
 		ofs_inode_fd_put(fs, a);
-		pt_reply_err(req, -*bfd);
+		pt_reply_err(r, -*bfd);
 		return -1;
 	}
 	return 0;
 }
 
-void pt_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
+void pt_link(struct ofs_req *r, fuse_ino_t ino, fuse_ino_t newparent,
 	     const char *newname)
 {
-	struct ofs *fs = ofs_of(req);
+	struct ofs *fs = r->fs;
 	struct ofs_inode *in = ofs_inode_of(fs, ino), *dir = ofs_inode_of(fs, newparent);
 	char proc[32];
 	int fd, dfd, err = 0;
 
-	if (fd_pair(req, in, dir, &fd, &dfd) != 0)
+	if (fd_pair(r, in, dir, &fd, &dfd) != 0)
 		return;
 	/* Following the magic link names the inode itself, without privilege. */
 	ofs_proc_path(proc, fd);
@@ -325,88 +327,88 @@ void pt_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 	ofs_inode_fd_put(fs, dir);
 	ofs_inode_fd_put(fs, in);
 	if (err)
-		pt_reply_err(req, err);
+		pt_reply_err(r, err);
 	else
-		pt_reply_new_entry(req, dir, newname);
+		pt_reply_new_entry(r, dir, newname);
 }
 
-static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name,
+static void remove_entry(struct ofs_req *r, fuse_ino_t parent, const char *name,
 			 int flags)
 {
-	struct ofs *fs = ofs_of(req);
+	struct ofs *fs = r->fs;
 	struct ofs_inode *dir = ofs_inode_of(fs, parent);
 	int dfd = ofs_inode_fd(fs, dir), err = 0;
 
 	if (dfd < 0) {
-		pt_reply_err(req, -dfd);
+		pt_reply_err(r, -dfd);
 		return;
 	}
 	if (OFS_LOWER(fs, OFS_LC_UNLINKAT, unlinkat(dfd, name, flags)) != 0)
 		err = errno;
 	ofs_inode_fd_put(fs, dir);
-	pt_reply_err(req, err);
+	pt_reply_err(r, err);
 }
 
-void pt_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+void pt_unlink(struct ofs_req *r, fuse_ino_t parent, const char *name)
 {
-	remove_entry(req, parent, name, 0);
+	remove_entry(r, parent, name, 0);
 }
 
-void pt_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+void pt_rmdir(struct ofs_req *r, fuse_ino_t parent, const char *name)
 {
-	remove_entry(req, parent, name, AT_REMOVEDIR);
+	remove_entry(r, parent, name, AT_REMOVEDIR);
 }
 
-void pt_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+void pt_rename(struct ofs_req *r, fuse_ino_t parent, const char *name,
 	       fuse_ino_t newparent, const char *newname, unsigned int flags)
 {
-	struct ofs *fs = ofs_of(req);
+	struct ofs *fs = r->fs;
 	struct ofs_inode *a = ofs_inode_of(fs, parent), *b = ofs_inode_of(fs, newparent);
 	int afd, bfd, err = 0;
 
-	if (fd_pair(req, a, b, &afd, &bfd) != 0)
+	if (fd_pair(r, a, b, &afd, &bfd) != 0)
 		return;
 	/* RENAME_NOREPLACE, RENAME_EXCHANGE and RENAME_WHITEOUT pass through. */
 	if (OFS_LOWER(fs, OFS_LC_RENAMEAT2, renameat2(afd, name, bfd, newname, flags)) != 0)
 		err = errno;
 	ofs_inode_fd_put(fs, b);
 	ofs_inode_fd_put(fs, a);
-	pt_reply_err(req, err);
+	pt_reply_err(r, err);
 }
 
-void pt_statfs(fuse_req_t req, fuse_ino_t ino)
+void pt_statfs(struct ofs_req *r, fuse_ino_t ino)
 {
-	struct ofs *fs = ofs_of(req);
+	struct ofs *fs = r->fs;
 	struct ofs_inode *in = ofs_inode_of(fs, ino);
 	struct statvfs sv;
 	int fd = ofs_inode_fd(fs, in), err = 0;
 
 	if (fd < 0) {
-		pt_reply_err(req, -fd);
+		pt_reply_err(r, -fd);
 		return;
 	}
 	if (OFS_LOWER(fs, OFS_LC_FSTATFS, fstatvfs(fd, &sv)) != 0)
 		err = errno;
 	ofs_inode_fd_put(fs, in);
 	if (err)
-		pt_reply_err(req, err);
+		pt_reply_err(r, err);
 	else
-		pt_reply_statfs(req, &sv);
+		pt_reply_statfs(r, &sv);
 }
 
-void pt_access(fuse_req_t req, fuse_ino_t ino, int mask)
+void pt_access(struct ofs_req *r, fuse_ino_t ino, int mask)
 {
-	struct ofs *fs = ofs_of(req);
+	struct ofs *fs = r->fs;
 	struct ofs_inode *in = ofs_inode_of(fs, ino);
 	int fd = ofs_inode_fd(fs, in), err = 0;
 
 	if (fd < 0) {
-		pt_reply_err(req, -fd);
+		pt_reply_err(r, -fd);
 		return;
 	}
 	/* AT_EACCESS: check as the (file-system) identity we act as. */
 	if (OFS_LOWER(fs, OFS_LC_FACCESSAT2, faccessat(fd, "", mask, AT_EACCESS | AT_EMPTY_PATH)) != 0)
 		err = errno;
 	ofs_inode_fd_put(fs, in);
-	pt_reply_err(req, err);
+	pt_reply_err(r, err);
 }

@@ -103,39 +103,39 @@ static int file_new(struct ofs *fs, struct ofs_inode *in, int fd, int flags,
 	return 0;
 }
 
-void pt_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void pt_open(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct ofs *fs = ofs_of(req);
+	struct ofs *fs = r->fs;
 	struct ofs_inode *in = ofs_inode_of(fs, ino);
 	int flags = lower_flags(fs, fi->flags), nfd, err;
 
 	nfd = ofs_inode_open(fs, in, flags);
 	if (nfd < 0) {
-		pt_reply_err(req, -nfd);
+		pt_reply_err(r, -nfd);
 		return;
 	}
 	err = file_new(fs, in, nfd, flags, fi);
 	if (err) {
 		close(nfd);
-		pt_reply_err(req, -err);
+		pt_reply_err(r, -err);
 		return;
 	}
 	/* Interrupted: the kernel will not send release for it. */
-	if (pt_reply_open(req, fi) == -ENOENT)
+	if (pt_reply_open(r, fi) == -ENOENT)
 		ofs_inode_open_put(fs, &pt_file(fi)->o);
 }
 
-void pt_create(fuse_req_t req, fuse_ino_t parent, const char *name,
+void pt_create(struct ofs_req *r, fuse_ino_t parent, const char *name,
 	       mode_t mode, struct fuse_file_info *fi)
 {
-	struct ofs *fs = ofs_of(req);
+	struct ofs *fs = r->fs;
 	struct ofs_inode *dir = ofs_inode_of(fs, parent);
 	int flags = lower_flags(fs, fi->flags), dfd, nfd, err = 0;
 	struct fuse_entry_param e;
 
 	dfd = ofs_inode_fd(fs, dir);
 	if (dfd < 0) {
-		pt_reply_err(req, -dfd);
+		pt_reply_err(r, -dfd);
 		return;
 	}
 	nfd = OFS_LOWER(fs, OFS_LC_OPENAT, openat(dfd, name, flags | O_CREAT, mode));
@@ -143,7 +143,7 @@ void pt_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		err = errno;
 	ofs_inode_fd_put(fs, dir);
 	if (err) {
-		pt_reply_err(req, err);
+		pt_reply_err(r, err);
 		return;
 	}
 	err = -ofs_inode_lookup(fs, dir, name, &e);
@@ -154,10 +154,10 @@ void pt_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	}
 	if (err) {
 		close(nfd);
-		pt_reply_err(req, err);
+		pt_reply_err(r, err);
 		return;
 	}
-	if (pt_reply_create(req, &e, fi) == -ENOENT) {
+	if (pt_reply_create(r, &e, fi) == -ENOENT) {
 		ofs_inode_open_put(fs, &pt_file(fi)->o);
 		ofs_inode_forget(fs, ofs_inode_of(fs, e.ino), 1);
 	}
@@ -172,22 +172,22 @@ void pt_create(fuse_req_t req, fuse_ino_t parent, const char *name,
  * other than root; the identity switch when the bits are set).
  * Returns 0 with @cs set (leave it after the write) or -errno.
  */
-static int as_writer(fuse_req_t req, int fd, struct ofs_creds_saved *cs)
+static int as_writer(struct ofs_req *r, int fd, struct ofs_creds_saved *cs)
 {
-	struct ofs *fs = ofs_of(req);
+	struct ofs *fs = r->fs;
 	struct stat st;
 
 	cs->switched = false;
-	if (!fs->switch_creds || fuse_req_ctx(req)->uid == 0)
+	if (!fs->switch_creds || r->uid == 0)
 		return 0;
 	if (OFS_LOWER(fs, OFS_LC_NEWFSTATAT, fstat(fd, &st)) != 0)
 		return -errno;
 	if (!S_ISREG(st.st_mode) || !(st.st_mode & (S_ISUID | S_ISGID)))
 		return 0;
-	return ofs_creds_enter(fs, req, cs);
+	return ofs_creds_enter(fs, r->req, cs);
 }
 
-void pt_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+void pt_read(struct ofs_req *r, fuse_ino_t ino, size_t size, off_t off,
 	     struct fuse_file_info *fi)
 {
 	void *buf = ofs_pt_iobuf(size);
@@ -195,17 +195,17 @@ void pt_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 	(void)ino;
 	if (!buf) {
-		pt_reply_err(req, ENOMEM);
+		pt_reply_err(r, ENOMEM);
 		return;
 	}
-	n = OFS_LOWER(ofs_of(req), OFS_LC_PREAD64, pread(pt_file(fi)->fd, buf, size, off));
+	n = OFS_LOWER(r->fs, OFS_LC_PREAD64, pread(pt_file(fi)->fd, buf, size, off));
 	if (n < 0)
-		pt_reply_err(req, errno);
+		pt_reply_err(r, errno);
 	else
-		pt_reply_buf(req, buf, (size_t)n);
+		pt_reply_buf(r, buf, (size_t)n);
 }
 
-void pt_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
+void pt_write(struct ofs_req *r, fuse_ino_t ino, const char *buf, size_t size,
 	      off_t off, struct fuse_file_info *fi)
 {
 	struct ofs_file *f = pt_file(fi);
@@ -218,29 +218,29 @@ void pt_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 		void *aligned = ofs_pt_iobuf(size);
 
 		if (!aligned) {
-			pt_reply_err(req, ENOMEM);
+			pt_reply_err(r, ENOMEM);
 			return;
 		}
 		memcpy(aligned, buf, size);
 		buf = aligned;
 	}
-	err = as_writer(req, f->fd, &cs);
+	err = as_writer(r, f->fd, &cs);
 	if (err) {
-		pt_reply_err(req, -err);
+		pt_reply_err(r, -err);
 		return;
 	}
-	n = OFS_LOWER(ofs_of(req), OFS_LC_PWRITE64, pwrite(f->fd, buf, size, off));
+	n = OFS_LOWER(r->fs, OFS_LC_PWRITE64, pwrite(f->fd, buf, size, off));
 	err = n < 0 ? errno : 0;
 	ofs_creds_leave(&cs);
 	if (err)
-		pt_reply_err(req, err);
+		pt_reply_err(r, err);
 	else
-		pt_reply_write(req, (size_t)n);
+		pt_reply_write(r, (size_t)n);
 }
 
-void pt_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void pt_flush(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct ofs *fs = ofs_of(req);
+	struct ofs *fs = r->fs;
 	int fd = OFS_LOWER(fs, OFS_LC_DUP, dup(pt_file(fi)->fd)), err = 0;
 
 	(void)ino;
@@ -248,73 +248,73 @@ void pt_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	 * (NFS writes back, for instance) while the file stays open. */
 	if (fd < 0 || OFS_LOWER(fs, OFS_LC_CLOSE, close(fd)) != 0)
 		err = errno;
-	pt_reply_err(req, err);
+	pt_reply_err(r, err);
 }
 
-void pt_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void pt_release(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
-	ofs_inode_open_put(ofs_of(req), &pt_file(fi)->o);
-	pt_reply_err(req, 0);
+	ofs_inode_open_put(r->fs, &pt_file(fi)->o);
+	pt_reply_err(r, 0);
 }
 
-void pt_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
+void pt_fsync(struct ofs_req *r, fuse_ino_t ino, int datasync,
 	      struct fuse_file_info *fi)
 {
-	struct ofs *fs = ofs_of(req);
+	struct ofs *fs = r->fs;
 	int fd = pt_file(fi)->fd;
 	int res = datasync ? OFS_LOWER(fs, OFS_LC_FDATASYNC, fdatasync(fd))
 			   : OFS_LOWER(fs, OFS_LC_FSYNC, fsync(fd));
 
 	(void)ino;
-	pt_reply_err(req, res == 0 ? 0 : errno);
+	pt_reply_err(r, res == 0 ? 0 : errno);
 }
 
-void pt_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
+void pt_fallocate(struct ofs_req *r, fuse_ino_t ino, int mode, off_t offset,
 		  off_t length, struct fuse_file_info *fi)
 {
 	struct ofs_creds_saved cs;
-	int fd = pt_file(fi)->fd, err = as_writer(req, fd, &cs);
+	int fd = pt_file(fi)->fd, err = as_writer(r, fd, &cs);
 
 	(void)ino;
-	if (!err && OFS_LOWER(ofs_of(req), OFS_LC_FALLOCATE, fallocate(fd, mode, offset, length)) != 0)
+	if (!err && OFS_LOWER(r->fs, OFS_LC_FALLOCATE, fallocate(fd, mode, offset, length)) != 0)
 		err = -errno;
 	ofs_creds_leave(&cs);
-	pt_reply_err(req, -err);
+	pt_reply_err(r, -err);
 }
 
 /*
  * Only try here: a lock that must be waited for is waited for by
  * ofs_lock's threads, never by a worker (see ofs_lock.c).
  */
-void pt_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, int op)
+void pt_flock(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi, int op)
 {
 	int fd = pt_file(fi)->fd, err = 0;
 
 	(void)ino;
-	if (OFS_LOWER(ofs_of(req), OFS_LC_FLOCK, flock(fd, op | LOCK_NB)) != 0)
+	if (OFS_LOWER(r->fs, OFS_LC_FLOCK, flock(fd, op | LOCK_NB)) != 0)
 		err = errno;
 	if (err == EWOULDBLOCK && !(op & LOCK_NB)) {
-		err = -ofs_lock_wait(ofs_of(req), req, fd, op);
+		err = -ofs_lock_wait(r, fd, op);
 		if (!err)
 			return; /* a waiter replies */
 	}
-	pt_reply_err(req, err);
+	pt_reply_err(r, err);
 }
 
-void pt_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
+void pt_copy_file_range(struct ofs_req *r, fuse_ino_t ino_in, off_t off_in,
 			struct fuse_file_info *fi_in, fuse_ino_t ino_out,
 			off_t off_out, struct fuse_file_info *fi_out,
 			size_t len, int flags)
 {
 	struct ofs_creds_saved cs;
-	int out = pt_file(fi_out)->fd, err = as_writer(req, out, &cs);
+	int out = pt_file(fi_out)->fd, err = as_writer(r, out, &cs);
 	ssize_t n = -1;
 
 	(void)ino_in;
 	(void)ino_out;
 	if (!err) {
-		n = OFS_LOWER(ofs_of(req), OFS_LC_COPY_FILE_RANGE,
+		n = OFS_LOWER(r->fs, OFS_LC_COPY_FILE_RANGE,
 			      copy_file_range(pt_file(fi_in)->fd, &off_in, out, &off_out,
 					      len, (unsigned)flags));
 		if (n < 0)
@@ -322,19 +322,19 @@ void pt_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 	}
 	ofs_creds_leave(&cs);
 	if (err)
-		pt_reply_err(req, -err);
+		pt_reply_err(r, -err);
 	else
-		pt_reply_write(req, (size_t)n);
+		pt_reply_write(r, (size_t)n);
 }
 
-void pt_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+void pt_lseek(struct ofs_req *r, fuse_ino_t ino, off_t off, int whence,
 	      struct fuse_file_info *fi)
 {
-	off_t res = OFS_LOWER(ofs_of(req), OFS_LC_LSEEK, lseek(pt_file(fi)->fd, off, whence));
+	off_t res = OFS_LOWER(r->fs, OFS_LC_LSEEK, lseek(pt_file(fi)->fd, off, whence));
 
 	(void)ino;
 	if (res < 0)
-		pt_reply_err(req, errno);
+		pt_reply_err(r, errno);
 	else
-		pt_reply_lseek(req, res);
+		pt_reply_lseek(r, res);
 }

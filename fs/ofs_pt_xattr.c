@@ -12,16 +12,16 @@
 #include "ofs_pt.h"
 
 /* fd of @ino and its magic path, or reply the error and return -1. */
-static int xattr_begin(fuse_req_t req, fuse_ino_t ino, struct ofs_inode **in,
+static int xattr_begin(struct ofs_req *r, fuse_ino_t ino, struct ofs_inode **in,
 		       char proc[32])
 {
-	struct ofs *fs = ofs_of(req);
+	struct ofs *fs = r->fs;
 	int fd;
 
 	*in = ofs_inode_of(fs, ino);
 	fd = ofs_inode_fd(fs, *in);
 	if (fd < 0) {
-		pt_reply_err(req, -fd);
+		pt_reply_err(r, -fd);
 		return -1;
 	}
 	ofs_proc_path(proc, fd);
@@ -29,34 +29,34 @@ static int xattr_begin(fuse_req_t req, fuse_ino_t ino, struct ofs_inode **in,
 }
 
 /* Reply to a get/list call that returned @n (or -1 with @err). */
-static void xattr_reply(fuse_req_t req, size_t size, const char *buf,
+static void xattr_reply(struct ofs_req *r, size_t size, const char *buf,
 			ssize_t n, int err)
 {
 	if (n < 0)
-		pt_reply_err(req, err);
+		pt_reply_err(r, err);
 	else if (size == 0)
-		pt_reply_xattr(req, (size_t)n);
+		pt_reply_xattr(r, (size_t)n);
 	else
-		pt_reply_buf(req, buf, (size_t)n);
+		pt_reply_buf(r, buf, (size_t)n);
 }
 
-void pt_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+void pt_setxattr(struct ofs_req *r, fuse_ino_t ino, const char *name,
 		 const char *value, size_t size, int flags)
 {
 	struct ofs_inode *in;
 	char proc[32];
 	int err = 0;
 
-	if (xattr_begin(req, ino, &in, proc) < 0)
+	if (xattr_begin(r, ino, &in, proc) < 0)
 		return;
-	if (OFS_LOWER(ofs_of(req), OFS_LC_SETXATTR, setxattr(proc, name, value, size, flags)) != 0)
+	if (OFS_LOWER(r->fs, OFS_LC_SETXATTR, setxattr(proc, name, value, size, flags)) != 0)
 		err = errno;
-	ofs_inode_fd_put(ofs_of(req), in);
-	pt_reply_err(req, err);
+	ofs_inode_fd_put(r->fs, in);
+	pt_reply_err(r, err);
 }
 
 /* getxattr of @name, or listxattr when @name is NULL. */
-static void query(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+static void query(struct ofs_req *r, fuse_ino_t ino, const char *name, size_t size)
 {
 	struct ofs_inode *in;
 	char proc[32], *buf = NULL;
@@ -64,39 +64,39 @@ static void query(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 	int err = 0;
 
 	if (size && !(buf = ofs_pt_iobuf(size))) {
-		pt_reply_err(req, ENOMEM);
+		pt_reply_err(r, ENOMEM);
 		return;
 	}
-	if (xattr_begin(req, ino, &in, proc) < 0)
+	if (xattr_begin(r, ino, &in, proc) < 0)
 		return;
-	n = name ? OFS_LOWER(ofs_of(req), OFS_LC_GETXATTR, getxattr(proc, name, buf, size))
-		 : OFS_LOWER(ofs_of(req), OFS_LC_LISTXATTR, listxattr(proc, buf, size));
+	n = name ? OFS_LOWER(r->fs, OFS_LC_GETXATTR, getxattr(proc, name, buf, size))
+		 : OFS_LOWER(r->fs, OFS_LC_LISTXATTR, listxattr(proc, buf, size));
 	if (n < 0)
 		err = errno;
-	ofs_inode_fd_put(ofs_of(req), in);
-	xattr_reply(req, size, buf, n, err);
+	ofs_inode_fd_put(r->fs, in);
+	xattr_reply(r, size, buf, n, err);
 }
 
-void pt_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+void pt_getxattr(struct ofs_req *r, fuse_ino_t ino, const char *name, size_t size)
 {
-	query(req, ino, name, size);
+	query(r, ino, name, size);
 }
 
-void pt_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+void pt_listxattr(struct ofs_req *r, fuse_ino_t ino, size_t size)
 {
-	query(req, ino, NULL, size);
+	query(r, ino, NULL, size);
 }
 
-void pt_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+void pt_removexattr(struct ofs_req *r, fuse_ino_t ino, const char *name)
 {
 	struct ofs_inode *in;
 	char proc[32];
 	int err = 0;
 
-	if (xattr_begin(req, ino, &in, proc) < 0)
+	if (xattr_begin(r, ino, &in, proc) < 0)
 		return;
-	if (OFS_LOWER(ofs_of(req), OFS_LC_REMOVEXATTR, removexattr(proc, name)) != 0)
+	if (OFS_LOWER(r->fs, OFS_LC_REMOVEXATTR, removexattr(proc, name)) != 0)
 		err = errno;
-	ofs_inode_fd_put(ofs_of(req), in);
-	pt_reply_err(req, err);
+	ofs_inode_fd_put(r->fs, in);
+	pt_reply_err(r, err);
 }
