@@ -204,6 +204,24 @@ static inline void ofs_proc_path(char buf[32], int fd)
 	snprintf(buf, 32, "/proc/self/fd/%d", fd);
 }
 
+/* ---- who and what, in words (ofs_who.c) ---- */
+#define OFS_COMM_LEN 16 /* TASK_COMM_LEN: a process name and its NUL */
+/*
+ * ofs_comm_of - the name of process @pid (/proc/PID/comm), read once per
+ * pid and cached (lock-free; readers never wait). 0 or -errno (-ENOENT,
+ * -ESRCH: the process is gone). For key values and slow requests, not
+ * for every request.
+ */
+int ofs_comm_of(pid_t pid, char out[OFS_COMM_LEN]);
+/*
+ * ofs_inode_path - the path of FUSE inode @ino in the mount ("/" for the
+ * root, "/dir/file" below it), from its descriptor's name in /proc; a
+ * file deleted since has " (deleted)" after it, one moved out of the tree
+ * its own full path. 0 or -errno (-ENAMETOOLONG when @len is short).
+ * Reopens the inode when its descriptor is not cached (a few us).
+ */
+int ofs_inode_path(struct ofs *fs, fuse_ino_t ino, char *buf, size_t len);
+
 /* ---- options (ofs_opts.c) ---- */
 /*
  * Parse argv into @fs->opts and @args (what remains for libfuse).
@@ -230,6 +248,8 @@ struct ofs_inode;
 struct ofs_inode_table *ofs_itab_new(int root_fd, int mount_fd,
 				     unsigned fd_cache);
 void ofs_itab_free(struct ofs_inode_table *t);
+/* The lower root's path (/proc's name of its descriptor; "" for "/"). */
+const char *ofs_itab_root_path(const struct ofs *fs);
 /* The inode of a FUSE ino (the root for FUSE_ROOT_ID). */
 struct ofs_inode *ofs_inode_of(struct ofs *fs, fuse_ino_t ino);
 /*

@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,7 @@ struct ofs_inode_table {
 	size_t fd_cache;     /* limit for nfds */
 	struct ofs_list lru;  /* idle cached descriptors, most recent first */
 	struct ofs_list opens; /* every open handle (struct ofs_open) */
+	char root_path[PATH_MAX]; /* the lower root as the kernel names it */
 	uint64_t forget_underflows; /* forgets of more lookups than held */
 };
 
@@ -141,6 +143,26 @@ static int grow_locked(struct ofs_inode_table *t)
 	return 0;
 }
 
+/* The lower root's path as /proc names its descriptor (what ofs_inode_path
+ * strips), or "" when it cannot be read. */
+static void root_path(int root_fd, char *buf, size_t len)
+{
+	char proc[32];
+	ssize_t n;
+
+	ofs_proc_path(proc, root_fd);
+	n = readlink(proc, buf, len - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	/* "/" as the root: every path is under it with nothing to strip. */
+	if (strcmp(buf, "/") == 0)
+		buf[0] = '\0';
+}
+
+const char *ofs_itab_root_path(const struct ofs *fs)
+{
+	return fs->itab->root_path;
+}
+
 struct ofs_inode_table *ofs_itab_new(int root_fd, int mount_fd,
 				     unsigned fd_cache)
 {
@@ -166,6 +188,7 @@ struct ofs_inode_table *ofs_itab_new(int root_fd, int mount_fd,
 	ofs_list_init(&t->opens);
 	t->root.dev = st.st_dev;
 	t->root.ino = st.st_ino;
+	root_path(root_fd, t->root_path, sizeof(t->root_path));
 	t->root.fd = root_fd;
 	t->root.nlookup = 1;
 	t->mount_fd = mount_fd;

@@ -8,10 +8,12 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -87,4 +89,53 @@ Test(itab, a_forget_of_more_than_held_is_clamped_counted_and_said_once)
 	fflush(stderr);
 	cr_expect_stderr_eq_str("osprof-fs: forget of 5 lookups of an inode that had 1: clamped to "
 				"zero (counted in ctl's forget_underflows; said once)\n");
+}
+
+Test(itab, an_inode_path_is_its_path_in_the_mount)
+{
+	struct ofs fs = { 0 };
+	struct fuse_entry_param e;
+	struct ofs_inode *d;
+	char path[64];
+	int root, mnt;
+
+	cr_assert_eq(mkdir(h_at(m.lower, "d"), 0755), 0);
+	cr_assert_eq(h_write_str(h_at(m.lower, "d/f x"), "f"), 0);
+	cr_assert_eq(ofs_creds_init(), 0);
+	root = open(m.lower, O_PATH | O_DIRECTORY);
+	mnt = open(m.lower, O_RDONLY | O_DIRECTORY);
+	cr_assert(root >= 0 && mnt >= 0);
+	fs.itab = ofs_itab_new(root, mnt, 64);
+	cr_assert_not_null(fs.itab);
+	cr_expect_eq(ofs_inode_path(&fs, FUSE_ROOT_ID, path, sizeof(path)), 0);
+	cr_expect_str_eq(path, "/");
+	d = look(&fs, "d");
+	cr_assert_eq(ofs_inode_lookup(&fs, d, "f x", &e), 0);
+	cr_expect_eq(ofs_inode_path(&fs, e.ino, path, sizeof(path)), 0);
+	cr_expect_str_eq(path, "/d/f x");
+	/* Renamed in the lower tree: the path follows the file. */
+	cr_assert_eq(rename(h_at(m.lower, "d/f x"), h_at(m.lower, "g")), 0);
+	cr_expect_eq(ofs_inode_path(&fs, e.ino, path, sizeof(path)), 0);
+	cr_expect_str_eq(path, "/g");
+	cr_expect_eq(ofs_inode_path(&fs, e.ino, path, 2), -ENAMETOOLONG);
+	ofs_itab_free(fs.itab);
+}
+
+Test(itab, a_process_name_is_read_once_and_cached)
+{
+	char comm[OFS_COMM_LEN], self[OFS_COMM_LEN];
+	FILE *f = fopen("/proc/self/comm", "r");
+
+	cr_assert_not_null(f);
+	cr_assert_not_null(fgets(self, sizeof(self), f));
+	fclose(f);
+	self[strcspn(self, "\n")] = '\0';
+	cr_expect_eq(ofs_comm_of(getpid(), comm), 0);
+	cr_expect_str_eq(comm, self);
+	/* Cached: a new name in /proc is not read again. */
+	cr_assert_eq(h_write_str("/proc/self/comm", "renamed"), 0);
+	cr_expect_eq(ofs_comm_of(getpid(), comm), 0);
+	cr_expect_str_eq(comm, self);
+	cr_expect_eq(ofs_comm_of(0, comm), -ESRCH);
+	cr_expect_eq(ofs_comm_of(0x3fffffff, comm), -ENOENT);
 }
