@@ -184,7 +184,8 @@ struct top_row {
 	char label[TOP_LABEL_LEN];
 };
 
-static double p99_of(const uint64_t *dense)
+/* The 99th percentile of @dense's requests, which took @total_ns in all. */
+static double p99_of(const uint64_t *dense, uint64_t total_ns)
 {
 	struct osp_hist h;
 	unsigned lo, hi;
@@ -196,9 +197,12 @@ static double p99_of(const uint64_t *dense)
 	}
 	h.count = osp_hist_bucket_total(&h);
 	if (osp_hist_range(&h, &lo, &hi)) {
-		/* Bounds from the buckets: no min and max are kept. */
+		/* Bounds from the buckets (no min and max are kept); no
+		 * request took longer than all of them together. */
 		h.min = (uint64_t)osp_bucket_lower_ns(lo, 1) + 1;
 		h.max = (uint64_t)osp_bucket_upper_ns(hi, 1);
+		h.max = h.max < total_ns ? h.max : total_ns;
+		h.min = h.min < h.max ? h.min : h.max;
 		p = osp_hist_percentile(&h, 99.0);
 	}
 	osp_hist_fini(&h);
@@ -216,7 +220,7 @@ static void row_of(const struct top_entry *e, uint64_t key, struct top_row *row)
 	row->total_ns = __atomic_load_n(&e->total_ns, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < TOP_BUCKETS; i++)
 		dense[i] = __atomic_load_n(&e->hist[i], __ATOMIC_RELAXED);
-	row->p99_ns = p99_of(dense);
+	row->p99_ns = p99_of(dense, row->total_ns);
 	row->uid = 0;
 	strcpy(row->label, "?");
 	if (__atomic_load_n(&e->named, __ATOMIC_ACQUIRE)) {

@@ -368,3 +368,78 @@ Test(slow, top_folds_keys_past_top_max_into_other)
 {
 	check_top("top,top_max=1", 1);
 }
+
+/* ---- osprof-report top ---- */
+
+/* The next block of `osprof-report top` from @f (up to its blank line
+ * after the processes), malloc'd; NULL at the end. */
+static char *next_block(FILE *f)
+{
+	char *block = NULL, line[1024];
+	size_t len = 0, blanks = 0;
+	FILE *mem = open_memstream(&block, &len);
+
+	cr_assert_not_null(mem);
+	while (blanks < 3 && fgets(line, sizeof(line), f)) {
+		blanks += strcmp(line, "\n") == 0;
+		fputs(line, mem);
+	}
+	fclose(mem);
+	if (!len) {
+		free(block);
+		return NULL;
+	}
+	return block;
+}
+
+Test(slow, report_top_shows_totals_then_each_interval)
+{
+	static const char *const args[] = { "-o", "top", NULL };
+	const char *report = getenv("OSPROF_REPORT");
+	char cmd[PATH_MAX * 2], *b1, *b2, *b3;
+	FILE *f;
+
+	cr_assert_not_null(report, "OSPROF_REPORT must name osprof-report");
+	h_tree(&m);
+	cr_assert_eq(h_write_str(h_at(m.lower, "a"), "aaaaaaaaaa"), 0);
+	cr_assert_eq(h_write_str(h_at(m.lower, "b"), "bbbbbbbbbbbbbbbbbbbb"), 0);
+	h_start(&m, args);
+	read_n("a", 3, 10, 0);
+	snprintf(cmd, sizeof(cmd), "'%s' top '%s' --interval 0.2 --count 2", report, m.dir);
+	f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	b1 = next_block(f);
+	/* Within the interval that follows the first block. */
+	read_n("b", 2, 20, 0);
+	b2 = next_block(f);
+	b3 = next_block(f);
+	cr_expect_eq(pclose(f), 0);
+	cr_assert_not_null(b1);
+	cr_assert_not_null(b2, "a second block after: %s", b1);
+	cr_expect_null(b3, "two blocks only: %s", b3);
+	cr_expect(strstr(b1, "totals since mount or reset"), "%s", b1);
+	/* READ_B and WRITE_B of the file and of this process */
+	cr_expect(strstr(b1, "          30            0 ") && strstr(b1, " /a\n"), "%s", b1);
+	cr_expect(!strstr(b1, " /b\n"), "%s", b1);
+	cr_expect(strstr(b2, "last interval"), "%s", b2);
+	cr_expect(strstr(b2, "          40            0 ") && strstr(b2, " /b\n"),
+		  "%s", b2);
+	cr_expect(!strstr(b2, " /a\n"), "idle in the interval: %s", b2);
+	free(b1);
+	free(b2);
+	free(b3);
+}
+
+Test(slow, report_top_refuses_a_mount_without_top_in_one_line)
+{
+	const char *report = getenv("OSPROF_REPORT");
+	char cmd[PATH_MAX * 2], *out;
+
+	h_tree(&m);
+	h_start(&m, NULL);
+	snprintf(cmd, sizeof(cmd), "'%s' top '%s' --count 1 >%s/out 2>&1", report, m.dir, m.top);
+	cr_expect_eq(h_sh("%s", cmd), 2);
+	out = h_slurp(h_at(m.top, "out"), NULL);
+	cr_expect(strstr(out, "has no top view (mount it with -o top)\n"), "%s", out);
+	free(out);
+}
