@@ -443,3 +443,42 @@ Test(slow, report_top_refuses_a_mount_without_top_in_one_line)
 	cr_expect(strstr(out, "has no top view (mount it with -o top)\n"), "%s", out);
 	free(out);
 }
+
+Test(slow, report_top_quits_on_q_and_restores_the_terminal)
+{
+	static const char *const args[] = { "-o", "top", NULL };
+	const char *report = getenv("OSPROF_REPORT");
+	char *out;
+
+	if (h_sh("command -v script >/dev/null") != 0)
+		cr_skip_test("no script(1) for a pseudo-terminal");
+	h_tree(&m);
+	h_start(&m, args);
+	/* q after a few refreshes; stty says how the terminal was left. */
+	cr_expect_eq(h_sh("(sleep 0.7; printf q) | timeout 20 script -qec \"'%s' top '%s' "
+			  "--interval 0.2; stty -a\" /dev/null >%s/out 2>&1", report, m.dir, m.top), 0);
+	out = h_slurp(h_at(m.top, "out"), NULL);
+	cr_assert_not_null(out);
+	cr_expect(strstr(out, "\033[H\033[2Josprof top "), "redrawn on a terminal: %s", out);
+	cr_expect(strstr(out, " icanon") && !strstr(out, "-icanon"), "%s", out);
+	cr_expect(strstr(out, " echo ") && !strstr(out, "-echo "), "%s", out);
+	free(out);
+}
+
+Test(slow, dump_writes_the_slow_log_beside_the_profile)
+{
+	char dump[PATH_MAX];
+	const char *args[] = { "-o", "slow=0", "--dump", dump, NULL };
+	char *text;
+
+	h_tree(&m);
+	snprintf(dump, sizeof(dump), "%s/run.json", m.top);
+	h_start(&m, args);
+	cr_assert_eq(h_write_str(h_at(m.dir, "f"), "x"), 0);
+	cr_expect_eq(h_stop(&m), 0);
+	text = h_slurp(h_at(m.top, "run.slow.json"), NULL);
+	cr_assert_not_null(text, "run.slow.json written");
+	cr_expect(strstr(text, "\"format\": \"osprof-slow\""), "%s", text);
+	cr_expect(strstr(text, "\"op\": \"create\"") && strstr(text, "\"path\": \"/f\""), "%s", text);
+	free(text);
+}
