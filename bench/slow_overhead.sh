@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: MIT
 # What -o slow (with no request slow) and -o top cost a warm grep -r over
 # a few thousand small files through osprof-fs (cache=never: every request
-# reaches the daemon), against the same mount without them. Three mounts
-# of one tree run at once; each round greps each once, in a rotating
-# order, so drift touches all alike. Prints every mount's median and the
-# ratios of medians. Run on demand (never a test), on a quiet machine:
+# reaches the daemon), against the same mount without them; and, with
+# slow=0 (every request logged: its name, path and the ring's mutex), what
+# logging one slow request costs. Four mounts of one tree run at once;
+# each round greps each once, in a rotating order, so drift touches all
+# alike. Prints every mount's median and the ratios of medians. Run on
+# demand (never a test), on a quiet machine:
 #
 #   bench/slow_overhead.sh [BUILD_DIR] [ROUNDS] [FILES]
 set -euo pipefail
@@ -14,8 +16,8 @@ rounds=${2:-11}
 files=${3:-4000}
 fs=$(realpath "$build/fs/osprof-fs")
 top=$(mktemp -d /tmp/osprof-slow-bench.XXXXXX)
-names=(plain slow100ms top)
-opts=("" "-o slow=100ms" "-o top")
+names=(plain slow100ms top slow0)
+opts=("" "-o slow=100ms" "-o top" "-o slow=0")
 
 cleanup() {
 	for n in "${names[@]}"; do
@@ -33,7 +35,7 @@ for ((i = 0; i < files; i++)); do
 	mkdir -p "$d"
 	head -c $((512 + i % 3000)) /dev/urandom | base64 > "$d/f$i"
 done
-for i in 0 1 2; do
+for i in 0 1 2 3; do
 	mkdir "$top/${names[$i]}"
 	# Foreground daemons, so that the trap can kill them by their pid.
 	# shellcheck disable=SC2086
@@ -47,8 +49,8 @@ done
 ms() { local t0 t1; t0=$(date +%s%N); grep -r zzzz "$1" >/dev/null || true; t1=$(date +%s%N); echo $(((t1 - t0) / 1000)); }
 declare -A t
 for ((r = 0; r < rounds; r++)); do
-	for k in 0 1 2; do
-		n=${names[$(((r + k) % 3))]}
+	for k in 0 1 2 3; do
+		n=${names[$(((r + k) % 4))]}
 		t[$n]+="$(ms "$top/$n") "
 	done
 done
@@ -61,3 +63,6 @@ for n in "${names[@]}"; do
 done
 awk -v a="${med[slow100ms]}" -v b="${med[plain]}" 'BEGIN {printf "  slow=100ms / plain: %.3f\n", a / b}'
 awk -v a="${med[top]}" -v b="${med[plain]}" 'BEGIN {printf "  top / plain:        %.3f\n", a / b}'
+# Requests per grep: the plain mount's count over its greps (warm + rounds).
+reqs=$(python3 -c 'import json,sys; print(sum(o["count"] for o in json.load(open(sys.argv[1]))["ops"]) // (int(sys.argv[2]) + 1))' "$top/plain/.osprof/stats.json" "$rounds")
+awk -v a="${med[slow0]}" -v b="${med[plain]}" -v n="$reqs" 'BEGIN {printf "  slow=0 / plain:     %.3f; %d requests a grep: %.2f us more per logged request\n", a / b, n, (a - b) / n}'
