@@ -10,14 +10,14 @@
  * request (ofs_slow_record, ofs.h): one load and one branch, the same
  * whether the log is off (UINT64_MAX) or no request is slow. Only a slow
  * request pays more: the wall clock, its process name (cached, ofs_who.c),
- * its path (readlink of its descriptor in /proc, a few us) and the ring's
+ * its path (readlink of its descriptor in /proc) and the ring's
  * mutex -- the one lock on a request's path, taken only by slow requests
  * and, for a copy of the ring, by the reader. Entries are written whole
  * under it, so a reader never sees half of one. This is done before the
  * reply leaves (ofs_req_close): the inode a request names is only
  * guaranteed alive until then (a forget may free it right after), so the
  * path cannot be taken later without a reference; the latency recorded is
- * taken before, but the caller waits those few us more.
+ * taken before, but the caller waits that much more (README: measured).
  */
 #include <errno.h>
 #include <inttypes.h>
