@@ -99,6 +99,10 @@ struct ofs_opts {
 	bool lower_ebpf;       /* -o lower_source=ebpf: lower from eBPF, not
 				* from the daemon's own timing */
 	bool layers_auto;      /* no -o layers: those that load, quietly */
+	uint64_t slow_ns;      /* -o slow: log requests this slow; UINT64_MAX off */
+	unsigned slow_size;    /* -o slow_size: entries of the slow log */
+	bool top;              /* -o top: per-file and per-process tables */
+	unsigned top_max;      /* -o top_max: entries of each table */
 };
 
 struct ofs_inode_table;
@@ -109,6 +113,8 @@ struct ofs_req;
 struct obp;
 struct obp_vt;
 struct ofs_bpf_tl;
+struct ofs_slow;
+struct ofs_top;
 
 /*
  * The daemon. One per process: FUSE passes it to every handler.
@@ -147,6 +153,12 @@ struct ofs {
 	struct obp_vt *vt;           /* -o cpu_time from eBPF virtual time, or
 				      * NULL (the thread CPU clock) */
 	struct ofs_bpf_tl *bpf_tl;   /* the eBPF layers' timeline, with bpf */
+	struct ofs_slow *slow;       /* the slow-request log (ofs_slow.c): made
+				      * by -o slow or ctl's first `slow`, kept
+				      * until teardown; NULL before */
+	uint64_t slow_ns;            /* atomic: requests at least this slow go to
+				      * the log; UINT64_MAX: off */
+	struct ofs_top *top;         /* -o top (ofs_top.c), NULL when off */
 	uid_t owner_uid;             /* the mounting user: may write ctl */
 	gid_t owner_gid;
 	bool switch_creds;           /* root with allow_other: act as caller */
@@ -411,6 +423,8 @@ int ofs_mount_at(const char *path, char **type, dev_t *dev);
 /* Write @p as JSON to @path through a temporary file renamed over it:
  * never a torn file. 0 or -errno. */
 int ofs_dump_write(const char *path, const struct osp_profile *p);
+/* The same with what @write writes of @ctx (0 or -errno). */
+int ofs_dump_to(const char *path, int (*write)(FILE *f, const void *ctx), const void *ctx);
 
 /* ---- the lower layer timed by the daemon (ofs_lower.c) ---- */
 /* Its profile set, enabled as the fs layer is. 0 or -ENOMEM. */
@@ -539,6 +553,10 @@ struct ofs_req {
 				* 0 for open, create, opendir, which make it */
 	uint64_t size_bytes;   /* read, write, readdir, xattr, copy, fallocate */
 	int64_t off;           /* offset of read, write, readdir, lseek, ... */
+	const char *name;      /* name ops: the name in directory ino (the
+				* request's own buffer: valid until the reply) */
+	uint64_t done_bytes;   /* bytes a read replied or a write took (set by
+				* pt_reply_buf, pt_reply_write; 0 before) */
 	/* Who asked (fuse_req_ctx): the caller's thread and identity. */
 	pid_t pid;
 	uid_t uid;
@@ -582,5 +600,72 @@ void ofs_req_detach(struct ofs_req *r, struct ofs_req *to);
  * identity. @r must be closed (replied) or detached by then.
  */
 void ofs_req_end(struct ofs_req *r);
+
+/* ---- the slow-request log (ofs_slow.c) ---- */
+#define OFS_SLOW_SIZE_MAX 65536u
+#define OFS_SLOW_MAX_NS 3600000000000ull /* thresholds up to an hour (ctl's too) */
+void ofs_slow_log(struct ofs_req *r, uint64_t lat_ns);
+/*
+ * ofs_slow_record - @r took @lat_ns: log it when it is at least the
+ * threshold. Off, or fast, it costs one load and one predictable branch;
+ * a slow request takes the wall clock, its process name and path, and the
+ * log's mutex (only slow requests do), before its reply leaves.
+ */
+static inline void ofs_slow_record(struct ofs_req *r, uint64_t lat_ns)
+{
+	if (__builtin_expect(lat_ns >= __atomic_load_n(&r->fs->slow_ns, __ATOMIC_RELAXED), 0))
+		ofs_slow_log(r, lat_ns);
+}
+/*
+ * ofs_slow_set - log requests of at least @ns from now (UINT64_MAX: off),
+ * making the log (-o slow_size entries) on first use. Serialised by the
+ * caller (start-up, or ctl's mutex). 0 or -ENOMEM.
+ */
+int ofs_slow_set(struct ofs *fs, uint64_t ns);
+/* Empty the log and its dropped count (ctl's reset); NULL-safe. */
+void ofs_slow_reset(struct ofs *fs);
+/* Entries dropped (overwritten when full) since the last reset. */
+uint64_t ofs_slow_dropped(struct ofs *fs);
+/* .osprof/slow and slow.json (@arg "text" or "json"). 0 or -errno. */
+int ofs_slow_gen(struct ofs *fs, const char *arg, FILE *out);
+/* --dump: FILE.slow.json beside FILE, when the log exists. 0 or -errno (said). */
+int ofs_slow_dump(struct ofs *fs);
+void ofs_slow_free(struct ofs *fs);
+
+/* ---- the top view (ofs_top.c, its key map ofs_top_keys.c) ---- */
+#define OFS_TOP_MAX 65536u
+/* -o top: the tables, -o top_max entries each. 0, -ENOMEM. */
+int ofs_top_new(struct ofs *fs);
+void ofs_top_free(struct ofs *fs);
+/*
+ * ofs_top_record - count @r (@lat_ns) for its file (r->ino) and its
+ * process (r->pid): lock-free, no allocation; a key's first request also
+ * names it (path, or process name), before its reply leaves.
+ */
+void ofs_top_record(struct ofs_req *r, uint64_t lat_ns);
+void ofs_top_reset(struct ofs *fs);
+/* .osprof/top and top.json (@arg "text" or "json"). 0 or -errno. */
+int ofs_top_gen(struct ofs *fs, const char *arg, FILE *out);
+/*
+ * A key -> slot map, bounded, lock-free (ofs_top_keys.c): slots are
+ * handed out densely, 0 .. max - 1, first come first served.
+ */
+struct ofs_keys;
+/* A map of at most @max keys (1 .. OFS_TOP_MAX); NULL on -ENOMEM. */
+struct ofs_keys *ofs_keys_new(unsigned max);
+/*
+ * ofs_keys_slot - @key's slot, given it on first sight (*@fresh true then,
+ * for the caller to fill it in), or -1 when all are taken. Any key but
+ * UINT64_MAX. Lock-free; no allocation.
+ */
+int ofs_keys_slot(struct ofs_keys *k, uint64_t key, bool *fresh);
+/* The key of slot @slot, false when it is not (yet) given. */
+bool ofs_keys_key(struct ofs_keys *k, unsigned slot, uint64_t *key);
+/* Slots given so far (<= max). */
+unsigned ofs_keys_count(struct ofs_keys *k);
+/* Forget every key: not to be called while ofs_keys_slot runs elsewhere,
+ * or that caller's key may be given twice (counted apart, never lost). */
+void ofs_keys_reset(struct ofs_keys *k);
+void ofs_keys_free(struct ofs_keys *k);
 
 #endif /* OSPROF_FS_OFS_H */

@@ -107,6 +107,10 @@ enum ctl_file {
 	CF_FUSE_JSON,
 	CF_SYSCALL,
 	CF_SYSCALL_JSON,
+	CF_SLOW,
+	CF_SLOW_JSON,
+	CF_TOP,
+	CF_TOP_JSON,
 	CF__COUNT
 };
 
@@ -127,11 +131,16 @@ static const struct ctl_entry entries[] = {
 	[CF_FUSE_JSON] = { "fuse.json", 0444, ofs_layer_gen_json, "fuse", ofs_bpf_present },
 	[CF_SYSCALL] = { "syscall", 0444, ofs_layer_gen_text, "syscall", ofs_bpf_present },
 	[CF_SYSCALL_JSON] = { "syscall.json", 0444, ofs_layer_gen_json, "syscall", ofs_bpf_present },
+	[CF_SLOW] = { "slow", 0444, ofs_slow_gen, "text", NULL },
+	[CF_SLOW_JSON] = { "slow.json", 0444, ofs_slow_gen, "json", NULL },
+	[CF_TOP] = { "top", 0444, ofs_top_gen, "text", NULL },
+	[CF_TOP_JSON] = { "top.json", 0444, ofs_top_gen, "json", NULL },
 };
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))
 _Static_assert(NENTRIES == CF__COUNT, "an entry for every control file");
 #define CTL_FILE_INO (CTL_DIR_INO + 1 + CF_CTL)
 _Static_assert(CTL_DIR_INO + NENTRIES < 64, "control inodes stay below 64");
+_Static_assert(OFS_CTL_SLOW_MAX_NS == OFS_SLOW_MAX_NS, "ctl's slow bound is -o slow's");
 
 static bool entry_present(struct ofs *fs, const struct ctl_entry *e)
 {
@@ -216,7 +225,7 @@ static int gen_profile(struct ofs *fs, const char *arg, FILE *out)
 
 static int gen_ctl(struct ofs *fs, const char *arg, FILE *out)
 {
-	uint64_t inodes, fds, granted, cancelled, refused, underflows;
+	uint64_t inodes, fds, granted, cancelled, refused, underflows, slow_ns;
 	struct osp_timeline_stats tl;
 	unsigned waiting;
 	bool handles;
@@ -258,6 +267,13 @@ static int gen_ctl(struct ofs *fs, const char *arg, FILE *out)
 		fs->opts.mount_abs, (int)getpid());
 	ofs_kmod_describe(fs, out);
 	ofs_bpf_describe(fs, out);
+	slow_ns = __atomic_load_n(&fs->slow_ns, __ATOMIC_RELAXED);
+	if (slow_ns == UINT64_MAX)
+		fputs("slow_threshold_ns off\n", out);
+	else
+		fprintf(out, "slow_threshold_ns %" PRIu64 "\n", slow_ns);
+	fprintf(out, "slow_dropped %" PRIu64 "\ntop %s\n", ofs_slow_dropped(fs),
+		fs->top ? "on" : "off");
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -275,7 +291,11 @@ static int cmd_apply(struct ofs *fs, const struct ofs_ctl_cmd *c)
 	case OFS_CTL_RESET:
 		osp_set_reset(fs->set);
 		ofs_bpf_reset(fs);
+		ofs_slow_reset(fs);
+		ofs_top_reset(fs);
 		return 0;
+	case OFS_CTL_SLOW:
+		return ofs_slow_set(fs, c->slow_ns);
 	case OFS_CTL_ENABLE:
 	case OFS_CTL_DISABLE:
 		osp_set_enable(fs->set, c->kind == OFS_CTL_ENABLE);

@@ -91,9 +91,19 @@ static int parse_line(const struct word *w, size_t n, size_t line,
 			  word_is(&w[0], "enable") ? OFS_CTL_ENABLE : OFS_CTL_DISABLE;
 		return 0;
 	}
+	if (word_is(&w[0], "slow")) {
+		c->kind = OFS_CTL_SLOW;
+		c->slow_ns = UINT64_MAX;
+		if (n == 2 && (word_is(&w[1], "off") ||
+			       osp_parse_duration_n(w[1].p, w[1].len, OFS_CTL_SLOW_MAX_NS,
+						    &c->slow_ns) == 0))
+			return 0;
+		return fail(err, errlen, "line %zu: slow takes off, or a duration up to 3600s "
+			    "(0, 500us, 10ms, 2s)", line);
+	}
 	if (!word_is(&w[0], "timeline"))
 		return fail(err, errlen,
-			    "line %zu: unknown command (expected reset, enable, disable or timeline)",
+			    "line %zu: unknown command (expected reset, enable, disable, timeline or slow)",
 			    line);
 	if (n == 2 && word_is(&w[1], "off")) {
 		c->kind = OFS_CTL_TIMELINE_OFF;

@@ -26,6 +26,8 @@
 /* Limits of `timeline <interval_ms> [<max_snapshots>]`. */
 #define OFS_CTL_TL_INTERVAL_MAX_MS 3600000u
 #define OFS_CTL_TL_SNAPSHOTS_MAX 10000000u
+/* Of `slow <duration>`: up to an hour. */
+#define OFS_CTL_SLOW_MAX_NS 3600000000000ull
 
 enum ofs_ctl_cmd_kind {
 	OFS_CTL_RESET,
@@ -33,6 +35,7 @@ enum ofs_ctl_cmd_kind {
 	OFS_CTL_DISABLE,
 	OFS_CTL_TIMELINE,
 	OFS_CTL_TIMELINE_OFF,
+	OFS_CTL_SLOW,          /* slow DURATION | slow off */
 	OFS_CTL__COUNT
 };
 
@@ -41,6 +44,7 @@ struct ofs_ctl_cmd {
 	size_t line;           /* where it is in the batch, from 1 */
 	uint64_t interval_ms;  /* OFS_CTL_TIMELINE: >= 1 */
 	uint64_t snapshots;    /* OFS_CTL_TIMELINE: 0 when not given */
+	uint64_t slow_ns;      /* OFS_CTL_SLOW: the threshold; UINT64_MAX off */
 };
 
 struct ofs_ctl_batch {

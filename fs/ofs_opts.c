@@ -26,7 +26,8 @@ struct raw {
 	char *res, *timeline, *timeline_size, *ctl_name, *cache;
 	char *entry_timeout, *attr_timeout, *fd_cache, *readdirplus, *dump, *poll_us;
 	char *layers, *lower_source;
-	int writeback, cpu_time, vtimers, noprofile;
+	char *slow, *slow_size, *top_max;
+	int writeback, cpu_time, vtimers, noprofile, top;
 	int nonopt;
 	int answer; /* KEY_HELP or KEY_VERSION when one was asked for */
 	struct ofs_opts *o;
@@ -51,6 +52,10 @@ static const struct fuse_opt specs[] = {
 	RAW("poll_us=%s", poll_us),
 	RAW("layers=%s", layers),
 	RAW("lower_source=%s", lower_source),
+	RAW("slow=%s", slow),
+	RAW("slow_size=%s", slow_size),
+	RAW("top_max=%s", top_max),
+	FLAG("top", top, 1),
 	RAW("dump=%s", dump),
 	RAW("--dump=%s", dump),
 	RAW("--dump %s", dump),
@@ -114,9 +119,17 @@ static void usage(const char *prog)
 "                           each) or ebpf (the kernel times every system call\n"
 "                           the daemon makes; costs every process on the\n"
 "                           machine ~0.2 us per system call while loaded)\n"
+"    -o slow=DURATION       log every request at least this slow (10ms, 500us,\n"
+"                           2s; 0: every request) in .osprof/slow (default off)\n"
+"    -o slow_size=N         entries the slow log keeps, the newest (default 1024)\n"
+"    -o top                 per-file and per-process counts in .osprof/top\n"
+"                           (default off: a table lookup per request)\n"
+"    -o top_max=N           files and processes kept each (default 256; the\n"
+"                           rest are folded into 'other')\n"
 "    --dump FILE            write the final JSON profile to FILE at unmount\n"
 "                           (also -o dump=FILE); each eBPF layer's beside it,\n"
-"                           FILE with .LAYER before its extension\n\n"
+"                           FILE with .LAYER before its extension, and the\n"
+"                           slow log as FILE.slow.json\n\n"
 "Examples:\n"
 "    %s /data /mnt/p && grep -r foo /mnt/p; cat /mnt/p/.osprof/stats\n"
 "    %s /srv /srv -o cache=auto --dump /tmp/srv.json    # in place\n"
@@ -290,6 +303,19 @@ static int parse_dump(struct ofs_opts *o, const char *dump)
 	return 0;
 }
 
+/* -o slow, slow_size, top, top_max. */
+static int parse_slow_top(struct ofs_opts *o, const struct raw *r)
+{
+	o->slow_ns = UINT64_MAX;
+	o->slow_size = 1024;
+	o->top = r->top;
+	o->top_max = 256;
+	if (r->slow && osp_parse_duration(r->slow, OFS_SLOW_MAX_NS, &o->slow_ns) != 0)
+		return bad("slow", r->slow, "expected a duration up to 3600s: 0, 500us, 10ms, 2s");
+	return get_uint("slow_size", r->slow_size, 1, OFS_SLOW_SIZE_MAX, &o->slow_size) ||
+	       get_uint("top_max", r->top_max, 1, OFS_TOP_MAX, &o->top_max) ? -1 : 0;
+}
+
 /* Raise the soft open-file limit to the hard one; the default fd cache is half. */
 static unsigned default_fd_cache(void)
 {
@@ -319,7 +345,8 @@ static int parse_values(struct ofs_opts *o, struct raw *r)
 	    get_uint("timeline_size", r->timeline_size, 1, 10000000, &o->timeline_size) ||
 	    get_uint("fd_cache", r->fd_cache, 16, 1u << 24, &o->fd_cache))
 		return -1;
-	if (parse_cache(o, r) || parse_misc(o, r) || parse_dump(o, r->dump))
+	if (parse_cache(o, r) || parse_misc(o, r) || parse_dump(o, r->dump) ||
+	    parse_slow_top(o, r))
 		return -1;
 	/*
 	 * Threading by measurement (bench/overhead.sh, warm grep of the Linux
@@ -346,6 +373,9 @@ static void raw_free(struct raw *r)
 	free(r->poll_us);
 	free(r->layers);
 	free(r->lower_source);
+	free(r->slow);
+	free(r->slow_size);
+	free(r->top_max);
 }
 
 static int check_dirs(struct ofs_opts *o, const struct fuse_cmdline_opts *c)

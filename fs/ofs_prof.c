@@ -120,7 +120,7 @@ static void w_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		ofs_bpf_ctl_end(fs);
 		return;
 	}
-	TIMED(OFS_OP_LOOKUP, true, pt_lookup(&r, parent, name), .ino = parent);
+	TIMED(OFS_OP_LOOKUP, true, pt_lookup(&r, parent, name), .ino = parent, .name = name);
 }
 
 static void w_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
@@ -171,7 +171,7 @@ static void w_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (ctl_name_guard(req, parent, name))
 		return;
 	TIMED(OFS_OP_MKNOD, true, pt_mknod(&r, parent, name, mode, rdev),
-	      .ino = parent);
+	      .ino = parent, .name = name);
 }
 
 static void w_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
@@ -180,21 +180,21 @@ static void w_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (ctl_name_guard(req, parent, name))
 		return;
 	TIMED(OFS_OP_MKDIR, true, pt_mkdir(&r, parent, name, mode),
-	      .ino = parent);
+	      .ino = parent, .name = name);
 }
 
 static void w_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	if (ctl_name_guard(req, parent, name))
 		return;
-	TIMED(OFS_OP_UNLINK, true, pt_unlink(&r, parent, name), .ino = parent);
+	TIMED(OFS_OP_UNLINK, true, pt_unlink(&r, parent, name), .ino = parent, .name = name);
 }
 
 static void w_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	if (ctl_name_guard(req, parent, name))
 		return;
-	TIMED(OFS_OP_RMDIR, true, pt_rmdir(&r, parent, name), .ino = parent);
+	TIMED(OFS_OP_RMDIR, true, pt_rmdir(&r, parent, name), .ino = parent, .name = name);
 }
 
 static void w_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
@@ -203,7 +203,7 @@ static void w_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
 	if (ctl_name_guard(req, parent, name))
 		return;
 	TIMED(OFS_OP_SYMLINK, true, pt_symlink(&r, link, parent, name),
-	      .ino = parent);
+	      .ino = parent, .name = name);
 }
 
 static void w_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
@@ -212,7 +212,7 @@ static void w_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (ctl_name_guard(req, parent, name) || ctl_name_guard(req, newparent, newname))
 		return;
 	TIMED(OFS_OP_RENAME, true, pt_rename(&r, parent, name, newparent, newname, flags),
-	      .ino = parent);
+	      .ino = parent, .name = name);
 }
 
 static void w_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
@@ -360,7 +360,7 @@ static void w_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (ctl_name_guard(req, parent, name))
 		return;
 	TIMED(OFS_OP_CREATE, true, pt_create(&r, parent, name, mode, fi),
-	      .ino = parent);
+	      .ino = parent, .name = name);
 }
 
 static void w_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,

@@ -58,12 +58,25 @@ PT_REPLY(attr, (struct ofs_req *r, const struct stat *st, double timeout),
 	 (r->req, st, timeout))
 PT_REPLY(readlink, (struct ofs_req *r, const char *link), (r->req, link))
 PT_REPLY(open, (struct ofs_req *r, const struct fuse_file_info *fi), (r->req, fi))
-PT_REPLY(write, (struct ofs_req *r, size_t count), (r->req, count))
-PT_REPLY(buf, (struct ofs_req *r, const char *buf, size_t size), (r->req, buf, size))
 PT_REPLY(statfs, (struct ofs_req *r, const struct statvfs *sv), (r->req, sv))
 PT_REPLY(xattr, (struct ofs_req *r, size_t count), (r->req, count))
 PT_REPLY(lseek, (struct ofs_req *r, off_t off), (r->req, off))
 #undef PT_REPLY
+
+/* Data and write replies say how many bytes they carried (done_bytes). */
+static inline int pt_reply_write(struct ofs_req *r, size_t count)
+{
+	r->done_bytes = count;
+	ofs_req_close(r);
+	return fuse_reply_write(r->req, count);
+}
+
+static inline int pt_reply_buf(struct ofs_req *r, const char *buf, size_t size)
+{
+	r->done_bytes = size;
+	ofs_req_close(r);
+	return fuse_reply_buf(r->req, buf, size);
+}
 
 static inline void pt_reply_none(struct ofs_req *r)
 {

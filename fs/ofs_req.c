@@ -7,7 +7,8 @@
  * with -o vtimers, in its place, the request's virtual time from osprof.ko
  * (ofs_kmod.c); with eBPF virtual time, the elapsed time less what eBPF
  * saw the thread lose (ofs_bpf.c). ofs_req_close is where a request is
- * recorded: whatever else is to be learnt per request is taken there.
+ * recorded: whatever else is to be learnt per request is taken there --
+ * the slow-request log (ofs_slow.c) and the top view (ofs_top.c).
  */
 #include <assert.h>
 #include <time.h>
@@ -87,6 +88,9 @@ void ofs_req_close(struct ofs_req *r)
 	cpu_ns = r->detached ? r->cpu_ns : timing_cpu_ns(r);
 	lat_ns = osp_clock_to_ns(&r->fs->clk, osp_clock_read(&r->fs->clk) - r->c0);
 	osp_set_record(r->fs->set, r->op, lat_ns, cpu_ns);
+	ofs_slow_record(r, lat_ns);
+	if (r->fs->top)
+		ofs_top_record(r, lat_ns);
 }
 
 void ofs_req_detach(struct ofs_req *r, struct ofs_req *to)

@@ -53,6 +53,10 @@ static void check_batch(const struct ofs_ctl_batch *b, const char *buf,
 			ofz_fail("ctl: command %zu: interval %llu ms, %llu snapshots",
 				 i, (unsigned long long)c->interval_ms,
 				 (unsigned long long)c->snapshots);
+		if (c->kind == OFS_CTL_SLOW ? c->slow_ns > OFS_CTL_SLOW_MAX_NS &&
+					      c->slow_ns != UINT64_MAX : c->slow_ns != 0)
+			ofz_fail("ctl: command %zu: slow threshold %llu ns", i,
+				 (unsigned long long)c->slow_ns);
 	}
 }
 

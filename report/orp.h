@@ -389,4 +389,32 @@ int orp_cmd_html(int argc, char **argv);
 int orp_cmd_export(int argc, char **argv);
 int orp_cmd_merge(int argc, char **argv);
 
+/* ---- orp_top_read.c: osprof-fs's .osprof/top.json ------------------------ */
+
+struct orp_top_entry {
+	char *name;            /* a file's path or a process's name (raw bytes) */
+	uint64_t pid, uid;     /* processes only */
+	uint64_t requests, read_bytes, write_bytes, total_ns, p99_ns;
+};
+
+struct orp_top_doc {
+	bool enabled;          /* false: the mount has no -o top */
+	uint64_t unix_ns;      /* when the daemon wrote it, 0 if not said */
+	struct orp_top_entry *files, *procs;
+	size_t nfiles, nprocs;
+	struct orp_top_entry other_files, other_procs;
+};
+
+/*
+ * orp_top_parse - read the @len bytes at @text (any bytes) as a top.json
+ * document into @d. 0, or -EINVAL / -ENOMEM with a one-line reason in
+ * @err (never quoting the input); @d is then empty. Free with
+ * orp_top_doc_free (NULL-safe, idempotent).
+ */
+int orp_top_parse(const char *text, size_t len, struct orp_top_doc *d, char *err,
+		  size_t errlen);
+void orp_top_doc_free(struct orp_top_doc *d);
+/* `osprof-report top` (orp_top.c). */
+int orp_cmd_top(int argc, char **argv);
+
 #endif /* ORP_H */

@@ -23,6 +23,7 @@ static const struct subcommand subcommands[] = {
 	{ "html", orp_cmd_html, "one self-contained HTML report" },
 	{ "export", orp_cmd_export, "JSON, CSV or OpenMetrics" },
 	{ "merge", orp_cmd_merge, "add profiles bucket by bucket" },
+	{ "top", orp_cmd_top, "files and processes by time, live, from a mount with -o top" },
 };
 
 static void usage(FILE *out)
@@ -45,6 +46,7 @@ static void usage(FILE *out)
 		"  " ORP_PROG " show --layered /mnt/p\n"
 		"  " ORP_PROG " compare /mnt/before /mnt/after   # every layer, one section each\n"
 		"  " ORP_PROG " plot run.json -o charts/\n"
+		"  " ORP_PROG " top /mnt/p                      # like filetop (-o top)\n"
 		"\n'" ORP_PROG " COMMAND --help' describes each command.\n"
 		"Exit status: 0 success (compare: no differences), 1 compare found\n"
 		"differences, 2 error.\n");

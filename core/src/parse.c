@@ -96,6 +96,40 @@ int osp_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+int osp_parse_duration_n(const char *s, size_t len, uint64_t max_ns, uint64_t *out_ns)
+{
+	static const struct {
+		const char *name;
+		uint64_t ns;
+	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 } };
+	size_t n = 0;
+	uint64_t v;
+	int err;
+
+	while (s && n < len && isdigit((unsigned char)s[n]))
+		n++;
+	err = osp_parse_u64_n(s, n, 0, UINT64_MAX, &v);
+	if (err)
+		return err;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (len - n != strlen(units[i].name) || memcmp(s + n, units[i].name, len - n) != 0)
+			continue;
+		if (v > UINT64_MAX / units[i].ns || v * units[i].ns > max_ns)
+			return -ERANGE;
+		*out_ns = v * units[i].ns;
+		return 0;
+	}
+	if (n != len || v != 0)
+		return -EINVAL; /* a unit is needed, but for 0 */
+	*out_ns = 0;
+	return 0;
+}
+
+int osp_parse_duration(const char *s, uint64_t max_ns, uint64_t *out_ns)
+{
+	return osp_parse_duration_n(s, s ? strlen(s) : 0, max_ns, out_ns);
+}
+
 int osp_parse_double(const char *s, double min, double max, double *out)
 {
 	char *end;

@@ -102,3 +102,32 @@ Test(parse, u64_n_reads_only_its_bytes)
 	cr_expect_eq(osp_parse_u64_n("42", 2, 1, 41, &v), -ERANGE);
 	cr_expect_eq(v, UINT64_MAX, "unchanged on error");
 }
+
+Test(parse, duration_takes_a_whole_number_and_a_unit)
+{
+	static const struct {
+		const char *s;
+		int err;
+		uint64_t ns;
+	} cases[] = {
+		{ "10ms", 0, 10000000 }, { "500us", 0, 500000 }, { "2s", 0, 2000000000 },
+		{ "7ns", 0, 7 }, { "0", 0, 0 }, { "0ms", 0, 0 },
+		{ "10", -EINVAL, 0 }, { "ms", -EINVAL, 0 }, { "", -EINVAL, 0 },
+		{ "1.5ms", -EINVAL, 0 }, { "-1ms", -EINVAL, 0 }, { " 1ms", -EINVAL, 0 },
+		{ "1msx", -EINVAL, 0 }, { "1 ms", -EINVAL, 0 }, { "1m", -EINVAL, 0 },
+		{ "3601s", -ERANGE, 0 }, { "18446744073709551615s", -ERANGE, 0 },
+		{ "99999999999999999999ns", -ERANGE, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t v = 77;
+
+		cr_expect_eq(osp_parse_duration(cases[i].s, 3600000000000ull, &v), cases[i].err,
+			     "'%s'", cases[i].s);
+		cr_expect_eq(v, cases[i].err ? 77 : cases[i].ns, "'%s' gives %llu", cases[i].s,
+			     (unsigned long long)v);
+	}
+	uint64_t v = 0;
+	cr_expect_eq(osp_parse_duration_n("20msXX", 4, UINT64_MAX, &v), 0);
+	cr_expect_eq(v, 20000000);
+}

@@ -2,7 +2,7 @@
 /*
  * sleepfs: a test-only FUSE file system whose file "slow" takes a known
  * time to read: every read returns exactly SLEEP_US after it arrived;
- * reads of "slow4" take four times as long. A VM's timers overshoot by
+ * reads of "slow4" take four times as long, reads of "fast" no time. A VM's timers overshoot by
  * 0.1-0.5 ms, so it sleeps until 300 us before the deadline and spins
  * the rest. Files are opened with direct_io so every read reaches it.
  * Usage:
@@ -35,7 +35,8 @@ static int s_getattr(const char *path, struct stat *st, struct fuse_file_info *f
 	if (strcmp(path, "/") == 0) {
 		st->st_mode = S_IFDIR | 0755;
 		st->st_nlink = 2;
-	} else if (strcmp(path, "/slow") == 0 || strcmp(path, "/slow4") == 0) {
+	} else if (strcmp(path, "/slow") == 0 || strcmp(path, "/slow4") == 0 ||
+		   strcmp(path, "/fast") == 0) {
 		st->st_mode = S_IFREG | 0444;
 		st->st_nlink = 1;
 		st->st_size = FILE_SIZE;
@@ -57,12 +58,13 @@ static int s_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t of
 	fill(buf, "..", NULL, 0, 0);
 	fill(buf, "slow", NULL, 0, 0);
 	fill(buf, "slow4", NULL, 0, 0);
+	fill(buf, "fast", NULL, 0, 0);
 	return 0;
 }
 
 static int s_open(const char *path, struct fuse_file_info *fi)
 {
-	if (strcmp(path, "/slow") != 0 && strcmp(path, "/slow4") != 0)
+	if (strcmp(path, "/slow") != 0 && strcmp(path, "/slow4") != 0 && strcmp(path, "/fast") != 0)
 		return -ENOENT;
 	fi->direct_io = 1;
 	return 0;
@@ -74,7 +76,8 @@ static int s_read(const char *path, char *buf, size_t size, off_t off,
 	struct timespec t, now;
 	uint64_t deadline;
 
-	uint64_t wait_ns = (uint64_t)sleep_ns * (strcmp(path, "/slow4") == 0 ? 4 : 1);
+	uint64_t wait_ns = strcmp(path, "/fast") == 0 ? 0 :
+			   (uint64_t)sleep_ns * (strcmp(path, "/slow4") == 0 ? 4 : 1);
 
 	(void)fi;
 	clock_gettime(CLOCK_MONOTONIC, &t);

@@ -37,6 +37,23 @@ Test(ctl_cmd, a_batch_parses_in_order_with_blank_lines_and_blanks)
 	cr_expect_str_empty(err);
 }
 
+Test(ctl_cmd, slow_takes_a_duration_or_off)
+{
+	struct ofs_ctl_batch b;
+	char err[128];
+
+	cr_assert_eq(parse("slow 10ms\nslow 0\nslow off\nslow 500us\nslow 3600s\n", &b, err,
+			   sizeof(err)), 0, "%s", err);
+	cr_assert_eq(b.n, 5);
+	for (size_t i = 0; i < b.n; i++)
+		cr_expect_eq(b.cmds[i].kind, OFS_CTL_SLOW);
+	cr_expect_eq(b.cmds[0].slow_ns, 10000000);
+	cr_expect_eq(b.cmds[1].slow_ns, 0);
+	cr_expect_eq(b.cmds[2].slow_ns, UINT64_MAX, "off");
+	cr_expect_eq(b.cmds[3].slow_ns, 500000);
+	cr_expect_eq(b.cmds[4].slow_ns, 3600000000000ull);
+}
+
 Test(ctl_cmd, an_empty_batch_is_no_command)
 {
 	struct ofs_ctl_batch b;
@@ -58,6 +75,12 @@ static const char *const bad[][2] = {
 	{ "timeline 0", "interval of 1 to" },
 	{ "timeline 3600001", "interval of 1 to" },
 	{ "timeline -5", "interval of 1 to" },
+	{ "slow", "line 1: slow takes off, or a duration" },
+	{ "slow 10", "slow takes off, or a duration" },
+	{ "slow 1.5ms", "slow takes off, or a duration" },
+	{ "slow 3601s", "slow takes off, or a duration" },
+	{ "slow 10ms 5", "slow takes off, or a duration" },
+	{ "slow -1ms", "slow takes off, or a duration" },
 	{ "timeline +5", "interval of 1 to" },
 	{ "timeline 99999999999999999999", "interval of 1 to" },
 	{ "timeline 100 0", "snapshot count must be 1 to 10000000" },

@@ -52,6 +52,23 @@ void ofs_creds_leave(struct ofs_creds_saved *s)
 	s->switched = false;
 }
 
+/* The slow log and the top view: counted calls. */
+static unsigned slow_logged, top_recorded;
+
+void ofs_slow_log(struct ofs_req *r, uint64_t lat_ns)
+{
+	(void)r;
+	(void)lat_ns;
+	slow_logged++;
+}
+
+void ofs_top_record(struct ofs_req *r, uint64_t lat_ns)
+{
+	(void)r;
+	(void)lat_ns;
+	top_recorded++;
+}
+
 static struct ofs fs;
 
 static void up(void)
@@ -66,6 +83,8 @@ static void up(void)
 	cr_assert_not_null(fs.set);
 	osp_set_enable(fs.set, true);
 	creds_left = 0;
+	fs.slow_ns = UINT64_MAX;
+	slow_logged = top_recorded = 0;
 }
 
 static void down(void)
@@ -183,4 +202,24 @@ Test(req, the_callers_identity_stays_with_the_worker_when_detached)
 	cr_expect_eq(creds_left, 0);
 	ofs_req_end(&r);
 	cr_expect_eq(creds_left, 1, "given back once, by the worker");
+}
+
+Test(req, only_a_request_at_least_the_slow_threshold_goes_to_the_slow_log)
+{
+	struct ofs_req a = timed(OFS_OP_READ), b;
+
+	ofs_req_close(&a);
+	ofs_req_end(&a);
+	cr_expect_eq(slow_logged, 0, "off: never");
+	fs.slow_ns = 0;
+	b = timed(OFS_OP_READ);
+	ofs_req_close(&b);
+	ofs_req_end(&b);
+	cr_expect_eq(slow_logged, 1, "threshold 0: every request");
+	fs.slow_ns = 3600000000000ull;
+	b = timed(OFS_OP_READ);
+	ofs_req_close(&b);
+	ofs_req_end(&b);
+	cr_expect_eq(slow_logged, 1, "an hour: none");
+	cr_expect_eq(top_recorded, 0, "no top view: never called");
 }

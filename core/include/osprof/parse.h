@@ -25,6 +25,15 @@ int osp_parse_u64_n(const char *s, size_t len, uint64_t min, uint64_t max,
 /* The same with an optional binary suffix k, m, g (x1024, 1024^2, 1024^3). */
 int osp_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
+/*
+ * A duration of the @len bytes at @s (no NUL needed) in ns: a whole number
+ * and a unit, ns, us, ms or s ("10ms", "500us", "2s"); "0" may go without
+ * one. -EINVAL for anything else, -ERANGE past @max_ns or on overflow.
+ */
+int osp_parse_duration_n(const char *s, size_t len, uint64_t max_ns, uint64_t *out_ns);
+/* The same of a NUL-terminated string. */
+int osp_parse_duration(const char *s, uint64_t max_ns, uint64_t *out_ns);
+
 /* A finite non-negative decimal ("0.05", "5", "1e-3") in [@min, @max]. */
 int osp_parse_double(const char *s, double min, double max, double *out);
 

@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The slow-request log (-o slow, .osprof/slow and slow.json, ctl's slow)
+ * and the top view (-o top, .osprof/top.json), on the real daemon. The
+ * slow log's lower is sleepfs, whose "slow" reads take 5 ms and "fast"
+ * reads none: with slow=2ms the log must hold exactly the slow reads.
+ */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <json-c/json.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "osprof/hist.h"
+
+static struct mnt m;
+static struct sleepfs slow;
+
+static void down(void)
+{
+	if (m.pid > 0)
+		h_stop(&m);
+	h_sleepfs_stop(&slow);
+	h_cleanup(&m);
+}
+
+TestSuite(slow, .fini = down, .timeout = 120);
+
+/* MNT/.osprof/@name parsed as JSON (checked), with its format. */
+static json_object *ctl_json(const char *name, const char *format)
+{
+	char *text = h_slurp(h_at(m.ctl, name), NULL);
+	json_object *doc, *f;
+
+	cr_assert_not_null(text, "%s", name);
+	doc = json_tokener_parse(text);
+	cr_assert_not_null(doc, "%s does not parse: %s", name, text);
+	free(text);
+	cr_assert(json_object_object_get_ex(doc, "format", &f));
+	cr_assert_str_eq(json_object_get_string(f), format);
+	return doc;
+}
+
+static int64_t get_i(json_object *o, const char *key)
+{
+	json_object *v;
+
+	cr_assert(json_object_object_get_ex(o, key, &v), "no %s", key);
+	return json_object_get_int64(v);
+}
+
+static const char *get_s(json_object *o, const char *key)
+{
+	json_object *v;
+
+	cr_assert(json_object_object_get_ex(o, key, &v), "no %s", key);
+	return json_object_get_string(v);
+}
+
+static json_object *get_a(json_object *o, const char *key)
+{
+	json_object *v;
+
+	cr_assert(json_object_object_get_ex(o, key, &v), "no %s", key);
+	cr_assert(json_object_is_type(v, json_type_array), "%s is no array", key);
+	return v;
+}
+
+/* @n reads of @len bytes of @fd, at offsets i * @step. */
+static void read_fd(int fd, int n, size_t len, off_t step)
+{
+	char buf[65536];
+
+	for (int i = 0; i < n; i++)
+		cr_assert_eq(pread(fd, buf, len, (off_t)i * step), (ssize_t)len);
+}
+
+/* Mount file @name opened (checked). */
+static int open_m(const char *name)
+{
+	int fd = open(h_at(m.dir, name), O_RDONLY);
+
+	cr_assert_geq(fd, 0, "open %s", name);
+	return fd;
+}
+
+/* The same of mount file @name, opened for them. */
+static void read_n(const char *name, int n, size_t len, off_t step)
+{
+	int fd = open_m(name);
+
+	read_fd(fd, n, len, step);
+	close(fd);
+}
+
+static void my_comm(char out[16])
+{
+	char *c = h_slurp("/proc/self/comm", NULL);
+
+	cr_assert_not_null(c);
+	c[strcspn(c, "\n")] = '\0';
+	snprintf(out, 16, "%s", c);
+	free(c);
+}
+
+Test(slow, the_log_holds_exactly_the_slow_requests_with_who_and_what)
+{
+	static const char *const args[] = { "-o", "slow=4ms", NULL };
+	json_object *doc, *reqs;
+	char comm[16], *text;
+	size_t lines = 0;
+	int ffd, sfd;
+
+	h_tree(&m);
+	h_sleepfs_start(&slow, m.top, "8000");
+	h_start_at(&m, slow.dir, NULL, args);
+	/* Open before, closed after: only reads are timed in between (an
+	 * open can take milliseconds on a loaded machine). */
+	ffd = open_m("fast");
+	sfd = open_m("slow");
+	cr_assert_eq(h_write_str(h_at(m.ctl, "ctl"), "reset\n"), 0);
+	read_fd(ffd, 20, 4096, 4096);
+	read_fd(sfd, 3, 4096, 8192);
+	read_fd(ffd, 20, 4096, 4096);
+	my_comm(comm);
+
+	doc = ctl_json("slow.json", "osprof-slow");
+	cr_expect_eq(get_i(doc, "threshold_ns"), 4000000);
+	cr_expect_eq(get_i(doc, "capacity"), 1024);
+	cr_expect_eq(get_i(doc, "dropped"), 0);
+	reqs = get_a(doc, "requests");
+	cr_assert_eq(json_object_array_length(reqs), 3, "the 3 slow reads, nothing else: %s", json_object_to_json_string(doc));
+	for (size_t i = 0; i < 3; i++) {
+		json_object *e = json_object_array_get_idx(reqs, i);
+
+		cr_expect_str_eq(get_s(e, "op"), "read");
+		cr_expect_str_eq(get_s(e, "path"), "/slow");
+		cr_expect_str_eq(get_s(e, "comm"), comm);
+		cr_expect_eq(get_i(e, "pid"), getpid());
+		cr_expect_eq(get_i(e, "uid"), getuid());
+		cr_expect_eq(get_i(e, "size"), 4096);
+		cr_expect_eq(get_i(e, "offset"), (int64_t)i * 8192);
+		cr_expect_geq(get_i(e, "latency_ns"), 8000000);
+		/* 8 ms is in bucket 23, (4.19 ms, 8.39 ms], unless delayed. */
+		cr_expect_eq(get_i(e, "bucket"), osp_bucket_index((uint64_t)get_i(e, "latency_ns"), 1));
+		cr_expect_geq(get_i(e, "bucket"), 23);
+		if (i)
+			cr_expect_geq(get_i(e, "wall_ns"),
+				      get_i(json_object_array_get_idx(reqs, i - 1), "wall_ns"));
+	}
+	json_object_put(doc);
+
+	/* The text form: a header, the same 3 lines, the summary. */
+	text = h_slurp(h_at(m.ctl, "slow"), NULL);
+	cr_assert_not_null(text);
+	cr_expect(strncmp(text, "TIME", 4) == 0, "%s", text);
+	for (char *p = text; (p = strstr(p, " /slow\n")); p++)
+		lines++;
+	cr_expect_eq(lines, 3, "%s", text);
+	cr_expect(strstr(text, "# threshold 4.000 ms (4000000 ns), 3 held of 1024, 0 dropped\n"),
+		  "%s", text);
+	free(text);
+	text = h_slurp(h_at(m.ctl, "ctl"), NULL);
+	cr_expect(strstr(text, "\nslow_threshold_ns 4000000\nslow_dropped 0\n"), "%s", text);
+	free(text);
+	close(ffd);
+	close(sfd);
+}
+
+Test(slow, a_full_ring_keeps_the_newest_in_order_and_counts_the_dropped)
+{
+	static const char *const args[] = { "-o", "slow=4ms,slow_size=4", NULL };
+	json_object *doc, *reqs;
+	char *text;
+	int fd;
+
+	h_tree(&m);
+	h_sleepfs_start(&slow, m.top, "8000");
+	h_start_at(&m, slow.dir, NULL, args);
+	fd = open_m("slow");
+	cr_assert_eq(h_write_str(h_at(m.ctl, "ctl"), "reset\n"), 0);
+	read_fd(fd, 10, 512, 4096);
+	doc = ctl_json("slow.json", "osprof-slow");
+	cr_expect_eq(get_i(doc, "capacity"), 4);
+	cr_expect_eq(get_i(doc, "dropped"), 6);
+	reqs = get_a(doc, "requests");
+	cr_assert_eq(json_object_array_length(reqs), 4);
+	for (size_t i = 0; i < 4; i++)
+		cr_expect_eq(get_i(json_object_array_get_idx(reqs, i), "offset"),
+			     (int64_t)(6 + i) * 4096, "entry %zu", i);
+	json_object_put(doc);
+	text = h_slurp(h_at(m.ctl, "ctl"), NULL);
+	cr_expect(strstr(text, "\nslow_dropped 6\n"), "%s", text);
+	free(text);
+	/* reset empties it */
+	cr_assert_eq(h_write_str(h_at(m.ctl, "ctl"), "reset\n"), 0);
+	doc = ctl_json("slow.json", "osprof-slow");
+	cr_expect_eq(get_i(doc, "dropped"), 0);
+	cr_expect_eq(json_object_array_length(get_a(doc, "requests")), 0);
+	json_object_put(doc);
+	close(fd);
+}
+
+static size_t slow_held(void)
+{
+	json_object *doc = ctl_json("slow.json", "osprof-slow");
+	size_t n = json_object_array_length(get_a(doc, "requests"));
+
+	json_object_put(doc);
+	return n;
+}
+
+Test(slow, ctl_turns_the_log_on_at_zero_and_off)
+{
+	struct stat st;
+	char *text;
+	size_t n;
+
+	h_tree(&m);
+	h_start(&m, NULL);
+	cr_assert_eq(h_write_str(h_at(m.lower, "f"), "data"), 0);
+	stat(h_at(m.dir, "f"), &st);
+	cr_expect_eq(slow_held(), 0, "off by default");
+	text = h_slurp(h_at(m.ctl, "slow"), NULL);
+	cr_expect(strstr(text, "# threshold off, 0 held of 0, 0 dropped\n"), "%s", text);
+	free(text);
+
+	cr_assert_eq(h_write_str(h_at(m.ctl, "ctl"), "slow 0\n"), 0);
+	text = h_slurp(h_at(m.ctl, "ctl"), NULL);
+	cr_expect(strstr(text, "\nslow_threshold_ns 0\n"), "%s", text);
+	free(text);
+	cr_expect_eq(stat(h_at(m.dir, "f"), &st), 0);
+	n = slow_held();
+	cr_expect_geq(n, 1, "every request is slow at 0");
+
+	cr_assert_eq(h_write_str(h_at(m.ctl, "ctl"), "slow off\n"), 0);
+	cr_expect_eq(stat(h_at(m.dir, "f"), &st), 0);
+	read_n("f", 1, 4, 0);
+	cr_expect_eq(slow_held(), n, "off: no more");
+	cr_expect_neq(h_write_str(h_at(m.ctl, "ctl"), "slow 10\n"), 0, "a unit is needed");
+}
+
+/* ---- top ---- */
+
+/* Fork a child that reads @fd @n times @len bytes, then waits on @go. */
+static pid_t reader(int fd, int n, size_t len, int done_w, const int go[2])
+{
+	pid_t pid = fork();
+	char buf[8192], c = 'x';
+
+	cr_assert_geq(pid, 0);
+	if (pid)
+		return pid;
+	close(go[1]); /* so that the test's end is EOF here */
+	for (int i = 0; i < n; i++)
+		if (pread(fd, buf, len, 0) != (ssize_t)len)
+			_exit(1);
+	if (write(done_w, &c, 1) != 1 || read(go[0], &c, 1) != 1)
+		_exit(2);
+	_exit(0);
+}
+
+static json_object *find(json_object *arr, const char *key, const char *s, int64_t v)
+{
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *e = json_object_array_get_idx(arr, i), *x;
+
+		if (!json_object_object_get_ex(e, key, &x))
+			continue;
+		if (s ? strcmp(json_object_get_string(x), s) == 0 : json_object_get_int64(x) == v)
+			return e;
+	}
+	return NULL;
+}
+
+/*
+ * Two processes read two files known numbers of bytes; top.json is read
+ * while both are alive (their exit closes their descriptors: flushes).
+ */
+static int fa = -1, fb = -1;
+
+static void two_readers(const char *top_max, pid_t pid[2])
+{
+	const char *args[] = { "-o", top_max, NULL };
+	int done[2], go[2];
+	char c;
+
+	h_tree(&m);
+	cr_assert_eq(h_write_str(h_at(m.lower, "a"), "aaaaaaaaaa"), 0);
+	cr_assert_eq(h_write_str(h_at(m.lower, "b"), "bbbbbbbbbbbbbbbbbbbb"), 0);
+	h_start(&m, args);
+	fa = open(h_at(m.dir, "a"), O_RDONLY);
+	fb = open(h_at(m.dir, "b"), O_RDONLY);
+	cr_assert(fa >= 0 && fb >= 0);
+	cr_assert_eq(pipe(done), 0);
+	cr_assert_eq(pipe(go), 0);
+	cr_assert_eq(h_write_str(h_at(m.ctl, "ctl"), "reset\n"), 0);
+	pid[0] = reader(fa, 3, 10, done[1], go);
+	cr_assert_eq(read(done[0], &c, 1), 1);
+	pid[1] = reader(fb, 2, 20, done[1], go);
+	cr_assert_eq(read(done[0], &c, 1), 1);
+}
+
+static void release_readers(const pid_t pid[2])
+{
+	int st;
+
+	for (int i = 0; i < 2; i++) {
+		kill(pid[i], SIGKILL);
+		waitpid(pid[i], &st, 0);
+	}
+	close(fa);
+	close(fb);
+}
+
+static void expect_counts(json_object *e, int64_t reqs, int64_t rd)
+{
+	cr_assert_not_null(e);
+	cr_expect_eq(get_i(e, "requests"), reqs);
+	cr_expect_eq(get_i(e, "read_bytes"), rd);
+	cr_expect_eq(get_i(e, "write_bytes"), 0);
+	cr_expect_gt(get_i(e, "total_ns"), 0);
+	cr_expect_gt(get_i(e, "p99_ns"), 0);
+}
+
+/*
+ * With -o @opts, the two readers' top.json: @n entries in each table, the
+ * first reader's (3 reads of 10 bytes) among them; the second's (2 of 20)
+ * too when @n is 2, else in other.
+ */
+static void check_top(const char *opts, size_t n)
+{
+	json_object *doc, *files, *procs, *o;
+	pid_t pid[2];
+
+	two_readers(opts, pid);
+	doc = ctl_json("top.json", "osprof-top");
+	files = get_a(doc, "files");
+	procs = get_a(doc, "processes");
+	cr_expect_eq(json_object_array_length(files), n);
+	cr_expect_eq(json_object_array_length(procs), n);
+	expect_counts(find(files, "path", "/a", 0), 3, 30);
+	expect_counts(find(procs, "pid", NULL, pid[0]), 3, 30);
+	cr_expect_eq(get_i(find(procs, "pid", NULL, pid[0]), "uid"), getuid());
+	if (n == 2) {
+		expect_counts(find(files, "path", "/b", 0), 2, 40);
+		expect_counts(find(procs, "pid", NULL, pid[1]), 2, 40);
+	} else {
+		cr_assert(json_object_object_get_ex(doc, "other_files", &o));
+		expect_counts(o, 2, 40);
+		cr_assert(json_object_object_get_ex(doc, "other_processes", &o));
+		expect_counts(o, 2, 40);
+	}
+	json_object_put(doc);
+	release_readers(pid);
+}
+
+Test(slow, top_counts_requests_and_bytes_per_file_and_per_process)
+{
+	check_top("top", 2);
+}
+
+Test(slow, top_folds_keys_past_top_max_into_other)
+{
+	check_top("top,top_max=1", 1);
+}
+
+/* ---- osprof-report top ---- */
+
+/* The next block of `osprof-report top` from @f (up to its blank line
+ * after the processes), malloc'd; NULL at the end. */
+static char *next_block(FILE *f)
+{
+	char *block = NULL, line[1024];
+	size_t len = 0, blanks = 0;
+	FILE *mem = open_memstream(&block, &len);
+
+	cr_assert_not_null(mem);
+	while (blanks < 3 && fgets(line, sizeof(line), f)) {
+		blanks += strcmp(line, "\n") == 0;
+		fputs(line, mem);
+	}
+	fclose(mem);
+	if (!len) {
+		free(block);
+		return NULL;
+	}
+	return block;
+}
+
+Test(slow, report_top_shows_totals_then_each_interval)
+{
+	static const char *const args[] = { "-o", "top", NULL };
+	const char *report = getenv("OSPROF_REPORT");
+	char cmd[PATH_MAX * 2], *b1, *b2, *b3;
+	FILE *f;
+
+	cr_assert_not_null(report, "OSPROF_REPORT must name osprof-report");
+	h_tree(&m);
+	cr_assert_eq(h_write_str(h_at(m.lower, "a"), "aaaaaaaaaa"), 0);
+	cr_assert_eq(h_write_str(h_at(m.lower, "b"), "bbbbbbbbbbbbbbbbbbbb"), 0);
+	h_start(&m, args);
+	read_n("a", 3, 10, 0);
+	snprintf(cmd, sizeof(cmd), "'%s' top '%s' --interval 0.2 --count 2", report, m.dir);
+	f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	b1 = next_block(f);
+	/* Within the interval that follows the first block. */
+	read_n("b", 2, 20, 0);
+	b2 = next_block(f);
+	b3 = next_block(f);
+	cr_expect_eq(pclose(f), 0);
+	cr_assert_not_null(b1);
+	cr_assert_not_null(b2, "a second block after: %s", b1);
+	cr_expect_null(b3, "two blocks only: %s", b3);
+	cr_expect(strstr(b1, "totals since mount or reset"), "%s", b1);
+	/* READ_B and WRITE_B of the file and of this process */
+	cr_expect(strstr(b1, "          30            0 ") && strstr(b1, " /a\n"), "%s", b1);
+	cr_expect(!strstr(b1, " /b\n"), "%s", b1);
+	cr_expect(strstr(b2, "last interval"), "%s", b2);
+	cr_expect(strstr(b2, "          40            0 ") && strstr(b2, " /b\n"),
+		  "%s", b2);
+	cr_expect(!strstr(b2, " /a\n"), "idle in the interval: %s", b2);
+	free(b1);
+	free(b2);
+	free(b3);
+}
+
+Test(slow, report_top_refuses_a_mount_without_top_in_one_line)
+{
+	const char *report = getenv("OSPROF_REPORT");
+	char cmd[PATH_MAX * 2], *out;
+
+	h_tree(&m);
+	h_start(&m, NULL);
+	snprintf(cmd, sizeof(cmd), "'%s' top '%s' --count 1 >%s/out 2>&1", report, m.dir, m.top);
+	cr_expect_eq(h_sh("%s", cmd), 2);
+	out = h_slurp(h_at(m.top, "out"), NULL);
+	cr_expect(strstr(out, "has no top view (mount it with -o top)\n"), "%s", out);
+	free(out);
+}
+
+Test(slow, report_top_quits_on_q_and_restores_the_terminal)
+{
+	static const char *const args[] = { "-o", "top", NULL };
+	const char *report = getenv("OSPROF_REPORT");
+	char *out;
+
+	if (h_sh("command -v script >/dev/null") != 0)
+		cr_skip_test("no script(1) for a pseudo-terminal");
+	h_tree(&m);
+	h_start(&m, args);
+	/* q after a few refreshes; stty says how the terminal was left. */
+	cr_expect_eq(h_sh("(sleep 0.7; printf q) | timeout 20 script -qec \"'%s' top '%s' "
+			  "--interval 0.2; stty -a\" /dev/null >%s/out 2>&1", report, m.dir, m.top), 0);
+	out = h_slurp(h_at(m.top, "out"), NULL);
+	cr_assert_not_null(out);
+	cr_expect(strstr(out, "\033[H\033[2Josprof top "), "redrawn on a terminal: %s", out);
+	cr_expect(strstr(out, " icanon") && !strstr(out, "-icanon"), "%s", out);
+	cr_expect(strstr(out, " echo ") && !strstr(out, "-echo "), "%s", out);
+	free(out);
+}
+
+Test(slow, dump_writes_the_slow_log_beside_the_profile)
+{
+	char dump[PATH_MAX];
+	const char *args[] = { "-o", "slow=0", "--dump", dump, NULL };
+	char *text;
+
+	h_tree(&m);
+	snprintf(dump, sizeof(dump), "%s/run.json", m.top);
+	h_start(&m, args);
+	cr_assert_eq(h_write_str(h_at(m.dir, "f"), "x"), 0);
+	cr_expect_eq(h_stop(&m), 0);
+	text = h_slurp(h_at(m.top, "run.slow.json"), NULL);
+	cr_assert_not_null(text, "run.slow.json written");
+	cr_expect(strstr(text, "\"format\": \"osprof-slow\""), "%s", text);
+	cr_expect(strstr(text, "\"op\": \"create\"") && strstr(text, "\"path\": \"/f\""), "%s", text);
+	free(text);
+}
