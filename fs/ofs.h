@@ -87,6 +87,7 @@ struct ofs_opts {
 	bool cpu_time;         /* CPU-time histogram per request */
 	bool vtimers;          /* ... measured by osprof.ko's virtual timers */
 	bool noprofile;        /* start with recording disabled */
+	bool values;           /* -o values: value profiles (ofs_values.c) */
 	bool allow_other;      /* seen among the -o options */
 	unsigned fd_cache;     /* O_PATH descriptors kept open at most */
 	int readdirplus;       /* -1 auto (kernel decides), 0 off, 1 on */
@@ -109,6 +110,7 @@ struct ofs_req;
 struct obp;
 struct obp_vt;
 struct ofs_bpf_tl;
+struct ofs_values;
 
 /*
  * The daemon. One per process: FUSE passes it to every handler.
@@ -147,6 +149,7 @@ struct ofs {
 	struct obp_vt *vt;           /* -o cpu_time from eBPF virtual time, or
 				      * NULL (the thread CPU clock) */
 	struct ofs_bpf_tl *bpf_tl;   /* the eBPF layers' timeline, with bpf */
+	struct ofs_values *values;   /* -o values' tables, else NULL */
 	uid_t owner_uid;             /* the mounting user: may write ctl */
 	gid_t owner_gid;
 	bool switch_creds;           /* root with allow_other: act as caller */
@@ -411,6 +414,8 @@ int ofs_mount_at(const char *path, char **type, dev_t *dev);
 /* Write @p as JSON to @path through a temporary file renamed over it:
  * never a torn file. 0 or -errno. */
 int ofs_dump_write(const char *path, const struct osp_profile *p);
+/* The same for any writer: @write(out, @arg) makes the content. */
+int ofs_dump_with(const char *path, int (*write)(FILE *out, const void *arg), const void *arg);
 
 /* ---- the lower layer timed by the daemon (ofs_lower.c) ---- */
 /* Its profile set, enabled as the fs layer is. 0 or -ENOMEM. */
@@ -539,6 +544,8 @@ struct ofs_req {
 				* 0 for open, create, opendir, which make it */
 	uint64_t size_bytes;   /* read, write, readdir, xattr, copy, fallocate */
 	int64_t off;           /* offset of read, write, readdir, lseek, ... */
+	uint64_t reply_bytes;  /* what the reply carried: bytes read or written,
+				* of directory entries (pt_reply_buf, _write) */
 	/* Who asked (fuse_req_ctx): the caller's thread and identity. */
 	pid_t pid;
 	uid_t uid;
@@ -582,5 +589,23 @@ void ofs_req_detach(struct ofs_req *r, struct ofs_req *to);
  * identity. @r must be closed (replied) or detached by then.
  */
 void ofs_req_end(struct ofs_req *r);
+
+/* ---- value profiles, -o values (ofs_values.c) ---- */
+/* With -o values, allocate the tables (fs->values): 0 or -ENOMEM. */
+int ofs_values_new(struct ofs *fs);
+/* Free them; harmless without. */
+void ofs_values_free(struct ofs *fs);
+/*
+ * ofs_values_record - count closed request @r of latency @lat_ns in the
+ * value tables of its operation (read, write, readdir, readdirplus; the
+ * others have none). Only with fs->values. Lock-free, allocates nothing.
+ */
+void ofs_values_record(const struct ofs_req *r, uint64_t lat_ns);
+/* ctl's reset; harmless without. */
+void ofs_values_reset(struct ofs *fs);
+/* The control files: present with -o values; text and JSON. 0 or -errno. */
+bool ofs_values_present(struct ofs *fs, const char *arg);
+int ofs_values_gen_text(struct ofs *fs, const char *arg, FILE *out);
+int ofs_values_gen_json(struct ofs *fs, const char *arg, FILE *out);
 
 #endif /* OSPROF_FS_OFS_H */

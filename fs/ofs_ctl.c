@@ -9,9 +9,10 @@
  *
  * Some files exist only at times: the kernel-side layers are there while
  * their eBPF programs are loaded (ofs_bpf.c) or /proc/osprof is
- * (ofs_kmod.c). Each entry may name a presence
- * predicate; an absent entry is neither listed nor found, and keeps its
- * inode number and readdir offset, so the others never move.
+ * (ofs_kmod.c), the value profiles with -o values (ofs_values.c). Each
+ * entry may name a presence predicate; an absent entry is neither listed
+ * nor found, and keeps its inode number and readdir offset, so the others
+ * never move.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -107,6 +108,8 @@ enum ctl_file {
 	CF_FUSE_JSON,
 	CF_SYSCALL,
 	CF_SYSCALL_JSON,
+	CF_VALUES,
+	CF_VALUES_JSON,
 	CF__COUNT
 };
 
@@ -127,6 +130,8 @@ static const struct ctl_entry entries[] = {
 	[CF_FUSE_JSON] = { "fuse.json", 0444, ofs_layer_gen_json, "fuse", ofs_bpf_present },
 	[CF_SYSCALL] = { "syscall", 0444, ofs_layer_gen_text, "syscall", ofs_bpf_present },
 	[CF_SYSCALL_JSON] = { "syscall.json", 0444, ofs_layer_gen_json, "syscall", ofs_bpf_present },
+	[CF_VALUES] = { "values", 0444, ofs_values_gen_text, NULL, ofs_values_present },
+	[CF_VALUES_JSON] = { "values.json", 0444, ofs_values_gen_json, NULL, ofs_values_present },
 };
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))
 _Static_assert(NENTRIES == CF__COUNT, "an entry for every control file");
@@ -235,7 +240,7 @@ static int gen_ctl(struct ofs *fs, const char *arg, FILE *out)
 	pthread_mutex_lock(&fs->ctl->mu);
 	fprintf(out, "last_error %s\n", fs->ctl->last_error[0] ? fs->ctl->last_error : "none");
 	pthread_mutex_unlock(&fs->ctl->mu);
-	fprintf(out, "resolution %u\n", fs->opts.res);
+	fprintf(out, "resolution %u\nvalues %s\n", fs->opts.res, fs->values ? "on" : "off");
 	fprintf(out, "cache %s\nentry_timeout %g\nattr_timeout %g\n",
 		ofs_cache_name(fs->opts.cache), fs->opts.entry_timeout, fs->opts.attr_timeout);
 	fprintf(out, "threads %s\npoll_us %u\n",
@@ -275,6 +280,7 @@ static int cmd_apply(struct ofs *fs, const struct ofs_ctl_cmd *c)
 	case OFS_CTL_RESET:
 		osp_set_reset(fs->set);
 		ofs_bpf_reset(fs);
+		ofs_values_reset(fs);
 		return 0;
 	case OFS_CTL_ENABLE:
 	case OFS_CTL_DISABLE:

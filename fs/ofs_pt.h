@@ -10,6 +10,7 @@
 #define OSPROF_FS_OFS_PT_H
 
 #include <dirent.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <sys/statvfs.h>
 
@@ -19,6 +20,8 @@ struct ofs_file {
 	struct ofs_open o;     /* counted by the inode table */
 	int fd;                /* the lower file, opened with the caller's flags */
 	bool direct;           /* opened O_DIRECT: buffers must be aligned */
+	_Atomic int64_t next_off; /* -o values: where the last read or write
+				   * closed ended, -1 before any (ofs_values.c) */
 };
 
 struct ofs_dir {
@@ -58,12 +61,25 @@ PT_REPLY(attr, (struct ofs_req *r, const struct stat *st, double timeout),
 	 (r->req, st, timeout))
 PT_REPLY(readlink, (struct ofs_req *r, const char *link), (r->req, link))
 PT_REPLY(open, (struct ofs_req *r, const struct fuse_file_info *fi), (r->req, fi))
-PT_REPLY(write, (struct ofs_req *r, size_t count), (r->req, count))
-PT_REPLY(buf, (struct ofs_req *r, const char *buf, size_t size), (r->req, buf, size))
 PT_REPLY(statfs, (struct ofs_req *r, const struct statvfs *sv), (r->req, sv))
 PT_REPLY(xattr, (struct ofs_req *r, size_t count), (r->req, count))
 PT_REPLY(lseek, (struct ofs_req *r, off_t off), (r->req, off))
 #undef PT_REPLY
+
+/* These two tell the close what they carry (reply_bytes) first. */
+static inline int pt_reply_write(struct ofs_req *r, size_t count)
+{
+	r->reply_bytes = count;
+	ofs_req_close(r);
+	return fuse_reply_write(r->req, count);
+}
+
+static inline int pt_reply_buf(struct ofs_req *r, const char *buf, size_t size)
+{
+	r->reply_bytes = size;
+	ofs_req_close(r);
+	return fuse_reply_buf(r->req, buf, size);
+}
 
 static inline void pt_reply_none(struct ofs_req *r)
 {
