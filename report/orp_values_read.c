@@ -175,6 +175,9 @@ int orp_values_parse(struct orp_values *v, const char *text, size_t len, char *e
 	tok = json_tokener_new();
 	if (!tok)
 		return fail(err, errlen, "out of memory"), -ENOMEM;
+	/* Standard JSON only, as core's profile reader takes (no comments,
+	 * single quotes, NaN, ...). */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
 	root = json_tokener_parse_ex(tok, text, (int)len);
 	if (!root || json_tokener_get_error(tok) != json_tokener_success) {
 		rc = fail(err, errlen, "not valid JSON: %s",
