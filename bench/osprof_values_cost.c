@@ -23,41 +23,9 @@
 
 #define BATCH 1000
 
-/* What ofs_req.c and ofs_values.c reach of the daemon, reduced to nothing
- * (the names only serve the control files, not read here). */
+/* ofs_values.c names ops only for the control files, not read here; the
+ * rest of the daemon ofs_req.c reaches is fs/ofs_req_stub.c. */
 const char *const ofs_op_names[OFS_OP__COUNT] = { [OFS_OP_READ] = "read" };
-
-bool ofs_bpf_vt_deduct(struct ofs *fs, uint64_t *ns)
-{
-	(void)fs;
-	*ns = 0;
-	return false;
-}
-
-bool ofs_kmod_vt_start(struct ofs *fs)
-{
-	(void)fs;
-	return false;
-}
-
-uint64_t ofs_kmod_vt_stop(struct ofs *fs)
-{
-	(void)fs;
-	return 0;
-}
-
-int ofs_creds_enter(struct ofs *fs, fuse_req_t req, struct ofs_creds_saved *s)
-{
-	(void)fs;
-	(void)req;
-	s->switched = false;
-	return 0;
-}
-
-void ofs_creds_leave(struct ofs_creds_saved *s)
-{
-	(void)s;
-}
 
 struct job {
 	struct ofs *fs;
