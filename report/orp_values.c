@@ -10,6 +10,7 @@
  * 95.0%".
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -36,8 +37,8 @@ static bool is_file(const char *path)
 }
 
 /*
- * Where the values of @spec are: a directory's .osprof/values.json or
- * values.json; a file named *values.json itself; else, a profile FILE,
+ * Where the values of @spec are: a mount's .osprof/values.json, another
+ * directory's values.json; a file named *values.json itself; else, a profile FILE,
  * FILE with .values before its extension (as --dump writes it). A new
  * string, or NULL with the reason in @err.
  */
@@ -48,10 +49,16 @@ static char *values_path(const char *spec, char *err, size_t errlen)
 	char *p = NULL;
 
 	if (is_dir(spec)) {
-		if (asprintf(&p, "%s/.osprof/values.json", spec) >= 0 && !is_file(p)) {
-			free(p);
-			p = asprintf(&p, "%s/values.json", spec) >= 0 ? p : NULL;
-		}
+		/* A mount's control directory, else the directory itself. */
+		char ctl[PATH_MAX];
+		bool mount = (size_t)snprintf(ctl, sizeof(ctl), "%s/.osprof", spec) < sizeof(ctl) &&
+			     is_dir(ctl);
+
+		if (asprintf(&p, mount ? "%s/.osprof/values.json" : "%s/values.json", spec) < 0)
+			p = NULL;
+	} else if (!is_file(spec)) {
+		snprintf(err, errlen, "%s: %s", spec, strerror(errno));
+		return NULL;
 	} else if (len >= 11 && strcmp(spec + len - 11, "values.json") == 0) {
 		p = strdup(spec);
 	} else {
