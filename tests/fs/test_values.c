@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,7 +205,7 @@ Test(values, readdir_past_end_lands_in_the_first_peak)
 	struct osp_peak pk[OSP_PEAKS_MAX];
 	struct orp_values v;
 	char *out, cmd[PATH_MAX + 64];
-	uint64_t ends = 0;
+	uint64_t ends = 0, ends_first = 0;
 	size_t np;
 	int rc;
 
@@ -225,10 +226,19 @@ Test(values, readdir_past_end_lands_in_the_first_peak)
 	cr_assert_geq(np, 1);
 	for (unsigned l = 0; l < v.nlat; l++) {
 		ends += cell(t, l, 1);
-		if (cell(t, l, 1))
-			cr_expect_eq(peak_at(pk, np, l), 0, "readdir at end in latency bucket %u", l);
+		if (peak_at(pk, np, l) == 0) {
+			ends_first += cell(t, l, 1);
+			cr_expect_eq(cell(t, l, 0), 0, "a readdir with entries in peak 1 (bucket %u)", l);
+		}
 	}
 	cr_expect_geq(ends, 20, "one readdir at the end per listing at least");
+	/*
+	 * A request delayed on this shared VM (other builds and tests run
+	 * beside) is only ever slower, and a few delayed ones may make a peak
+	 * of their own: peak 1 holds only readdirs at the end, and most.
+	 */
+	cr_expect_geq(ends_first * 4, ends * 3, "readdirs at the end in peak 1: %" PRIu64 " of %" PRIu64,
+		      ends_first, ends);
 	cr_expect_geq(value_count(&v, t, 0), 20 * 2, "a 4 KiB reply holds ~100 of 2000 names");
 	orp_values_fini(&v);
 
@@ -236,7 +246,7 @@ Test(values, readdir_past_end_lands_in_the_first_peak)
 	out = report(&rc, cmd);
 	cr_assert_eq(rc, 0, "%s", out);
 	cr_expect(strstr(out, "readdir peak 1 of ") && strstr(out, "at_end:"), "%s", out);
-	/* The first peak holds every readdir at the end. */
+	/* The first peak holds the readdirs at the end. */
 	char *p1 = strstr(out, "readdir peak 1 of "), *nl = p1 ? strchr(p1, '\n') : NULL;
 
 	cr_assert(p1 && nl);
