@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # What -o values costs a workload: a warm `grep -r zzz` over FILES small
 # files through osprof-fs without (A) and with -o values (B), both mounted
-# over one lower directory, run interleaved A B A B for ROUNDS rounds after
-# one warm-up each; prints every time, the medians and B/A. Both daemons
+# over one lower directory, run interleaved (A B, B A, ...) for ROUNDS
+# rounds after one warm-up each; prints every time, the medians and B/A. Both daemons
 # are always unmounted. Run as root or a FUSE user; not a test:
 #   bench/values.sh BUILDDIR [FILES] [ROUNDS]
 set -euo pipefail
@@ -33,7 +33,12 @@ run() { # elapsed seconds of one grep
 run "$tmp/a" >/dev/null; run "$tmp/b" >/dev/null
 a=() b=()
 for r in $(seq 1 "$rounds"); do
-  a+=("$(run "$tmp/a")"); b+=("$(run "$tmp/b")")
+  # A B, then B A: neither always runs right after the other.
+  if [ $((r % 2)) -eq 1 ]; then
+    a+=("$(run "$tmp/a")"); b+=("$(run "$tmp/b")")
+  else
+    b+=("$(run "$tmp/b")"); a+=("$(run "$tmp/a")")
+  fi
   echo "round $r: off ${a[-1]} s, values ${b[-1]} s"
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }

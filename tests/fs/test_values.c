@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,18 @@ Test(values, reads_of_512_and_64k_at_two_latencies_put_each_size_in_its_own_peak
 	line_of(out, "read peak 2 of ", l2, sizeof(l2));
 	cr_expect(strstr(l1, "size: 512B "), "peak 1: %s", out);
 	cr_expect(strstr(l2, "size: 64KiB "), "peak 2: %s", out);
+	free(out);
+
+	snprintf(cmd, sizeof(cmd), "show --values --format json %s", m.dir);
+	out = report(&rc, cmd);
+	cr_assert_eq(rc, 0, "%s", out);
+	struct json_object *doc = json_tokener_parse(out), *o;
+
+	cr_assert_not_null(doc, "not JSON: %s", out);
+	cr_expect(json_object_object_get_ex(doc, "format", &o) &&
+		  strcmp(json_object_get_string(o), "osprof-show-values") == 0, "%s", out);
+	cr_expect(strstr(out, "\"label\":\"512B\"") && strstr(out, "\"label\":\"64KiB\""), "%s", out);
+	json_object_put(doc);
 	free(out);
 	h_stop(&m);
 }
