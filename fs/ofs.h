@@ -87,6 +87,7 @@ struct ofs_opts {
 	bool cpu_time;         /* CPU-time histogram per request */
 	bool vtimers;          /* ... measured by osprof.ko's virtual timers */
 	bool noprofile;        /* start with recording disabled */
+	bool values;           /* -o values: value profiles (ofs_values.c) */
 	bool allow_other;      /* seen among the -o options */
 	unsigned fd_cache;     /* O_PATH descriptors kept open at most */
 	int readdirplus;       /* -1 auto (kernel decides), 0 off, 1 on */
@@ -115,6 +116,7 @@ struct obp_vt;
 struct ofs_bpf_tl;
 struct ofs_slow;
 struct ofs_top;
+struct ofs_values;
 
 /*
  * The daemon. One per process: FUSE passes it to every handler.
@@ -159,6 +161,7 @@ struct ofs {
 	uint64_t slow_ns;            /* atomic: requests at least this slow go to
 				      * the log; UINT64_MAX: off */
 	struct ofs_top *top;         /* -o top (ofs_top.c), NULL when off */
+	struct ofs_values *values;   /* -o values' tables, else NULL */
 	uid_t owner_uid;             /* the mounting user: may write ctl */
 	gid_t owner_gid;
 	bool switch_creds;           /* root with allow_other: act as caller */
@@ -667,5 +670,22 @@ unsigned ofs_keys_count(struct ofs_keys *k);
  * or that caller's key may be given twice (counted apart, never lost). */
 void ofs_keys_reset(struct ofs_keys *k);
 void ofs_keys_free(struct ofs_keys *k);
+/* ---- value profiles, -o values (ofs_values.c) ---- */
+/* With -o values, allocate the tables (fs->values): 0 or -ENOMEM. */
+int ofs_values_new(struct ofs *fs);
+/* Free them; harmless without. */
+void ofs_values_free(struct ofs *fs);
+/*
+ * ofs_values_record - count closed request @r of latency @lat_ns in the
+ * value tables of its operation (read, write, readdir, readdirplus; the
+ * others have none). Only with fs->values. Lock-free, allocates nothing.
+ */
+void ofs_values_record(const struct ofs_req *r, uint64_t lat_ns);
+/* ctl's reset; harmless without. */
+void ofs_values_reset(struct ofs *fs);
+/* The control files: present with -o values; text and JSON. 0 or -errno. */
+bool ofs_values_present(struct ofs *fs, const char *arg);
+int ofs_values_gen_text(struct ofs *fs, const char *arg, FILE *out);
+int ofs_values_gen_json(struct ofs *fs, const char *arg, FILE *out);
 
 #endif /* OSPROF_FS_OFS_H */

@@ -9,9 +9,10 @@
  *
  * Some files exist only at times: the kernel-side layers are there while
  * their eBPF programs are loaded (ofs_bpf.c) or /proc/osprof is
- * (ofs_kmod.c). Each entry may name a presence
- * predicate; an absent entry is neither listed nor found, and keeps its
- * inode number and readdir offset, so the others never move.
+ * (ofs_kmod.c), the value profiles with -o values (ofs_values.c). Each
+ * entry may name a presence predicate; an absent entry is neither listed
+ * nor found, and keeps its inode number and readdir offset, so the others
+ * never move.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -111,6 +112,8 @@ enum ctl_file {
 	CF_SLOW_JSON,
 	CF_TOP,
 	CF_TOP_JSON,
+	CF_VALUES,
+	CF_VALUES_JSON,
 	CF__COUNT
 };
 
@@ -135,6 +138,8 @@ static const struct ctl_entry entries[] = {
 	[CF_SLOW_JSON] = { "slow.json", 0444, ofs_slow_gen, "json", NULL },
 	[CF_TOP] = { "top", 0444, ofs_top_gen, "text", NULL },
 	[CF_TOP_JSON] = { "top.json", 0444, ofs_top_gen, "json", NULL },
+	[CF_VALUES] = { "values", 0444, ofs_values_gen_text, NULL, ofs_values_present },
+	[CF_VALUES_JSON] = { "values.json", 0444, ofs_values_gen_json, NULL, ofs_values_present },
 };
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))
 _Static_assert(NENTRIES == CF__COUNT, "an entry for every control file");
@@ -244,7 +249,7 @@ static int gen_ctl(struct ofs *fs, const char *arg, FILE *out)
 	pthread_mutex_lock(&fs->ctl->mu);
 	fprintf(out, "last_error %s\n", fs->ctl->last_error[0] ? fs->ctl->last_error : "none");
 	pthread_mutex_unlock(&fs->ctl->mu);
-	fprintf(out, "resolution %u\n", fs->opts.res);
+	fprintf(out, "resolution %u\nvalues %s\n", fs->opts.res, fs->values ? "on" : "off");
 	fprintf(out, "cache %s\nentry_timeout %g\nattr_timeout %g\n",
 		ofs_cache_name(fs->opts.cache), fs->opts.entry_timeout, fs->opts.attr_timeout);
 	fprintf(out, "threads %s\npoll_us %u\n",
@@ -293,6 +298,7 @@ static int cmd_apply(struct ofs *fs, const struct ofs_ctl_cmd *c)
 		ofs_bpf_reset(fs);
 		ofs_slow_reset(fs);
 		ofs_top_reset(fs);
+		ofs_values_reset(fs);
 		return 0;
 	case OFS_CTL_SLOW:
 		return ofs_slow_set(fs, c->slow_ns);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "osprof/format.h"
+#include "obp.h"
 #include "ofs.h"
 
 /* Undo mountinfo's octal escapes (\040 for a space) in place. */
@@ -131,6 +132,10 @@ static int setup_profile(struct ofs *fs)
 	}
 	if (fs->opts.noprofile)
 		osp_set_enable(fs->set, false);
+	if (ofs_values_new(fs) != 0) {
+		fprintf(stderr, "osprof-fs: cannot allocate the value profiles: out of memory\n");
+		return -1;
+	}
 	/* The timeline starts later (start_threads): refuse now, before mounting. */
 	if (fs->opts.timeline_size > osp_set_timeline_capacity_max(OSP_TIMELINE_BOUND_BYTES)) {
 		fprintf(stderr, "osprof-fs: -o timeline_size=%u: a timeline keeps at most %zu snapshots in its %zu MiB\n",
@@ -276,6 +281,28 @@ static int dump_profile(struct ofs *fs)
 	return err;
 }
 
+static int values_json(FILE *out, const void *fs)
+{
+	return ofs_values_gen_json((struct ofs *)fs, NULL, out);
+}
+
+/* -o values: its tables beside the profile, FILE.values.json. */
+static int dump_values(struct ofs *fs)
+{
+	char *path;
+	int err;
+
+	if (!fs->values)
+		return 0;
+	path = obp_file_beside(fs->opts.dump, "values");
+	err = path ? ofs_dump_to(path, values_json, fs) : -ENOMEM;
+	if (err)
+		fprintf(stderr, "osprof-fs: --dump %s: %s\n", path ? path : fs->opts.dump,
+			strerror(-err));
+	free(path);
+	return err;
+}
+
 /* Every start-up failure says why: @err (-errno) in setting up @what. */
 static int say(int err, const char *what)
 {
@@ -290,6 +317,7 @@ static void teardown(struct ofs *fs)
 	ofs_slow_free(fs);
 	ofs_top_free(fs);
 	osp_set_free(fs->set);
+	ofs_values_free(fs);
 	ofs_ctl_free(fs);
 	ofs_kmod_free(fs);
 	ofs_bpf_close(fs);
@@ -347,7 +375,7 @@ int main(int argc, char **argv)
 	/* A signal number means a clean stop by SIGINT/SIGTERM. */
 	ret = res < 0 ? 1 : 0;
 	if (fs.opts.dump && (dump_profile(&fs) != 0) + (ofs_bpf_dump(&fs) != 0) +
-			    (ofs_slow_dump(&fs) != 0))
+			    (ofs_slow_dump(&fs) != 0) + (dump_values(&fs) != 0))
 		ret = 1;
 out_signals:
 	fuse_remove_signal_handlers(fs.se);

@@ -27,7 +27,7 @@ struct raw {
 	char *entry_timeout, *attr_timeout, *fd_cache, *readdirplus, *dump, *poll_us;
 	char *layers, *lower_source;
 	char *slow, *slow_size, *top_max;
-	int writeback, cpu_time, vtimers, noprofile, top;
+	int writeback, cpu_time, vtimers, noprofile, top, values;
 	int nonopt;
 	int answer; /* KEY_HELP or KEY_VERSION when one was asked for */
 	struct ofs_opts *o;
@@ -64,6 +64,7 @@ static const struct fuse_opt specs[] = {
 	FLAG("cpu_time", cpu_time, 1),
 	FLAG("vtimers", vtimers, 1),
 	FLAG("noprofile", noprofile, 1),
+	FLAG("values", values, 1),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_KEY("-h", KEY_HELP),
 	FUSE_OPT_KEY("--help", KEY_HELP),
@@ -97,6 +98,9 @@ static void usage(const char *prog)
 "                           time its thread ran, without interrupts), from\n"
 "                           osprof.ko's virtual timers (/dev/osprof_vt)\n"
 "    -o noprofile           start with recording disabled ('enable' in ctl)\n"
+"    -o values              value profiles: per latency bucket, the size and seek\n"
+"                           distance of reads and writes, and whether readdir\n"
+"                           was at the directory's end (.osprof/values.json)\n"
 "    -o timeline=MS         snapshot per-interval deltas every MS milliseconds\n"
 "    -o timeline_size=N     keep at most N snapshots (default 1000)\n"
 "    -o ctl_name=NAME       control directory name (default .osprof)\n"
@@ -128,8 +132,9 @@ static void usage(const char *prog)
 "                           rest are folded into 'other')\n"
 "    --dump FILE            write the final JSON profile to FILE at unmount\n"
 "                           (also -o dump=FILE); each eBPF layer's beside it,\n"
-"                           FILE with .LAYER before its extension, and the\n"
-"                           slow log as FILE.slow.json\n\n"
+"                           FILE with .LAYER before its extension, the slow\n"
+"                           log as FILE.slow.json and -o values' tables as\n"
+"                           FILE.values.json\n\n"
 "Examples:\n"
 "    %s /data /mnt/p && grep -r foo /mnt/p; cat /mnt/p/.osprof/stats\n"
 "    %s /srv /srv -o cache=auto --dump /tmp/srv.json    # in place\n"
@@ -257,6 +262,7 @@ static int parse_misc(struct ofs_opts *o, const struct raw *r)
 		return -1;
 	}
 	o->writeback = r->writeback;
+	o->values = r->values;
 	/* Either fills the CPU histograms; vtimers says which source. */
 	o->cpu_time = r->cpu_time || r->vtimers;
 	o->vtimers = r->vtimers;

@@ -10,6 +10,7 @@
 #define OSPROF_FS_OFS_PT_H
 
 #include <dirent.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <sys/statvfs.h>
 
@@ -19,6 +20,8 @@ struct ofs_file {
 	struct ofs_open o;     /* counted by the inode table */
 	int fd;                /* the lower file, opened with the caller's flags */
 	bool direct;           /* opened O_DIRECT: buffers must be aligned */
+	_Atomic int64_t next_off; /* -o values: where the last read or write
+				   * closed ended, -1 before any (ofs_values.c) */
 };
 
 struct ofs_dir {

@@ -91,6 +91,7 @@ static int file_new(struct ofs *fs, struct ofs_inode *in, int fd, int flags,
 		return -ENOMEM;
 	f->fd = fd;
 	f->direct = flags & O_DIRECT;
+	atomic_init(&f->next_off, -1);
 	ofs_inode_open_get(fs, in, &f->o, file_drop);
 	fi->fh = (uintptr_t)f;
 	fi->direct_io = fs->direct_io;

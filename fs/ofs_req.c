@@ -91,6 +91,8 @@ void ofs_req_close(struct ofs_req *r)
 	ofs_slow_record(r, lat_ns);
 	if (r->fs->top)
 		ofs_top_record(r, lat_ns);
+	if (r->fs->values)
+		ofs_values_record(r, lat_ns);
 }
 
 void ofs_req_detach(struct ofs_req *r, struct ofs_req *to)

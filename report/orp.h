@@ -19,6 +19,7 @@
 
 #include "osprof/analysis.h"
 #include "osprof/profile.h"
+#include "osprof/values.h"
 
 #define ORP_PROG "osprof-report"
 #define ORP_ERRLEN 1024
@@ -157,6 +158,44 @@ int orp_inputs_load(char *const *specs, size_t n, const char *layer,
 void orp_inputs_free(struct orp_input *in, size_t n);
 /* Require exactly one profile (after selection): 0, or -EINVAL with @err. */
 int orp_input_single(const struct orp_input *in, char *err, size_t errlen);
+
+/* ---- orp_values_read.c, orp_values.c: value profiles (-o values) -------- */
+
+#define ORP_VALUES_TABLES_MAX 16
+#define ORP_VALUES_OPLEN 32
+
+/* One table: the requests of @op per [latency bucket][value bucket]. */
+struct orp_vtable {
+	char op[ORP_VALUES_OPLEN];
+	enum osp_value_kind kind;
+	unsigned nval;     /* value buckets: osp_value_nbuckets(kind) */
+	uint64_t *cell;    /* nlat x nval, row-major, owned */
+};
+
+struct orp_values {
+	unsigned res;      /* latency resolution */
+	unsigned nlat;     /* latency buckets: OSP_HIST_NBUCKETS(res) */
+	size_t n;
+	struct orp_vtable t[ORP_VALUES_TABLES_MAX];
+};
+
+/*
+ * orp_values_parse - read @len bytes of values.json at @text into @v
+ * (zeroed first). 0, or -EINVAL / -ENOMEM with a one-line reason in @err
+ * (then @v holds nothing). Free with orp_values_fini.
+ */
+int orp_values_parse(struct orp_values *v, const char *text, size_t len, char *err,
+		     size_t errlen);
+void orp_values_fini(struct orp_values *v);
+/*
+ * orp_values_show - `show --values`: for each input of @specs (a mount, a
+ * control or run directory holding values.json, the file itself, or a
+ * profile FILE with FILE.values.json beside it), each op's latency peaks
+ * and the values each holds, as text or JSON; only the ops in @ops when
+ * @nops. Returns the exit status, errors said.
+ */
+int orp_values_show(char *const *specs, size_t n, bool json, const char *const *ops,
+		    size_t nops);
 
 /* ---- orp_layers.c: the layered view of one run --------------------------- */
 

@@ -30,6 +30,7 @@ struct show_args {
 	const char *layer;
 	bool layered;       /* only the layered view */
 	bool json;          /* --format json */
+	bool values;        /* --values: the value profiles (orp_values.c) */
 };
 
 static void help(void)
@@ -54,13 +55,19 @@ static void help(void)
 	       "  -L, --layered    only the layered view\n"
 	       "  -F, --format F   text (default) or json: each profile's table and\n"
 	       "                   peaks as one JSON document (schema: README)\n"
+	       "  -V, --values     instead, the value profiles of osprof-fs -o values\n"
+	       "                   (values.json of a mount, or FILE.values.json beside\n"
+	       "                   a --dump FILE): per op, each latency peak's request\n"
+	       "                   sizes and seek distances (read, write) or how many\n"
+	       "                   readdirs were at the directory's end\n"
 	       "  -h, --help       this help\n\n"
 	       "Examples:\n"
 	       "  " ORP_PROG " show /mnt/p                 # a live osprof-fs mount\n"
 	       "  " ORP_PROG " show --top 5 run.json\n"
 	       "  " ORP_PROG " show --op read --op write run.json\n"
 	       "  " ORP_PROG " show --layer block /proc/osprof\n"
-	       "  " ORP_PROG " show --layered run/fs.json,run/fuse.json,run/syscall.json\n");
+	       "  " ORP_PROG " show --layered run/fs.json,run/fuse.json,run/syscall.json\n"
+	       "  " ORP_PROG " show --values --op read /mnt/p\n");
 }
 
 static bool wanted(const struct show_args *a, const char *name)
@@ -250,6 +257,7 @@ static int parse_args(int argc, char **argv, struct show_args *a)
 		{ "layer", required_argument, NULL, 'l' },
 		{ "layered", no_argument, NULL, 'L' },
 		{ "format", required_argument, NULL, 'F' },
+		{ "values", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -259,7 +267,7 @@ static int parse_args(int argc, char **argv, struct show_args *a)
 	if (!a->ops)
 		return -ENOMEM;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "n:O:l:LF:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:O:l:LF:Vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			if (orp_opt_u64(CMD, "--top", optarg, 1, UINT32_MAX, &a->top))
@@ -273,6 +281,9 @@ static int parse_args(int argc, char **argv, struct show_args *a)
 			break;
 		case 'L':
 			a->layered = true;
+			break;
+		case 'V':
+			a->values = true;
 			break;
 		case 'F':
 			if (strcmp(optarg, "json") != 0 && strcmp(optarg, "text") != 0) {
@@ -332,6 +343,10 @@ int orp_cmd_show(int argc, char **argv)
 	if (rc)
 		goto out_args;
 	nin = (size_t)(argc - optind);
+	if (a.values) {
+		status = orp_values_show(argv + optind, nin, a.json, a.ops, a.nops);
+		goto out_args;
+	}
 	if (orp_inputs_load(argv + optind, nin, a.layer, &in, err, sizeof(err))) {
 		orp_error("%s", err);
 		goto out_args;
