@@ -428,6 +428,10 @@ int ofs_mount_at(const char *path, char **type, dev_t *dev);
 int ofs_dump_write(const char *path, const struct osp_profile *p);
 /* The same with what @write writes of @ctx (0 or -errno). */
 int ofs_dump_to(const char *path, int (*write)(FILE *f, const void *ctx), const void *ctx);
+/* --dump: what @write writes of @ctx as FILE.@name.json beside --dump's
+ * FILE, a failure said on stderr. 0 or -errno. */
+int ofs_dump_beside(struct ofs *fs, const char *name,
+		    int (*write)(FILE *f, const void *ctx), const void *ctx);
 
 /* ---- the lower layer timed by the daemon (ofs_lower.c) ---- */
 /* Its profile set, enabled as the fs layer is. 0 or -ENOMEM. */

@@ -260,6 +260,19 @@ int ofs_dump_to(const char *path, int (*write)(FILE *f, const void *ctx), const 
 	return err;
 }
 
+int ofs_dump_beside(struct ofs *fs, const char *name,
+		    int (*write)(FILE *f, const void *ctx), const void *ctx)
+{
+	char *path = obp_file_beside(fs->opts.dump, name);
+	int err = path ? ofs_dump_to(path, write, ctx) : -ENOMEM;
+
+	if (err)
+		fprintf(stderr, "osprof-fs: --dump %s: %s\n", path ? path : fs->opts.dump,
+			strerror(-err));
+	free(path);
+	return err;
+}
+
 static int write_profile(FILE *f, const void *p)
 {
 	return osp_write_json(f, p);
@@ -289,18 +302,7 @@ static int values_json(FILE *out, const void *fs)
 /* -o values: its tables beside the profile, FILE.values.json. */
 static int dump_values(struct ofs *fs)
 {
-	char *path;
-	int err;
-
-	if (!fs->values)
-		return 0;
-	path = obp_file_beside(fs->opts.dump, "values");
-	err = path ? ofs_dump_to(path, values_json, fs) : -ENOMEM;
-	if (err)
-		fprintf(stderr, "osprof-fs: --dump %s: %s\n", path ? path : fs->opts.dump,
-			strerror(-err));
-	free(path);
-	return err;
+	return fs->values ? ofs_dump_beside(fs, "values", values_json, fs) : 0;
 }
 
 /* Every start-up failure says why: @err (-errno) in setting up @what. */

@@ -239,18 +239,7 @@ static int write_json(FILE *f, const void *fs)
 
 int ofs_slow_dump(struct ofs *fs)
 {
-	char *path;
-	int err;
-
-	if (!fs->slow)
-		return 0;
-	path = obp_file_beside(fs->opts.dump, "slow");
-	err = path ? ofs_dump_to(path, write_json, fs) : -ENOMEM;
-	if (err)
-		fprintf(stderr, "osprof-fs: --dump %s: %s\n", path ? path : fs->opts.dump,
-			strerror(-err));
-	free(path);
-	return err;
+	return fs->slow ? ofs_dump_beside(fs, "slow", write_json, fs) : 0;
 }
 
 void ofs_slow_free(struct ofs *fs)
