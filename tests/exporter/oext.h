@@ -60,7 +60,8 @@ struct oext_resp {
 	char *body;      /* the body (NUL after it) */
 	size_t body_len;
 };
-/* Send @req on a new connection, read the answer to the close (5 s at most). */
+/* Send @req on a new connection, read the answer to the close (5 s at
+ * most); status 0 and nothing else when the connection is refused. */
 struct oext_resp oext_http_raw(unsigned port, const char *req, size_t len);
 /* GET @target with Accept @accept (none when NULL). */
 struct oext_resp oext_get(unsigned port, const char *target, const char *accept);
