@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -474,5 +475,31 @@ Test(exporter, a_slow_client_does_not_block_a_concurrent_scrape)
 		cr_expect_eq(recv(idle[i], &c, 1, MSG_DONTWAIT), -1);
 		close(idle[i]);
 	}
+	oext_stop(&p);
+}
+
+Test(exporter, an_idle_connection_is_closed_after_the_timeout, .timeout = 30)
+{
+	char *m = tpath("m"), c;
+	struct oext_proc p;
+	unsigned port;
+	double t0;
+	ssize_t n;
+	int fd;
+
+	oext_fixture(m, "stats.json", "fs", 1, NULL, "read", lat, NLAT);
+	port = oext_exporter((char *[]){ m, NULL }, &p);
+	fd = oext_connect(port);
+	cr_assert(fd >= 0);
+	cr_assert_eq(send(fd, "GET /metrics HTTP/1.1\r\n", 23, 0), 23);
+	t0 = oext_now();
+	/* Blocks until the server closes (or a 20 s receive timeout). */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &(struct timeval){ .tv_sec = 20 },
+		   sizeof(struct timeval));
+	n = recv(fd, &c, 1, 0);
+	cr_expect(n <= 0, "nothing is answered to half a request");
+	cr_expect(oext_now() - t0 > 8 && oext_now() - t0 < 15,
+		  "closed after %.1f s, the timeout being 10 s", oext_now() - t0);
+	close(fd);
 	oext_stop(&p);
 }
