@@ -10,14 +10,23 @@
  * OEX_HTTP_CONN_MAX are served at once, and a request's headers must fit
  * in OEX_HTTP_MEM_BYTES (libmicrohttpd answers 431 otherwise). Malformed
  * requests are refused by libmicrohttpd with 400 before they reach us.
+ *
+ * A source is read by one scrape at a time (a lock per source). A scrape
+ * that cannot take a source's lock within OEX_SOURCE_WAIT_S -- an earlier
+ * scrape is stuck reading it, say on a hung FUSE mount -- reports it down
+ * instead of waiting, so a hung source holds one thread, not one per
+ * scrape, and the other sources are still served.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <microhttpd.h>
 
 #include "oex_http.h"
+#include "osprof/escape.h"
 
 /* Seconds a connection may stay idle (a slow client), then it is closed. */
 #define OEX_HTTP_TIMEOUT_S 10u
@@ -25,12 +34,34 @@
 #define OEX_HTTP_CONN_MAX 64u
 /* Memory a connection may use to read its request (headers). */
 #define OEX_HTTP_MEM_BYTES ((size_t)16 << 10)
+/* Seconds a scrape waits for another one's read of a source to end. */
+#define OEX_SOURCE_WAIT_S 1
 
 struct oex_http {
 	struct MHD_Daemon *mhd;
 	const char *const *paths; /* the sources, borrowed */
 	size_t npaths;
+	pthread_mutex_t *reading; /* one per source: held while it is read */
 };
+
+/* Read source @i into @src unless another scrape has been at it for
+ * OEX_SOURCE_WAIT_S; then it is down for this scrape. */
+static void load_source(struct oex_http *h, size_t i, struct oex_source *src)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += OEX_SOURCE_WAIT_S;
+	if (pthread_mutex_timedlock(&h->reading[i], &until) != 0) {
+		src->path = h->paths[i];
+		fputs(OEX_PROG ": ", stderr);
+		osp_esc_text(stderr, h->paths[i]);
+		fputs(": an earlier scrape is still reading it: reported down\n", stderr);
+		return;
+	}
+	oex_source_load(src, h->paths[i], stderr);
+	pthread_mutex_unlock(&h->reading[i]);
+}
 
 static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status,
 			     const char *type, char *body, size_t len,
@@ -77,7 +108,7 @@ static enum MHD_Result scrape(struct oex_http *h, struct MHD_Connection *conn)
 	if (!srcs)
 		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
 	for (size_t i = 0; i < h->npaths; i++)
-		oex_source_load(&srcs[i], h->paths[i], stderr);
+		load_source(h, i, &srcs[i]);
 	mem = open_memstream(&body, &len);
 	if (mem) {
 		rc = proto ? oex_write_proto(mem, srcs, h->npaths)
@@ -125,6 +156,13 @@ struct oex_http *oex_http_start(int listen_fd, const char *const *paths,
 		return NULL;
 	h->paths = paths;
 	h->npaths = npaths;
+	h->reading = calloc(npaths, sizeof(*h->reading));
+	if (!h->reading) {
+		free(h);
+		return NULL;
+	}
+	for (size_t i = 0; i < npaths; i++)
+		pthread_mutex_init(&h->reading[i], NULL);
 	h->mhd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION |
 				  MHD_USE_INTERNAL_POLLING_THREAD |
 				  MHD_USE_POLL | MHD_USE_ERROR_LOG,
@@ -135,6 +173,7 @@ struct oex_http *oex_http_start(int listen_fd, const char *const *paths,
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, OEX_HTTP_MEM_BYTES,
 				  MHD_OPTION_END);
 	if (!h->mhd) {
+		free(h->reading);
 		free(h);
 		return NULL;
 	}
@@ -146,5 +185,8 @@ void oex_http_stop(struct oex_http *h)
 	if (!h)
 		return;
 	MHD_stop_daemon(h->mhd);
+	for (size_t i = 0; i < h->npaths; i++)
+		pthread_mutex_destroy(&h->reading[i]);
+	free(h->reading);
 	free(h);
 }

@@ -18,7 +18,8 @@ struct oex_http;
  */
 struct oex_http *oex_http_start(int listen_fd, const char *const *paths,
 				size_t npaths);
-/* Stop serving, wait for the scrapes under way, free; NULL is accepted. */
+/* Stop serving, wait for the scrapes under way, free; NULL is accepted.
+ * A scrape stuck reading a source makes it wait as long. */
 void oex_http_stop(struct oex_http *h);
 
 #endif /* OEX_HTTP_H */

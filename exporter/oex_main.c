@@ -10,7 +10,8 @@
  * 127.0.0.1:9464, unless told otherwise; port 0 takes any free port. The
  * address it listens on is written as one line to stderr once it does.
  * It runs until SIGINT or SIGTERM. Exit status: 0 after a signal, 1 when
- * it cannot listen, 2 for bad usage (a bad address: one line).
+ * it cannot listen (or a scrape stuck on a source outlived the shutdown's
+ * wait), 2 for bad usage (a bad address: one line).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -20,6 +21,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -93,6 +95,42 @@ static void say_where(int fd)
 	fflush(stderr);
 }
 
+/* Seconds shutdown waits for the scrapes under way. */
+#define OEX_STOP_WAIT_S 2
+
+static void *stopper(void *http)
+{
+	oex_http_stop(http); /* closes the listening socket too */
+	return NULL;
+}
+
+/*
+ * Stop the server, waiting OEX_STOP_WAIT_S at most for the scrapes under
+ * way: one stuck reading a hung mount would never end, and a signal must
+ * still stop us. 0; when they did not end, the process exits with 1.
+ */
+static int stop(struct oex_http *http)
+{
+	struct timespec until;
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, stopper, http) != 0) {
+		oex_http_stop(http);
+		return 0;
+	}
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += OEX_STOP_WAIT_S;
+	if (pthread_timedjoin_np(t, NULL, &until) != 0) {
+		fputs(OEX_PROG ": a scrape is still reading a source; exiting without it\n",
+		      stderr);
+		/* Not exit(): library destructors would run under the
+		 * stopper, which is inside libmicrohttpd. */
+		fflush(NULL);
+		_exit(1);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -155,6 +193,5 @@ int main(int argc, char **argv)
 	}
 	say_where(fd);
 	sigwait(&sigs, &sig);
-	oex_http_stop(http); /* closes @fd too */
-	return 0;
+	return stop(http);
 }

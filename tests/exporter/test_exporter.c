@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -502,4 +503,45 @@ Test(exporter, an_idle_connection_is_closed_after_the_timeout, .timeout = 30)
 		  "closed after %.1f s, the timeout being 10 s", oext_now() - t0);
 	close(fd);
 	oext_stop(&p);
+}
+
+Test(exporter, a_source_stuck_in_one_scrape_is_reported_down_by_the_next, .timeout = 30)
+{
+	char *m = tpath("m"), *hung = tpath("hung"), *fifo, series[600];
+	const char *req = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+	struct oext_proc p;
+	struct oext_resp r;
+	unsigned port;
+	double t0, dt, v;
+	int stuck;
+
+	oext_fixture(m, "stats.json", "fs", 1, NULL, "read", lat, NLAT);
+	/* A FIFO no one writes: opening it blocks, as a read of a hung
+	 * FUSE mount does. */
+	oext_fixture(hung, "stats.json", "fs", 1, NULL, "read", lat, NLAT);
+	fifo = tpath("hung/.osprof/stats.json");
+	cr_assert_eq(unlink(fifo), 0);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	port = oext_exporter((char *[]){ m, hung, NULL }, &p);
+	stuck = oext_connect(port);
+	cr_assert(stuck >= 0);
+	cr_assert_eq(send(stuck, req, strlen(req), 0), (ssize_t)strlen(req));
+	usleep(200000);
+
+	for (int i = 0; i < 3; i++) {
+		t0 = oext_now();
+		r = oext_get(port, "/metrics", NULL);
+		dt = oext_now() - t0;
+		cr_assert_eq(r.status, 200);
+		cr_expect(dt < 3, "scrape %d took %.2f s beside a stuck one", i, dt);
+		snprintf(series, sizeof(series), "osprof_source_up{mount=\"%s\"}", hung);
+		cr_expect(sample(r.body, series, &v) && v == 0, "the stuck source is down");
+		snprintf(series, sizeof(series), "osprof_source_up{mount=\"%s\"}", m);
+		cr_expect(sample(r.body, series, &v) && v == 1, "the other one is up");
+	}
+	/* SIGTERM still stops it, without waiting for the stuck scrape. */
+	t0 = oext_now();
+	cr_expect_eq(oext_stop(&p), 1, "exit 1: a scrape was left behind");
+	cr_expect(oext_now() - t0 < 4.5, "stopped in %.1f s", oext_now() - t0);
+	close(stuck);
 }
