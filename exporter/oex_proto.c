@@ -142,7 +142,7 @@ static Io__Prometheus__Client__Histogram *classic(struct arena *a, const struct 
 		return NULL;
 	io__prometheus__client__histogram__init(ph);
 	ph->has_sample_count = ph->has_sample_sum = true;
-	ph->sample_count = h->count;
+	ph->sample_count = osp_hist_bucket_total(h); /* see oex_text.c */
 	ph->sample_sum = (double)h->sum / 1e9;
 	for (size_t i = 0; i < nb; i++) {
 		io__prometheus__client__bucket__init(&b[i]);
@@ -171,7 +171,7 @@ static Io__Prometheus__Client__Histogram *native(struct arena *a, const struct o
 		return NULL;
 	io__prometheus__client__histogram__init(ph);
 	ph->has_sample_count = ph->has_sample_sum = true;
-	ph->sample_count = h->count;
+	ph->sample_count = osp_hist_bucket_total(h); /* see oex_text.c */
 	ph->sample_sum = (double)h->sum;
 	ph->has_schema = true;
 	/* r = 1, 2, 4, 8 -> schema 0, 1, 2, 3 */
@@ -305,8 +305,8 @@ static int write_hist_family(FILE *out, const struct oex_source *srcs,
 				if (cpu && !o->has_cpu)
 					continue;
 				if (!v[1]) { /* no lower: no label */
-					k[1] = k[3];
-					v[1] = v[3];
+					memmove(&k[1], &k[2], 2 * sizeof(k[0]));
+					memmove(&v[1], &v[2], 2 * sizeof(v[0]));
 					nl = 3;
 				}
 				m = new_metric(&a, k, v, nl);

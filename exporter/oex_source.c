@@ -58,6 +58,11 @@ static void keep(struct oex_source *src, struct osp_profile *p,
 
 		src->lower[src->n] = osp_kv_text(&kv);
 	}
+	/* Snapshots are not served: free them now. */
+	osp_profile_drop_timeline(p);
+	/* A bad checksum is the writer's bug: say so, serve the buckets. */
+	if (osp_profile_check(p, NULL) > 0)
+		log_line(log, file, "the buckets of some histograms do not add up to their count: served as the buckets say");
 	src->prof[src->n++] = p;
 	src->up = true;
 }

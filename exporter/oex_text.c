@@ -7,7 +7,10 @@
  * powers of two (oex_le_set_of), not the profile's own buckets, so every
  * host exposes the same series whatever its resolution; the counts are
  * still exact, since every resolution's bounds include the powers of two.
- * Bounds and sums are written as exact decimals of seconds.
+ * Bounds and sums are written as exact decimals of seconds. The count is
+ * the buckets' total, which is the profile's count unless its checksum
+ * fails (said on stderr when it is read): a histogram whose +Inf is below
+ * one of its buckets would break every quantile computed from it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -92,13 +95,13 @@ static void write_hist(FILE *out, const char *family,
 	}
 	fprintf(out, "%s_bucket", family);
 	labels(out, src, layer, op);
-	fprintf(out, ",le=\"+Inf\"} %" PRIu64 "\n", h->count);
+	fprintf(out, ",le=\"+Inf\"} %" PRIu64 "\n", osp_hist_bucket_total(h));
 	fprintf(out, "%s_sum", family);
 	labels(out, src, layer, op);
 	fprintf(out, "} %s\n", oex_ns_seconds(num, sizeof(num), h->sum));
 	fprintf(out, "%s_count", family);
 	labels(out, src, layer, op);
-	fprintf(out, "} %" PRIu64 "\n", h->count);
+	fprintf(out, "} %" PRIu64 "\n", osp_hist_bucket_total(h));
 }
 
 static void write_family(FILE *out, const struct oex_source *srcs, size_t n,

@@ -545,3 +545,66 @@ Test(exporter, a_source_stuck_in_one_scrape_is_reported_down_by_the_next, .timeo
 	cr_expect(oext_now() - t0 < 4.5, "stopped in %.1f s", oext_now() - t0);
 	close(stuck);
 }
+
+Test(exporter, label_values_read_the_same_from_text_and_protobuf)
+{
+	char *m = tpath("m\xfe\"\\"), want[600];
+	Io__Prometheus__Client__MetricFamily *fam[8];
+	const Io__Prometheus__Client__Metric *metric;
+	struct oext_proc p;
+	struct oext_resp r;
+	unsigned port;
+	size_t n;
+
+	/* UTF-8 (a profile's JSON holds nothing else), a quote, a backslash,
+	 * a newline in the op; a byte that is not UTF-8 in the mount (argv). */
+	oext_fixture(m, "stats.json", "fs", 1, NULL, "r\xc3\xbf\"\\\nd", lat, NLAT);
+	port = oext_exporter((char *[]){ m, NULL }, &p);
+	r = oext_get(port, "/metrics", NULL);
+	cr_assert_eq(r.status, 200);
+	snprintf(want, sizeof(want), "m\\\\xfe\\\"\\\\\",layer=\"fs\",op=\"r\xc3\xbf\\\"\\\\\\nd\"}");
+	cr_expect(strstr(r.body, want), "no %s in\n%s", want, r.body);
+
+	r = oext_get(port, "/metrics", OEXT_ACCEPT_PROTO);
+	cr_assert_eq(r.status, 200);
+	n = unpack_all(&r, fam, 8);
+	/* The text's value unescaped: \xfe stays spelled, the rest raw. */
+	snprintf(want, sizeof(want), "%.*s\\xfe\"\\", (int)strlen(m) - 3, m);
+	metric = find_metric(fam, n, OEX_FAMILY_LATENCY_NATIVE, want);
+	cr_assert(metric, "no series of mount %s", want);
+	cr_expect_str_eq(metric->label[2]->name, "op");
+	cr_expect_str_eq(metric->label[2]->value, "r\xc3\xbf\"\\\nd");
+	for (size_t i = 0; i < n; i++)
+		io__prometheus__client__metric_family__free_unpacked(fam[i], NULL);
+	oext_stop(&p);
+}
+
+Test(exporter, a_profile_whose_buckets_disagree_with_its_count_is_served_as_its_buckets_say)
+{
+	char *m = tpath("m"), *err, series[600];
+	struct oext_proc p;
+	struct oext_resp r;
+	unsigned port;
+	double v;
+	FILE *f;
+
+	oext_fixture(m, "stats.json", "fs", 1, NULL, "read", lat, NLAT);
+	f = fopen(tpath("m/.osprof/stats.json"), "w");
+	cr_assert(f);
+	fputs("{\"format\": \"osprof\", \"version\": 1, \"layer\": \"fs\", \"resolution\": 1, \"unit\": \"ns\",\n"
+	      " \"ops\": [{\"name\": \"read\", \"count\": 10, \"sum\": 6000, \"min\": 900, \"max\": 1100,\n"
+	      "           \"buckets\": [[10, 4], [11, 2]]}]}\n", f);
+	cr_assert_eq(fclose(f), 0);
+	port = oext_exporter((char *[]){ m, NULL }, &p);
+	r = oext_get(port, "/metrics", NULL);
+	cr_assert_eq(r.status, 200);
+	snprintf(series, sizeof(series), "osprof_latency_seconds_bucket{mount=\"%s\",layer=\"fs\",op=\"read\",le=\"+Inf\"}", m);
+	cr_expect(sample(r.body, series, &v) && v == 6, "+Inf as the buckets say");
+	snprintf(series, sizeof(series), "osprof_latency_seconds_count{mount=\"%s\",layer=\"fs\",op=\"read\"}", m);
+	cr_expect(sample(r.body, series, &v) && v == 6);
+	oext_stop(&p);
+	err = slurp(p.err_path);
+	cr_assert(err);
+	cr_expect(strstr(err, "stats.json: the buckets of some histograms do not add up"), "%s", err);
+	free(err);
+}
