@@ -191,6 +191,11 @@ static void run_prometheus(bool native)
 		cr_expect(answer[0][1] * 10 < answer[1][1],
 			  "the mounts are told apart (native): %.0f vs %.0f ns",
 			  answer[0][1], answer[1][1]);
+	/* Content negotiation: native histograms only when Prometheus asked
+	 * for protobuf. */
+	if (!native)
+		cr_expect(isnan(query_value(prom_port, "count(osprof_latency_nanoseconds)")),
+			  "no native histograms from the text format");
 	/* The gauge of both sources says up. */
 	cr_expect_eq(query_value(prom_port, "sum(osprof_source_up)"), 2);
 	cr_expect_eq(oext_stop(&prom), 0, "prometheus exits cleanly on SIGTERM");
