@@ -36,7 +36,8 @@ struct oex_source {
  * oex_source_load - read every layer of @path now into @src (zeroed by
  * the caller): @path/.osprof/ (a mount), a directory of layer files (a
  * saved run: stats.json or fs.json, fuse.json, syscall.json, lower.json,
- * block.json, irq.json) or of the kernel module's text (/proc/osprof).
+ * block.json, irq.json) or of the kernel module's text (/proc/osprof),
+ * or a single JSON profile file.
  * A layer that cannot be read is left out, its reason written to @log
  * (when not NULL) as one line naming the file; src->up says whether any
  * was read. Never fails otherwise. Free with oex_source_fini.

@@ -3,10 +3,10 @@
  * osprof-exporter: serves osprof profiles to Prometheus over HTTP, so the
  * daemon itself stays free of network code.
  *
- *   osprof-exporter [--listen ADDR:PORT] MOUNT|DIR...
+ *   osprof-exporter [--listen ADDR:PORT] MOUNT|DIR|FILE...
  *
  * Every scrape of /metrics re-reads each source (an osprof-fs mount, a
- * directory of saved layer files, /proc/osprof). It listens on loopback,
+ * directory of saved layer files, /proc/osprof, a JSON profile file). It listens on loopback,
  * 127.0.0.1:9464, unless told otherwise; port 0 takes any free port. The
  * address it listens on is written as one line to stderr once it does.
  * It runs until SIGINT or SIGTERM. Exit status: 0 after a signal, 1 when
@@ -30,10 +30,11 @@
 
 static void usage(FILE *out)
 {
-	fputs("usage: " OEX_PROG " [--listen ADDR:PORT] MOUNT|DIR...\n"
-	      "Serve the osprof profiles of each osprof-fs MOUNT, saved run DIR or\n"
-	      "/proc/osprof at http://ADDR:PORT/metrics, for Prometheus (classic text,\n"
-	      "or protobuf with native histograms when the scraper asks for it).\n"
+	fputs("usage: " OEX_PROG " [--listen ADDR:PORT] MOUNT|DIR|FILE...\n"
+	      "Serve the osprof profiles of each osprof-fs MOUNT, saved run DIR,\n"
+	      "/proc/osprof or JSON profile FILE at http://ADDR:PORT/metrics, for\n"
+	      "Prometheus (classic text, or protobuf with native histograms when the\n"
+	      "scraper asks for it); every scrape reads them anew.\n"
 	      "\n"
 	      "  -l, --listen ADDR:PORT  where to listen (default " OEX_DEFAULT_LISTEN ");\n"
 	      "                          IPv6 as [::1]:9464; port 0 takes a free one\n"

@@ -2,8 +2,9 @@
 /*
  * The sources osprof-exporter reads, afresh on every scrape: a directory
  * mounted by osprof-fs (MOUNT/.osprof/stats.json and every other layer's
- * JSON beside it), a directory of saved layer files, or /proc/osprof (the
- * kernel module's text, read with core's osp_read_kmod). Which of these a
+ * JSON beside it), a directory of saved layer files, /proc/osprof (the
+ * kernel module's text, read with core's osp_read_kmod), or one profile
+ * file (osprof-trace's -o FILE, say). Which of these a
  * path is gets decided on each scrape, so a mount that goes away and comes
  * back is served again. Parsing is core's (osp_read_json, osp_read_kmod);
  * this file only finds the files.
@@ -68,29 +69,26 @@ static void keep(struct oex_source *src, struct osp_profile *p,
 }
 
 /*
- * Read @dir/@name as JSON (@kmod_layer NULL) or the module's text; a file
- * that is not there is skipped silently, any other failure logged.
+ * Read @path as JSON (@kmod_layer NULL) or the module's text; a file that
+ * is not there is skipped silently, any other failure logged.
  */
-static void load_file(struct oex_source *src, const char *dir, const char *name,
+static void load_path(struct oex_source *src, const char *path,
 		      const char *kmod_layer, FILE *log)
 {
-	char *path = NULL, *text = NULL, err[256];
 	struct osp_profile *p = NULL;
+	char *text = NULL, err[256];
 	size_t len = 0;
-	FILE *f;
+	FILE *f = fopen(path, "re");
 
-	if (asprintf(&path, "%s/%s", dir, name) < 0)
-		return;
-	f = fopen(path, "re");
 	if (!f) {
 		if (errno != ENOENT && errno != ENODEV && errno != ENXIO)
 			log_line(log, path, strerror(errno));
-		goto out;
+		return;
 	}
 	if (osp_read_stream(f, &text, &len) != 0) {
 		log_line(log, path, "cannot be read");
 		fclose(f);
-		goto out;
+		return;
 	}
 	fclose(f);
 	if (kmod_layer)
@@ -101,8 +99,18 @@ static void load_file(struct oex_source *src, const char *dir, const char *name,
 		keep(src, p, path, log);
 	else
 		log_line(log, path, err);
-out:
 	free(text);
+}
+
+/* @dir/@name, as load_path reads it. */
+static void load_file(struct oex_source *src, const char *dir, const char *name,
+		      const char *kmod_layer, FILE *log)
+{
+	char *path = NULL;
+
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
+		return;
+	load_path(src, path, kmod_layer, log);
 	free(path);
 }
 
@@ -128,8 +136,14 @@ static void load_json_dir(struct oex_source *src, const char *dir, FILE *log)
 void oex_source_load(struct oex_source *src, const char *path, FILE *log)
 {
 	char *ctl = NULL;
+	struct stat st;
 
 	src->path = path;
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		/* One profile file (osprof-trace -o FILE writes such). */
+		load_path(src, path, NULL, log);
+		return;
+	}
 	if (has(path, ".osprof/stats.json")) {
 		if (asprintf(&ctl, "%s/.osprof", path) >= 0)
 			load_json_dir(src, ctl, log);

@@ -608,3 +608,27 @@ Test(exporter, a_profile_whose_buckets_disagree_with_its_count_is_served_as_its_
 	cr_expect(strstr(err, "stats.json: the buckets of some histograms do not add up"), "%s", err);
 	free(err);
 }
+
+Test(exporter, serves_a_saved_run_directory_and_a_single_profile_file)
+{
+	char *run = tpath("run/.osprof"), *file = tpath("t/.osprof/trace.json"), series[600];
+	struct oext_proc p;
+	struct oext_resp r;
+	unsigned port;
+	double v;
+
+	/* A run saved with fs.json beside fuse.json, and osprof-trace's -o FILE. */
+	oext_fixture(tpath("run"), "fs.json", "fs", 1, NULL, "read", lat, NLAT);
+	oext_fixture(tpath("run"), "fuse.json", "fuse", 2, NULL, "read", lat, 5);
+	oext_fixture(tpath("t"), "trace.json", "syscall", 1, NULL, "read", lat, 7);
+	port = oext_exporter((char *[]){ run, file, NULL }, &p);
+	r = oext_get(port, "/metrics", NULL);
+	cr_assert_eq(r.status, 200);
+	snprintf(series, sizeof(series), "osprof_latency_seconds_count{mount=\"%s\",layer=\"fs\",op=\"read\"}", run);
+	cr_expect(sample(r.body, series, &v) && v == NLAT, "%s", series);
+	snprintf(series, sizeof(series), "osprof_latency_seconds_count{mount=\"%s\",layer=\"fuse\",op=\"read\"}", run);
+	cr_expect(sample(r.body, series, &v) && v == 5, "%s", series);
+	snprintf(series, sizeof(series), "osprof_latency_seconds_count{mount=\"%s\",layer=\"syscall\",op=\"read\"}", file);
+	cr_expect(sample(r.body, series, &v) && v == 7, "%s", series);
+	oext_stop(&p);
+}
