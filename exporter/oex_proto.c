@@ -108,8 +108,9 @@ static char *label_value(struct arena *a, const char *s)
 	return out;
 }
 
-static Io__Prometheus__Client__Metric *new_metric(struct arena *a, const char *const *names,
-			     const char *const *values, size_t nlabels)
+static Io__Prometheus__Client__Metric *
+new_metric(struct arena *a, const char *const *names, const char *const *values,
+	   size_t nlabels)
 {
 	Io__Prometheus__Client__Metric *m = arena_zalloc(a, 1, sizeof(*m));
 	Io__Prometheus__Client__LabelPair **lp = arena_zalloc(a, nlabels, sizeof(*lp));
@@ -130,8 +131,8 @@ static Io__Prometheus__Client__Metric *new_metric(struct arena *a, const char *c
 }
 
 /* The classic histogram of the text format: fixed le set, seconds. */
-static Io__Prometheus__Client__Histogram *classic(struct arena *a, const struct osp_hist *h,
-			struct oex_le_set le)
+static Io__Prometheus__Client__Histogram *
+classic(struct arena *a, const struct osp_hist *h, struct oex_le_set le)
 {
 	size_t nb = le.hi_exp - le.lo_exp + 1;
 	Io__Prometheus__Client__Histogram *ph = arena_zalloc(a, 1, sizeof(*ph));
@@ -157,7 +158,8 @@ static Io__Prometheus__Client__Histogram *classic(struct arena *a, const struct 
 }
 
 /* The native histogram: our buckets as they are, in nanoseconds. */
-static Io__Prometheus__Client__Histogram *native(struct arena *a, const struct osp_hist *h)
+static Io__Prometheus__Client__Histogram *
+native(struct arena *a, const struct osp_hist *h)
 {
 	Io__Prometheus__Client__Histogram *ph = arena_zalloc(a, 1, sizeof(*ph));
 	Io__Prometheus__Client__BucketSpan **sp = arena_zalloc(a, h->nbk, sizeof(*sp));
