@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -104,6 +105,8 @@ struct oext_proc oext_spawn(char *const *argv)
 	p.pid = fork();
 	cr_assert(p.pid >= 0);
 	if (p.pid == 0) {
+		/* Dies with the test, even one that crashed before its fini. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		fd = open(p.err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd < 0)
 			_exit(127);

@@ -70,7 +70,7 @@ static void check_text_hist(const char *body, const char *labels,
 			cr_expect(!sample(body, series, &v), "%s is not in the set", series);
 			continue;
 		}
-		cr_assert(sample(body, series, &v), "missing %s in:\n%s", series, body);
+		cr_assert(sample(body, series, &v), "missing %s in:\n%.2000s", series, body);
 		cr_expect_eq((uint64_t)v, count_le(lat, NLAT, (uint64_t)1 << k),
 			     "%s: %.0f", series, v);
 	}
@@ -146,7 +146,7 @@ Test(exporter, hostile_mount_op_and_lower_names_are_escaped)
 	snprintf(want, sizeof(want),
 		 "osprof_latency_seconds_count{mount=\"%s\",lower=\"lo\\\"w\\\\er\\n\",layer=\"fs\",op=\"re\\\"ad\\\\x\\ny\"} %zu\n",
 		 esc_m, NLAT);
-	cr_expect(strstr(r.body, want), "no line\n%s\nin\n%s", want, r.body);
+	cr_expect(strstr(r.body, want), "no line\n%s\nin\n%.2000s", want, r.body);
 	snprintf(want, sizeof(want), "osprof_source_up{mount=\"%s\"} 1\n", esc_m);
 	cr_expect(strstr(r.body, want), "no line %s", want);
 	/* Nothing raw: every line is a comment or a sample. */
@@ -563,7 +563,7 @@ Test(exporter, label_values_read_the_same_from_text_and_protobuf)
 	r = oext_get(port, "/metrics", NULL);
 	cr_assert_eq(r.status, 200);
 	snprintf(want, sizeof(want), "m\\\\xfe\\\"\\\\\",layer=\"fs\",op=\"r\xc3\xbf\\\"\\\\\\nd\"}");
-	cr_expect(strstr(r.body, want), "no %s in\n%s", want, r.body);
+	cr_expect(strstr(r.body, want), "no %s in\n%.2000s", want, r.body);
 
 	r = oext_get(port, "/metrics", OEXT_ACCEPT_PROTO);
 	cr_assert_eq(r.status, 200);
