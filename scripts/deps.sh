@@ -1,26 +1,30 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Install what osprof needs on Debian 12: "deps.sh build" for building and
-# running (clang, libbpf and bpftool build the eBPF layers), "deps.sh
+# running (clang, libbpf and bpftool build the eBPF layers; libmicrohttpd,
+# protobuf-c and the .proto files of Prometheus's metrics and of the
+# protobuf Timestamp it imports build osprof-exporter), "deps.sh
 # test" adds what the test suite needs (Criterion, the
 # kernel image, headers, QEMU and busybox for the module's VM test,
 # e2fsprogs for the ext4 disk osprof-fs is tested on in that VM,
 # Chromium for the HTML report test, Python's prometheus_client for the
-# hostile-profile test's OpenMetrics check, clang's libFuzzer
+# hostile-profile test's OpenMetrics check, Prometheus itself for
+# osprof-exporter's end-to-end test, clang's libFuzzer
 # runtime for the fuzz targets), "deps.sh demo" adds the Linux
 # sources, the default grep workload.
 set -euo pipefail
 want=${1:-build}
 pkgs=(gcc meson ninja-build pkg-config libfuse3-dev fuse3 libjson-c-dev
       libsodium-dev libgsl-dev gnuplot-nox attr util-linux clang libbpf-dev
-      bpftool)
+      bpftool libmicrohttpd-dev libprotobuf-c-dev protobuf-c-compiler
+      golang-github-prometheus-client-model-dev libprotobuf-dev)
 case "$want" in
   build) ;;
   demo) pkgs+=(linux-source) ;;
   test) pkgs+=(libcriterion-dev linux-headers-amd64 linux-image-amd64
                qemu-system-x86 busybox-static chromium libpng-dev kmod cpio
                xz-utils e2fsprogs python3 python3-prometheus-client
-               libclang-rt-14-dev) ;;
+               libclang-rt-14-dev prometheus) ;;
   *) echo "usage: deps.sh build|demo|test" >&2; exit 2 ;;
 esac
 sudo=""

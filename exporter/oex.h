@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * osprof-exporter's parts: the sources it reads on every scrape (a mount,
+ * a run directory or /proc/osprof), the fixed classic bucket bounds per
+ * layer, the two expositions (Prometheus text, protobuf with native
+ * histograms), content negotiation and the listen address. The HTTP
+ * server (libmicrohttpd) lives in oex_http.c and calls these; all of them
+ * are reentrant (no global state), so scrapes run in parallel.
+ */
+#ifndef OEX_H
+#define OEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
+
+#include "osprof/profile.h"
+
+#define OEX_PROG "osprof-exporter"
+#define OEX_DEFAULT_LISTEN "127.0.0.1:9464"
+/* Layers a source may hold: fs, fuse, syscall, lower, block, irq. */
+#define OEX_LAYERS_MAX 8
+
+/* What one scrape read from one source (the path given on the command line). */
+struct oex_source {
+	const char *path;   /* as given: the "mount" label; borrowed */
+	bool up;            /* at least one layer could be read */
+	size_t n;           /* profiles in prof */
+	struct osp_profile *prof[OEX_LAYERS_MAX]; /* one per layer, owned */
+	char *lower[OEX_LAYERS_MAX]; /* each one's source "lower", or NULL; owned */
+};
+
+/*
+ * oex_source_load - read every layer of @path now into @src (zeroed by
+ * the caller): @path/.osprof/ (a mount), a directory of layer files (a
+ * saved run: stats.json or fs.json, fuse.json, syscall.json, lower.json,
+ * block.json, irq.json) or of the kernel module's text (/proc/osprof),
+ * or a single JSON profile file.
+ * A layer that cannot be read is left out, its reason written to @log
+ * (when not NULL) as one line naming the file; src->up says whether any
+ * was read. Never fails otherwise. Free with oex_source_fini.
+ */
+void oex_source_load(struct oex_source *src, const char *path, FILE *log);
+void oex_source_fini(struct oex_source *src);
+
+/*
+ * The fixed classic bucket bounds of a layer: every power of two 2^k ns
+ * for lo_exp <= k <= hi_exp (then +Inf), whatever the profile's
+ * resolution. Unknown layers get the time layers' set.
+ */
+struct oex_le_set {
+	unsigned lo_exp, hi_exp;
+};
+struct oex_le_set oex_le_set_of(const char *layer);
+/*
+ * oex_le_cumulative - how many of @h's values are <= 2^@exp ns: exact,
+ * since every resolution's bounds include the powers of two.
+ */
+uint64_t oex_le_cumulative(const struct osp_hist *h, unsigned exp);
+/* @ns nanoseconds in seconds as an exact decimal ("0.000001024",
+ * "68.719476736") into @buf (at least 32 bytes); returns @buf. */
+char *oex_ns_seconds(char *buf, size_t len, uint64_t ns);
+
+/* The families osprof-exporter serves. */
+#define OEX_FAMILY_LATENCY "osprof_latency_seconds"
+#define OEX_FAMILY_CPU "osprof_cpu_seconds"
+#define OEX_FAMILY_LATENCY_NATIVE "osprof_latency_nanoseconds"
+#define OEX_FAMILY_CPU_NATIVE "osprof_cpu_nanoseconds"
+#define OEX_FAMILY_UP "osprof_source_up"
+
+/*
+ * oex_write_text - @n sources in the Prometheus text format 0.0.4.
+ * 0, or -EIO when @out reports an error.
+ */
+int oex_write_text(FILE *out, const struct oex_source *srcs, size_t n);
+
+/*
+ * oex_write_proto - @n sources as varint-delimited
+ * io.prometheus.client.MetricFamily messages: the classic families of the
+ * text format, plus native histograms in nanoseconds (schema log2 of the
+ * resolution, exact). 0, -ENOMEM, or -EIO when @out reports an error.
+ */
+int oex_write_proto(FILE *out, const struct oex_source *srcs, size_t n);
+
+/* The Content-Type of each exposition. */
+#define OEX_CT_TEXT "text/plain; version=0.0.4; charset=utf-8"
+#define OEX_CT_PROTO "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited"
+
+/*
+ * oex_accept_wants_proto - whether an HTTP Accept header value @accept
+ * (NULL when absent) prefers the delimited protobuf exposition to text:
+ * its q is above 0 and not below that of any text type (text/plain,
+ * application/openmetrics-text, text/ *, * / *). Any input is safe.
+ */
+bool oex_accept_wants_proto(const char *accept);
+
+/*
+ * oex_addr_parse - "HOST:PORT", HOST an IPv4 address or a bracketed IPv6
+ * one ("[::1]:9464"), PORT 0..65535, into @ss (length in @sslen). No
+ * names are looked up. 0, or -EINVAL with the reason in @err.
+ */
+int oex_addr_parse(const char *text, struct sockaddr_storage *ss,
+		   socklen_t *sslen, char *err, size_t errlen);
+
+#endif /* OEX_H */

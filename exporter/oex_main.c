@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+/*
+ * osprof-exporter: serves osprof profiles to Prometheus over HTTP, so the
+ * daemon itself stays free of network code.
+ *
+ *   osprof-exporter [--listen ADDR:PORT] MOUNT|DIR|FILE...
+ *
+ * Every scrape of /metrics re-reads each source (an osprof-fs mount, a
+ * directory of saved layer files, /proc/osprof, a JSON profile file). It listens on loopback,
+ * 127.0.0.1:9464, unless told otherwise; port 0 takes any free port. The
+ * address it listens on is written as one line to stderr once it does.
+ * It runs until SIGINT or SIGTERM. Exit status: 0 after a signal, 1 when
+ * it cannot listen (or a scrape stuck on a source outlived the shutdown's
+ * wait), 2 for bad usage (a bad address: one line).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "oex_http.h"
+#include "osprof/escape.h"
+
+static void usage(FILE *out)
+{
+	fputs("usage: " OEX_PROG " [--listen ADDR:PORT] MOUNT|DIR|FILE...\n"
+	      "Serve the osprof profiles of each osprof-fs MOUNT, saved run DIR,\n"
+	      "/proc/osprof or JSON profile FILE at http://ADDR:PORT/metrics, for\n"
+	      "Prometheus (classic text, or protobuf with native histograms when the\n"
+	      "scraper asks for it); every scrape reads them anew.\n"
+	      "\n"
+	      "  -l, --listen ADDR:PORT  where to listen (default " OEX_DEFAULT_LISTEN ");\n"
+	      "                          IPv6 as [::1]:9464; port 0 takes a free one\n"
+	      "  -h, --help              this text\n"
+	      "  -V, --version           the version\n"
+	      "\n"
+	      "examples:\n"
+	      "  " OEX_PROG " /mnt/p\n"
+	      "  " OEX_PROG " --listen [::1]:9464 /mnt/a /mnt/b /proc/osprof\n", out);
+}
+
+/* A socket bound to @ss and listening, or -1 with a line on stderr. */
+static int listen_on(const char *text, const struct sockaddr_storage *ss,
+		     socklen_t len)
+{
+	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+
+	if (fd < 0)
+		goto fail;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (ss->ss_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, (const struct sockaddr *)ss, len) != 0 ||
+	    listen(fd, 64) != 0)
+		goto fail;
+	return fd;
+fail:
+	fprintf(stderr, OEX_PROG ": cannot listen on ");
+	osp_esc_text(stderr, text);
+	fprintf(stderr, ": %s\n", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/* "listening on http://127.0.0.1:9464/metrics" with the port bound. */
+static void say_where(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	char host[INET6_ADDRSTRLEN];
+	unsigned port;
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) != 0)
+		return;
+	if (ss.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
+
+		inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
+		port = ntohs(a->sin6_port);
+		fprintf(stderr, OEX_PROG ": listening on http://[%s]:%u/metrics\n", host, port);
+	} else {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+
+		inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
+		port = ntohs(a->sin_port);
+		fprintf(stderr, OEX_PROG ": listening on http://%s:%u/metrics\n", host, port);
+	}
+	fflush(stderr);
+}
+
+/* Seconds shutdown waits for the scrapes under way. */
+#define OEX_STOP_WAIT_S 2
+
+static void *stopper(void *http)
+{
+	oex_http_stop(http); /* closes the listening socket too */
+	return NULL;
+}
+
+/*
+ * Stop the server, waiting OEX_STOP_WAIT_S at most for the scrapes under
+ * way: one stuck reading a hung mount would never end, and a signal must
+ * still stop us. 0; when they did not end, the process exits with 1.
+ */
+static int stop(struct oex_http *http)
+{
+	struct timespec until;
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, stopper, http) != 0) {
+		oex_http_stop(http);
+		return 0;
+	}
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += OEX_STOP_WAIT_S;
+	if (pthread_timedjoin_np(t, NULL, &until) != 0) {
+		fputs(OEX_PROG ": a scrape is still reading a source; exiting without it\n",
+		      stderr);
+		/* Not exit(): library destructors would run under the
+		 * stopper, which is inside libmicrohttpd. */
+		fflush(NULL);
+		_exit(1);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "listen", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *listen_text = OEX_DEFAULT_LISTEN;
+	struct sockaddr_storage ss;
+	struct oex_http *http;
+	socklen_t sslen;
+	char err[128];
+	sigset_t sigs;
+	int c, fd, sig;
+
+	while ((c = getopt_long(argc, argv, "l:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			listen_text = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf(OEX_PROG " %s\n", OSPROF_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (oex_addr_parse(listen_text, &ss, &sslen, err, sizeof(err)) != 0) {
+		fprintf(stderr, OEX_PROG ": bad --listen address '");
+		osp_esc_text(stderr, listen_text);
+		fprintf(stderr, "': %s\n", err);
+		return 2;
+	}
+	if (optind == argc) {
+		fputs(OEX_PROG ": no source: name an osprof-fs mount, a run directory or /proc/osprof (--help)\n",
+		      stderr);
+		return 2;
+	}
+	/* Signals wait for sigwait, in this thread; the server's threads
+	 * inherit the mask and never see them. */
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	fd = listen_on(listen_text, &ss, sslen);
+	if (fd < 0)
+		return 1;
+	http = oex_http_start(fd, (const char *const *)&argv[optind],
+			      (size_t)(argc - optind));
+	if (!http) {
+		fprintf(stderr, OEX_PROG ": the HTTP server could not start\n");
+		close(fd);
+		return 1;
+	}
+	say_where(fd);
+	sigwait(&sigs, &sig);
+	return stop(http);
+}

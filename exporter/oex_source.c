@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The sources osprof-exporter reads, afresh on every scrape: a directory
+ * mounted by osprof-fs (MOUNT/.osprof/stats.json and every other layer's
+ * JSON beside it), a directory of saved layer files, /proc/osprof (the
+ * kernel module's text, read with core's osp_read_kmod), or one profile
+ * file (osprof-trace's -o FILE, say). Which of these a
+ * path is gets decided on each scrape, so a mount that goes away and comes
+ * back is served again. Parsing is core's (osp_read_json, osp_read_kmod);
+ * this file only finds the files.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "oex.h"
+#include "osprof/escape.h"
+#include "osprof/format.h"
+#include "osprof/kmod.h"
+
+/* A mount serves layer fs as stats.json; a saved run may call it fs.json. */
+static const char *const json_files[] = { "stats.json", "fs.json", "fuse.json",
+					  "syscall.json", "lower.json",
+					  "block.json", "irq.json" };
+static const char *const kmod_files[] = { "lower", "block", "irq" };
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static void log_line(FILE *log, const char *path, const char *what)
+{
+	if (!log)
+		return;
+	fputs(OEX_PROG ": ", log);
+	osp_esc_text(log, path);
+	fprintf(log, ": %s\n", what);
+}
+
+/* Keep @p as one of @src's layers; a second profile of a layer is dropped. */
+static void keep(struct oex_source *src, struct osp_profile *p,
+		 const char *file, FILE *log)
+{
+	const char *lower = osp_kv_get(&p->source, "lower");
+
+	for (size_t i = 0; i < src->n; i++) {
+		if (strcmp(src->prof[i]->layer, p->layer) == 0) {
+			log_line(log, file, "a second profile of its layer, left out");
+			osp_profile_free(p);
+			return;
+		}
+	}
+	if (src->n == OEX_LAYERS_MAX) {
+		osp_profile_free(p);
+		return;
+	}
+	src->lower[src->n] = NULL;
+	if (lower) {
+		struct osp_kv kv = { .key = "lower", .json = (char *)lower };
+
+		src->lower[src->n] = osp_kv_text(&kv);
+	}
+	/* Snapshots are not served: free them now. */
+	osp_profile_drop_timeline(p);
+	/* A bad checksum is the writer's bug: say so, serve the buckets. */
+	if (osp_profile_check(p, NULL) > 0)
+		log_line(log, file, "the buckets of some histograms do not add up to their count: served as the buckets say");
+	src->prof[src->n++] = p;
+	src->up = true;
+}
+
+/*
+ * Read @path as JSON (@kmod_layer NULL) or the module's text; a file that
+ * is not there is skipped silently, any other failure logged.
+ */
+static void load_path(struct oex_source *src, const char *path,
+		      const char *kmod_layer, FILE *log)
+{
+	struct osp_profile *p = NULL;
+	char *text = NULL, err[256];
+	size_t len = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f) {
+		if (errno != ENOENT && errno != ENODEV && errno != ENXIO)
+			log_line(log, path, strerror(errno));
+		return;
+	}
+	if (osp_read_stream(f, &text, &len) != 0) {
+		log_line(log, path, "cannot be read");
+		fclose(f);
+		return;
+	}
+	fclose(f);
+	if (kmod_layer)
+		p = osp_read_kmod(kmod_layer, text, len, err, sizeof(err));
+	else
+		p = osp_read_json(text, len, err, sizeof(err));
+	if (p)
+		keep(src, p, path, log);
+	else
+		log_line(log, path, err);
+	free(text);
+}
+
+/* @dir/@name, as load_path reads it. */
+static void load_file(struct oex_source *src, const char *dir, const char *name,
+		      const char *kmod_layer, FILE *log)
+{
+	char *path = NULL;
+
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
+		return;
+	load_path(src, path, kmod_layer, log);
+	free(path);
+}
+
+static bool has(const char *dir, const char *name)
+{
+	char *path = NULL;
+	struct stat st;
+	bool ok;
+
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
+		return false;
+	ok = stat(path, &st) == 0;
+	free(path);
+	return ok;
+}
+
+static void load_json_dir(struct oex_source *src, const char *dir, FILE *log)
+{
+	for (size_t i = 0; i < NELEM(json_files); i++)
+		load_file(src, dir, json_files[i], NULL, log);
+}
+
+void oex_source_load(struct oex_source *src, const char *path, FILE *log)
+{
+	char *ctl = NULL;
+	struct stat st;
+
+	src->path = path;
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		/* One profile file (osprof-trace -o FILE writes such). */
+		load_path(src, path, NULL, log);
+		return;
+	}
+	if (has(path, ".osprof/stats.json")) {
+		if (asprintf(&ctl, "%s/.osprof", path) >= 0)
+			load_json_dir(src, ctl, log);
+		free(ctl);
+		return;
+	}
+	for (size_t i = 0; i < NELEM(json_files); i++) {
+		if (has(path, json_files[i])) {
+			load_json_dir(src, path, log);
+			return;
+		}
+	}
+	for (size_t i = 0; i < NELEM(kmod_files); i++)
+		load_file(src, path, kmod_files[i], kmod_files[i], log);
+}
+
+void oex_source_fini(struct oex_source *src)
+{
+	for (size_t i = 0; i < src->n; i++) {
+		osp_profile_free(src->prof[i]);
+		free(src->lower[i]);
+	}
+	src->n = 0;
+	src->up = false;
+}

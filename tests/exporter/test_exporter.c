@@ -1,0 +1,634 @@
+// SPDX-License-Identifier: MIT
+/*
+ * osprof-exporter as Prometheus meets it: the text exposition of fixture
+ * mounts (the fixed le set, complete, its cumulative counts exact against
+ * the latencies recorded, hostile names escaped), the protobuf one decoded
+ * back with protobuf-c (native buckets, schema, spans, deltas), content
+ * negotiation, the command line, and the error paths: a mount that goes
+ * away between scrapes, a malformed request, a slow client.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "metrics.pb-c.h"
+#include "oex.h"
+#include "oext.h"
+
+TestSuite(exporter, .init = oext_setup, .fini = oext_teardown, .timeout = 60);
+
+/* Latencies of every range: sub-256 ns, each power of two's edges, a
+ * value over the largest le (2^36 ns), and exact powers of two. */
+static const uint64_t lat[] = {
+	0, 1, 2, 3, 200, 256, 257, 511, 512, 700, 1000, 1024, 1025, 5000,
+	65536, 65537, 1000000, 1000000, 33554432, 123456789,
+	(uint64_t)1 << 36, ((uint64_t)1 << 36) + 1, (uint64_t)1 << 40,
+};
+#define NLAT (sizeof(lat) / sizeof(lat[0]))
+
+/* The value of the sample whose name and labels are exactly @series. */
+static bool sample(const char *body, const char *series, double *v)
+{
+	size_t n = strlen(series);
+
+	for (const char *l = body; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		if (strncmp(l, series, n) == 0 && l[n] == ' ') {
+			*v = strtod(l + n + 1, NULL);
+			return true;
+		}
+	}
+	return false;
+}
+
+static uint64_t count_le(const uint64_t *v, size_t n, uint64_t bound)
+{
+	uint64_t c = 0;
+
+	for (size_t i = 0; i < n; i++)
+		c += v[i] <= bound;
+	return c;
+}
+
+static void check_text_hist(const char *body, const char *labels,
+			    unsigned lo, unsigned hi)
+{
+	char series[1024], le[32];
+	double v;
+
+	for (unsigned k = lo - 1; k <= hi + 1; k++) {
+		snprintf(series, sizeof(series), "osprof_latency_seconds_bucket{%s,le=\"%s\"}",
+			 labels, oex_ns_seconds(le, sizeof(le), (uint64_t)1 << k));
+		if (k < lo || k > hi) {
+			cr_expect(!sample(body, series, &v), "%s is not in the set", series);
+			continue;
+		}
+		cr_assert(sample(body, series, &v), "missing %s in:\n%.2000s", series, body);
+		cr_expect_eq((uint64_t)v, count_le(lat, NLAT, (uint64_t)1 << k),
+			     "%s: %.0f", series, v);
+	}
+	snprintf(series, sizeof(series), "osprof_latency_seconds_bucket{%s,le=\"+Inf\"}", labels);
+	cr_assert(sample(body, series, &v), "missing %s", series);
+	cr_expect_eq((uint64_t)v, NLAT);
+	snprintf(series, sizeof(series), "osprof_latency_seconds_count{%s}", labels);
+	cr_assert(sample(body, series, &v));
+	cr_expect_eq((uint64_t)v, NLAT);
+}
+
+Test(exporter, text_le_set_is_fixed_complete_and_exact_at_every_resolution)
+{
+	char *m1 = tpath("m1"), *m2 = tpath("m2"), labels[512];
+	struct oext_proc p;
+	struct oext_resp r;
+	unsigned port;
+	double v;
+
+	oext_fixture(m1, "stats.json", "fs", 1, "/lower/one", "read", lat, NLAT);
+	oext_fixture(m1, "block.json", "block", 4, NULL, "sda.read", lat, NLAT);
+	oext_fixture(m2, "stats.json", "fs", 8, NULL, "read", lat, NLAT);
+	oext_fixture(m2, "irq.json", "irq", 2, NULL, "LOC:timer", lat, NLAT);
+	port = oext_exporter((char *[]){ m1, m2, NULL }, &p);
+	r = oext_get(port, "/metrics", NULL);
+	cr_assert_eq(r.status, 200, "%s", r.headers);
+	cr_expect_str_eq(oext_header(&r, "Content-Type"), OEX_CT_TEXT);
+	cr_expect(strstr(r.body, "# TYPE osprof_latency_seconds histogram\n"));
+
+	snprintf(labels, sizeof(labels), "mount=\"%s\",lower=\"/lower/one\",layer=\"fs\",op=\"read\"", m1);
+	check_text_hist(r.body, labels, 8, 36);
+	snprintf(labels, sizeof(labels), "mount=\"%s\",layer=\"block\",op=\"sda.read\"", m1);
+	check_text_hist(r.body, labels, 10, 36);
+	snprintf(labels, sizeof(labels), "mount=\"%s\",layer=\"fs\",op=\"read\"", m2);
+	check_text_hist(r.body, labels, 8, 36);
+	snprintf(labels, sizeof(labels), "mount=\"%s\",layer=\"irq\",op=\"LOC:timer\"", m2);
+	check_text_hist(r.body, labels, 6, 30);
+
+	/* The sum, in seconds, exact to the nanosecond. */
+	snprintf(labels, sizeof(labels), "osprof_latency_seconds_sum{mount=\"%s\",layer=\"fs\",op=\"read\"}", m2);
+	cr_assert(sample(r.body, labels, &v));
+	{
+		uint64_t sum = 0;
+		char want[64], line[600];
+
+		for (size_t i = 0; i < NLAT; i++)
+			sum += lat[i];
+		snprintf(line, sizeof(line), "%s %s\n", labels, oex_ns_seconds(want, sizeof(want), sum));
+		cr_expect(strstr(r.body, line), "no line %s", line);
+	}
+	snprintf(labels, sizeof(labels), "osprof_source_up{mount=\"%s\"}", m2);
+	cr_assert(sample(r.body, labels, &v));
+	cr_expect_eq(v, 1);
+	/* One TYPE line per family: Prometheus refuses a family split up. */
+	cr_expect(!strstr(strstr(r.body, "# TYPE osprof_latency_seconds") + 1,
+			  "# TYPE osprof_latency_seconds"));
+	oext_stop(&p);
+}
+
+Test(exporter, hostile_mount_op_and_lower_names_are_escaped)
+{
+	char *m = tpath("m\"q\\b\nl"), want[1024], *esc_m;
+	const char *op = "re\"ad\\x\ny";
+	struct oext_proc p;
+	struct oext_resp r;
+	unsigned port;
+
+	oext_fixture(m, "stats.json", "fs", 1, "lo\"w\\er\n", op, lat, NLAT);
+	port = oext_exporter((char *[]){ m, NULL }, &p);
+	r = oext_get(port, "/metrics", NULL);
+	cr_assert_eq(r.status, 200);
+	cr_assert(asprintf(&esc_m, "%.*sm\\\"q\\\\b\\nl", (int)(strlen(m) - 7), m) > 0);
+	snprintf(want, sizeof(want),
+		 "osprof_latency_seconds_count{mount=\"%s\",lower=\"lo\\\"w\\\\er\\n\",layer=\"fs\",op=\"re\\\"ad\\\\x\\ny\"} %zu\n",
+		 esc_m, NLAT);
+	cr_expect(strstr(r.body, want), "no line\n%s\nin\n%.2000s", want, r.body);
+	snprintf(want, sizeof(want), "osprof_source_up{mount=\"%s\"} 1\n", esc_m);
+	cr_expect(strstr(r.body, want), "no line %s", want);
+	/* Nothing raw: every line is a comment or a sample. */
+	for (const char *l = r.body; *l; l = strchr(l, '\n') + 1)
+		cr_expect(l[0] == '#' || strncmp(l, "osprof_", 7) == 0, "line: %.40s", l);
+	free(esc_m);
+	oext_stop(&p);
+}
+
+/* The delimited MetricFamily messages of @r, unpacked. */
+static size_t unpack_all(const struct oext_resp *r,
+			 Io__Prometheus__Client__MetricFamily **out, size_t max)
+{
+	const uint8_t *b = (const uint8_t *)r->body, *e = b + r->body_len;
+	size_t n = 0;
+
+	while (b < e) {
+		uint64_t len = 0;
+		unsigned shift = 0;
+
+		do {
+			cr_assert(b < e && shift < 64, "truncated varint");
+			len |= (uint64_t)(*b & 0x7f) << shift;
+			shift += 7;
+		} while (*b++ & 0x80);
+		cr_assert(len <= (uint64_t)(e - b), "message past the body's end");
+		cr_assert(n < max);
+		out[n] = io__prometheus__client__metric_family__unpack(NULL, len, b);
+		cr_assert(out[n], "message %zu does not unpack", n);
+		n++;
+		b += len;
+	}
+	return n;
+}
+
+static const Io__Prometheus__Client__Metric *
+find_metric(Io__Prometheus__Client__MetricFamily **fam, size_t n,
+	    const char *family, const char *mount)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(fam[i]->name, family) != 0)
+			continue;
+		for (size_t m = 0; m < fam[i]->n_metric; m++)
+			for (size_t l = 0; l < fam[i]->metric[m]->n_label; l++)
+				if (strcmp(fam[i]->metric[m]->label[l]->name, "mount") == 0 &&
+				    strcmp(fam[i]->metric[m]->label[l]->value, mount) == 0)
+					return fam[i]->metric[m];
+	}
+	return NULL;
+}
+
+/* Native buckets back into our indices: each must hold what the profile's
+ * bucket holds, and no other. */
+static void check_native(const Io__Prometheus__Client__Histogram *h,
+			 const struct osp_hist *want)
+{
+	uint64_t count = 0, total = h->zero_count;
+	int64_t idx = 0;
+	size_t d = 0, seen = 0;
+
+	cr_assert(h->has_schema);
+	cr_expect_eq(h->schema, __builtin_ctz(want->res), "schema %d for res %u",
+		     h->schema, want->res);
+	cr_expect_eq(h->zero_threshold, 1.0);
+	cr_expect_eq(h->zero_count, osp_hist_bucket(want, 0));
+	cr_expect_eq(h->sample_count, want->count);
+	cr_expect_eq(h->sample_sum, (double)want->sum);
+	cr_expect_eq(h->n_bucket, 0, "no classic buckets in the native family");
+	for (size_t s = 0; s < h->n_positive_span; s++) {
+		idx += h->positive_span[s]->offset;
+		for (uint32_t j = 0; j < h->positive_span[s]->length; j++, idx++) {
+			cr_assert(d < h->n_positive_delta);
+			count += (uint64_t)h->positive_delta[d++];
+			cr_expect_eq(count, osp_hist_bucket(want, (unsigned)idx),
+				     "native bucket %" PRId64 ": %" PRIu64, idx, count);
+			total += count;
+			seen += count > 0;
+		}
+	}
+	cr_expect_eq(d, h->n_positive_delta);
+	cr_expect_eq(total, want->count);
+	cr_expect_eq(seen + (osp_hist_bucket(want, 0) > 0), want->nbk);
+}
+
+Test(exporter, protobuf_holds_exact_native_buckets_and_the_classic_ones)
+{
+	char *m1 = tpath("m1"), *m2 = tpath("m2");
+	Io__Prometheus__Client__MetricFamily *fam[16];
+	const struct osp_profile *p1, *p2;
+	const Io__Prometheus__Client__Metric *m;
+	struct oext_proc p;
+	struct oext_resp r;
+	unsigned port;
+	size_t n;
+
+	p1 = oext_fixture(m1, "stats.json", "fs", 1, "/l", "read", lat, NLAT);
+	p2 = oext_fixture(m2, "stats.json", "fs", 4, NULL, "read", lat, NLAT);
+	port = oext_exporter((char *[]){ m1, m2, tpath("gone"), NULL }, &p);
+	r = oext_get(port, "/metrics", OEXT_ACCEPT_PROTO);
+	cr_assert_eq(r.status, 200);
+	cr_expect_str_eq(oext_header(&r, "Content-Type"), OEX_CT_PROTO);
+	n = unpack_all(&r, fam, 16);
+	cr_expect_eq(n, 3, "classic, native and up families: %zu", n);
+
+	m = find_metric(fam, n, OEX_FAMILY_LATENCY_NATIVE, m1);
+	cr_assert(m && m->histogram);
+	check_native(m->histogram, &p1->ops[0].lat);
+	cr_expect_eq(m->n_label, 4);
+	m = find_metric(fam, n, OEX_FAMILY_LATENCY_NATIVE, m2);
+	cr_assert(m && m->histogram);
+	check_native(m->histogram, &p2->ops[0].lat);
+	cr_expect_eq(m->n_label, 3, "no lower label without a lower");
+
+	m = find_metric(fam, n, OEX_FAMILY_LATENCY, m2);
+	cr_assert(m && m->histogram);
+	cr_expect_eq(m->histogram->n_bucket, 36 - 8 + 1);
+	cr_expect(!m->histogram->has_schema, "the classic family is classic only");
+	for (size_t i = 0; i < m->histogram->n_bucket; i++) {
+		uint64_t bound = (uint64_t)1 << (8 + i);
+
+		cr_expect_eq(m->histogram->bucket[i]->upper_bound, (double)bound / 1e9);
+		cr_expect_eq(m->histogram->bucket[i]->cumulative_count,
+			     count_le(lat, NLAT, bound));
+	}
+	cr_expect_eq(m->histogram->sample_count, NLAT);
+
+	m = find_metric(fam, n, OEX_FAMILY_UP, tpath("gone"));
+	cr_assert(m && m->gauge);
+	cr_expect_eq(m->gauge->value, 0);
+	for (size_t i = 0; i < n; i++)
+		io__prometheus__client__metric_family__free_unpacked(fam[i], NULL);
+	oext_stop(&p);
+}
+
+Test(exporter, accept_header_chooses_the_exposition)
+{
+	static const struct {
+		const char *accept;
+		bool proto;
+	} cases[] = {
+		{ NULL, false },
+		{ "", false },
+		{ "text/plain", false },
+		{ OEXT_ACCEPT_PROTO, true },
+		{ "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited", true },
+		{ "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited; q=0.2, text/plain;q=0.5", false },
+		{ "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=text", false },
+		{ "application/vnd.google.protobuf;encoding=delimited", false },
+		{ "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0", false },
+		{ "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=junk", false },
+		{ "*/*", false },
+		{ ";;;,,,=;q=;", false },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_expect_eq(oex_accept_wants_proto(cases[i].accept), cases[i].proto,
+			     "Accept: %s", cases[i].accept ? cases[i].accept : "(none)");
+}
+
+Test(exporter, a_bad_listen_address_exits_2_with_one_line)
+{
+	static const char *const bad[] = {
+		"localhost:9464", "127.0.0.1", "127.0.0.1:", "127.0.0.1:65536",
+		"127.0.0.1:-1", "127.0.0.1:+80", "127.0.0.1:80x", ":9464",
+		"::1:9464", "[::1]9464", "[nope]:1", "1.2.3:4", "[::1]:",
+		"300.0.0.1:80",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct run r = run_argv((char *[]){ (char *)OEXT_BIN, "--listen",
+						    (char *)bad[i], "/tmp", NULL });
+		char *err = r.err, *nl = strchr(err, '\n');
+
+		cr_expect_eq(r.status, 2, "--listen %s: exit %d", bad[i], r.status);
+		cr_expect(nl && nl[1] == '\0', "--listen %s: not one line: %s", bad[i], err);
+		cr_expect(strstr(err, bad[i]), "the line names the address: %s", err);
+	}
+}
+
+Test(exporter, ipv6_loopback_is_accepted)
+{
+	char *argv[] = { (char *)OEXT_BIN, "--listen",
+			 "[::1]:0", tpath("m"), NULL };
+	struct oext_proc p = oext_spawn(argv);
+	char *err = NULL;
+
+	for (int i = 0; i < 100; i++) {
+		FILE *f = fopen(p.err_path, "r");
+		char line[256] = "";
+
+		if (f) {
+			if (!fgets(line, sizeof(line), f))
+				line[0] = '\0';
+			fclose(f);
+		}
+		if (strstr(line, "listening on http://[::1]:")) {
+			err = line;
+			break;
+		}
+		if (strstr(line, "cannot listen")) {
+			cr_log_warn("no IPv6 loopback here: %s", line);
+			break;
+		}
+		usleep(20000);
+	}
+	if (err)
+		cr_expect_eq(oext_stop(&p), 0);
+	else
+		oext_stop(&p);
+}
+
+Test(exporter, a_mount_gone_between_scrapes_leaves_a_200_and_source_up_0)
+{
+	char *m1 = tpath("m1"), *m2 = tpath("m2"), up[512], series[512], cmd[600];
+	struct oext_proc p;
+	struct oext_resp r;
+	unsigned port;
+	double v;
+
+	oext_fixture(m1, "stats.json", "fs", 1, NULL, "read", lat, NLAT);
+	oext_fixture(m2, "stats.json", "fs", 1, NULL, "write", lat, NLAT);
+	port = oext_exporter((char *[]){ m1, m2, NULL }, &p);
+	snprintf(up, sizeof(up), "osprof_source_up{mount=\"%s\"}", m2);
+	snprintf(series, sizeof(series), "osprof_latency_seconds_count{mount=\"%s\",layer=\"fs\",op=\"write\"}", m2);
+	r = oext_get(port, "/metrics", NULL);
+	cr_assert_eq(r.status, 200);
+	cr_assert(sample(r.body, up, &v) && v == 1);
+	cr_assert(sample(r.body, series, &v));
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", m2);
+	cr_assert_eq(system(cmd), 0);
+	for (int proto = 0; proto < 2; proto++) {
+		r = oext_get(port, "/metrics", proto ? OEXT_ACCEPT_PROTO : NULL);
+		cr_assert_eq(r.status, 200);
+	}
+	r = oext_get(port, "/metrics", NULL);
+	cr_assert(sample(r.body, up, &v));
+	cr_expect_eq(v, 0);
+	cr_expect(!sample(r.body, series, &v), "the gone mount's series are absent");
+	snprintf(series, sizeof(series), "osprof_latency_seconds_count{mount=\"%s\",layer=\"fs\",op=\"read\"}", m1);
+	cr_expect(sample(r.body, series, &v) && v == NLAT);
+
+	/* A profile that is not one: the layer is left out, said on stderr. */
+	oext_fixture(m2, "stats.json", "fs", 1, NULL, "write", lat, NLAT);
+	{
+		FILE *f = fopen(tpath("m2/.osprof/fuse.json"), "w");
+
+		cr_assert(f);
+		fputs("{\"format\": \"osprof\", \"version\": 1, \"ops\": [}", f);
+		fclose(f);
+	}
+	r = oext_get(port, "/metrics", NULL);
+	cr_assert_eq(r.status, 200);
+	cr_expect(sample(r.body, up, &v) && v == 1, "back, with its fs layer");
+	oext_stop(&p);
+}
+
+Test(exporter, a_malformed_request_gets_an_error_and_the_server_serves_on)
+{
+	static const char *const junk[] = {
+		"\x01\x02\x03 garbage\r\n\r\n",
+		"GET\r\n\r\n",
+		"GET /metrics HTTP/9.9\r\n\r\n",
+		"GET /metrics HTTP/1.1\r\nHost: x\r\nNoColonHere\r\n\r\n",
+		"GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
+		"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc",
+	};
+	char *m = tpath("m"), *big;
+	struct oext_proc p;
+	struct oext_resp r;
+	unsigned port;
+
+	oext_fixture(m, "stats.json", "fs", 1, NULL, "read", lat, NLAT);
+	port = oext_exporter((char *[]){ m, NULL }, &p);
+	for (size_t i = 0; i < sizeof(junk) / sizeof(junk[0]); i++) {
+		r = oext_http_raw(port, junk[i], strlen(junk[i]));
+		cr_expect(r.status == 0 || r.status >= 400, "request %zu: %d", i, r.status);
+		r = oext_get(port, "/metrics", NULL);
+		cr_assert_eq(r.status, 200, "after request %zu", i);
+	}
+	/* Headers past the connection's memory bound. */
+	big = malloc(200000);
+	cr_assert(big);
+	strcpy(big, "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: ");
+	memset(big + strlen(big), 'a', 150000);
+	strcpy(big + 150000 + 40, "\r\n\r\n");
+	r = oext_http_raw(port, big, strlen(big));
+	cr_expect(r.status == 0 || r.status >= 400, "huge headers: %d", r.status);
+	free(big);
+	r = oext_get(port, "/nope", NULL);
+	cr_expect_eq(r.status, 404);
+	r = oext_http_raw(port, "DELETE /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 57);
+	cr_expect_eq(r.status, 405);
+	cr_expect_str_eq(oext_header(&r, "Allow"), "GET, HEAD");
+	r = oext_get(port, "/metrics", NULL);
+	cr_expect_eq(r.status, 200);
+	cr_expect_eq(oext_stop(&p), 0, "still alive, and it exits cleanly");
+}
+
+Test(exporter, a_slow_client_does_not_block_a_concurrent_scrape)
+{
+	char *m = tpath("m");
+	int idle[8];
+	struct oext_proc p;
+	struct oext_resp r;
+	unsigned port;
+	double t0, dt;
+
+	oext_fixture(m, "stats.json", "fs", 1, NULL, "read", lat, NLAT);
+	port = oext_exporter((char *[]){ m, NULL }, &p);
+	for (size_t i = 0; i < 8; i++) {
+		idle[i] = oext_connect(port);
+		cr_assert(idle[i] >= 0);
+	}
+	/* One that stops halfway through its request line, too. */
+	cr_assert_eq(send(idle[0], "GET /metr", 9, 0), 9);
+	usleep(100000);
+	t0 = oext_now();
+	r = oext_get(port, "/metrics", NULL);
+	dt = oext_now() - t0;
+	cr_expect_eq(r.status, 200);
+	cr_expect(dt < 2.0, "the scrape took %.3f s beside idle connections", dt);
+	cr_log_info("scrape beside 8 idle connections: %.1f ms", dt * 1e3);
+	for (size_t i = 0; i < 8; i++) {
+		char c;
+
+		/* Still open: nothing came, no close. */
+		cr_expect_eq(recv(idle[i], &c, 1, MSG_DONTWAIT), -1);
+		close(idle[i]);
+	}
+	oext_stop(&p);
+}
+
+Test(exporter, an_idle_connection_is_closed_after_the_timeout, .timeout = 30)
+{
+	char *m = tpath("m"), c;
+	struct oext_proc p;
+	unsigned port;
+	double t0;
+	ssize_t n;
+	int fd;
+
+	oext_fixture(m, "stats.json", "fs", 1, NULL, "read", lat, NLAT);
+	port = oext_exporter((char *[]){ m, NULL }, &p);
+	fd = oext_connect(port);
+	cr_assert(fd >= 0);
+	cr_assert_eq(send(fd, "GET /metrics HTTP/1.1\r\n", 23, 0), 23);
+	t0 = oext_now();
+	/* Blocks until the server closes (or a 20 s receive timeout). */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &(struct timeval){ .tv_sec = 20 },
+		   sizeof(struct timeval));
+	n = recv(fd, &c, 1, 0);
+	cr_expect(n <= 0, "nothing is answered to half a request");
+	cr_expect(oext_now() - t0 > 8 && oext_now() - t0 < 15,
+		  "closed after %.1f s, the timeout being 10 s", oext_now() - t0);
+	close(fd);
+	oext_stop(&p);
+}
+
+Test(exporter, a_source_stuck_in_one_scrape_is_reported_down_by_the_next, .timeout = 30)
+{
+	char *m = tpath("m"), *hung = tpath("hung"), *fifo, series[600];
+	const char *req = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+	struct oext_proc p;
+	struct oext_resp r;
+	unsigned port;
+	double t0, dt, v;
+	int stuck;
+
+	oext_fixture(m, "stats.json", "fs", 1, NULL, "read", lat, NLAT);
+	/* A FIFO no one writes: opening it blocks, as a read of a hung
+	 * FUSE mount does. */
+	oext_fixture(hung, "stats.json", "fs", 1, NULL, "read", lat, NLAT);
+	fifo = tpath("hung/.osprof/stats.json");
+	cr_assert_eq(unlink(fifo), 0);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	port = oext_exporter((char *[]){ m, hung, NULL }, &p);
+	stuck = oext_connect(port);
+	cr_assert(stuck >= 0);
+	cr_assert_eq(send(stuck, req, strlen(req), 0), (ssize_t)strlen(req));
+	usleep(200000);
+
+	for (int i = 0; i < 3; i++) {
+		t0 = oext_now();
+		r = oext_get(port, "/metrics", NULL);
+		dt = oext_now() - t0;
+		cr_assert_eq(r.status, 200);
+		cr_expect(dt < 3, "scrape %d took %.2f s beside a stuck one", i, dt);
+		snprintf(series, sizeof(series), "osprof_source_up{mount=\"%s\"}", hung);
+		cr_expect(sample(r.body, series, &v) && v == 0, "the stuck source is down");
+		snprintf(series, sizeof(series), "osprof_source_up{mount=\"%s\"}", m);
+		cr_expect(sample(r.body, series, &v) && v == 1, "the other one is up");
+	}
+	/* SIGTERM still stops it, without waiting for the stuck scrape. */
+	t0 = oext_now();
+	cr_expect_eq(oext_stop(&p), 1, "exit 1: a scrape was left behind");
+	cr_expect(oext_now() - t0 < 4.5, "stopped in %.1f s", oext_now() - t0);
+	close(stuck);
+}
+
+Test(exporter, label_values_read_the_same_from_text_and_protobuf)
+{
+	char *m = tpath("m\xfe\"\\"), want[600];
+	Io__Prometheus__Client__MetricFamily *fam[8];
+	const Io__Prometheus__Client__Metric *metric;
+	struct oext_proc p;
+	struct oext_resp r;
+	unsigned port;
+	size_t n;
+
+	/* UTF-8 (a profile's JSON holds nothing else), a quote, a backslash,
+	 * a newline in the op; a byte that is not UTF-8 in the mount (argv). */
+	oext_fixture(m, "stats.json", "fs", 1, NULL, "r\xc3\xbf\"\\\nd", lat, NLAT);
+	port = oext_exporter((char *[]){ m, NULL }, &p);
+	r = oext_get(port, "/metrics", NULL);
+	cr_assert_eq(r.status, 200);
+	snprintf(want, sizeof(want), "m\\\\xfe\\\"\\\\\",layer=\"fs\",op=\"r\xc3\xbf\\\"\\\\\\nd\"}");
+	cr_expect(strstr(r.body, want), "no %s in\n%.2000s", want, r.body);
+
+	r = oext_get(port, "/metrics", OEXT_ACCEPT_PROTO);
+	cr_assert_eq(r.status, 200);
+	n = unpack_all(&r, fam, 8);
+	/* The text's value unescaped: \xfe stays spelled, the rest raw. */
+	snprintf(want, sizeof(want), "%.*s\\xfe\"\\", (int)strlen(m) - 3, m);
+	metric = find_metric(fam, n, OEX_FAMILY_LATENCY_NATIVE, want);
+	cr_assert(metric, "no series of mount %s", want);
+	cr_expect_str_eq(metric->label[2]->name, "op");
+	cr_expect_str_eq(metric->label[2]->value, "r\xc3\xbf\"\\\nd");
+	for (size_t i = 0; i < n; i++)
+		io__prometheus__client__metric_family__free_unpacked(fam[i], NULL);
+	oext_stop(&p);
+}
+
+Test(exporter, a_profile_whose_buckets_disagree_with_its_count_is_served_as_its_buckets_say)
+{
+	char *m = tpath("m"), *err, series[600];
+	struct oext_proc p;
+	struct oext_resp r;
+	unsigned port;
+	double v;
+	FILE *f;
+
+	oext_fixture(m, "stats.json", "fs", 1, NULL, "read", lat, NLAT);
+	f = fopen(tpath("m/.osprof/stats.json"), "w");
+	cr_assert(f);
+	fputs("{\"format\": \"osprof\", \"version\": 1, \"layer\": \"fs\", \"resolution\": 1, \"unit\": \"ns\",\n"
+	      " \"ops\": [{\"name\": \"read\", \"count\": 10, \"sum\": 6000, \"min\": 900, \"max\": 1100,\n"
+	      "           \"buckets\": [[10, 4], [11, 2]]}]}\n", f);
+	cr_assert_eq(fclose(f), 0);
+	port = oext_exporter((char *[]){ m, NULL }, &p);
+	r = oext_get(port, "/metrics", NULL);
+	cr_assert_eq(r.status, 200);
+	snprintf(series, sizeof(series), "osprof_latency_seconds_bucket{mount=\"%s\",layer=\"fs\",op=\"read\",le=\"+Inf\"}", m);
+	cr_expect(sample(r.body, series, &v) && v == 6, "+Inf as the buckets say");
+	snprintf(series, sizeof(series), "osprof_latency_seconds_count{mount=\"%s\",layer=\"fs\",op=\"read\"}", m);
+	cr_expect(sample(r.body, series, &v) && v == 6);
+	oext_stop(&p);
+	err = slurp(p.err_path);
+	cr_assert(err);
+	cr_expect(strstr(err, "stats.json: the buckets of some histograms do not add up"), "%s", err);
+	free(err);
+}
+
+Test(exporter, serves_a_saved_run_directory_and_a_single_profile_file)
+{
+	char *run = tpath("run/.osprof"), *file = tpath("t/.osprof/trace.json"), series[600];
+	struct oext_proc p;
+	struct oext_resp r;
+	unsigned port;
+	double v;
+
+	/* A run saved with fs.json beside fuse.json, and osprof-trace's -o FILE. */
+	oext_fixture(tpath("run"), "fs.json", "fs", 1, NULL, "read", lat, NLAT);
+	oext_fixture(tpath("run"), "fuse.json", "fuse", 2, NULL, "read", lat, 5);
+	oext_fixture(tpath("t"), "trace.json", "syscall", 1, NULL, "read", lat, 7);
+	port = oext_exporter((char *[]){ run, file, NULL }, &p);
+	r = oext_get(port, "/metrics", NULL);
+	cr_assert_eq(r.status, 200);
+	snprintf(series, sizeof(series), "osprof_latency_seconds_count{mount=\"%s\",layer=\"fs\",op=\"read\"}", run);
+	cr_expect(sample(r.body, series, &v) && v == NLAT, "%s", series);
+	snprintf(series, sizeof(series), "osprof_latency_seconds_count{mount=\"%s\",layer=\"fuse\",op=\"read\"}", run);
+	cr_expect(sample(r.body, series, &v) && v == 5, "%s", series);
+	snprintf(series, sizeof(series), "osprof_latency_seconds_count{mount=\"%s\",layer=\"syscall\",op=\"read\"}", file);
+	cr_expect(sample(r.body, series, &v) && v == 7, "%s", series);
+	oext_stop(&p);
+}

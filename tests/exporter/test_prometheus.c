@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A real Prometheus (Debian's prometheus package) scraping
+ * osprof-exporter over two fixture mounts with different latency
+ * distributions, on loopback, every second: once with
+ * --enable-feature=native-histograms (Prometheus then asks for protobuf,
+ * and gets classic and native histograms) and once without (the text
+ * format). After two scrapes, histogram_quantile(0.99, ...) over the
+ * classic buckets -- and over the native histograms when on -- must lie in
+ * the bucket in which the mount's own profile puts its p99
+ * (osp_hist_percentile), and the two mounts must be told apart.
+ * Skipped, saying so, where prometheus is not installed.
+ */
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "oext.h"
+
+TestSuite(prometheus, .init = oext_setup, .fini = oext_teardown, .timeout = 90);
+
+#define PROM_BIN env_or("OEXT_PROMETHEUS", "/usr/bin/prometheus")
+
+/* @n values: @nfast of @fast_ns, the rest of @slow_ns, so the p99 lies
+ * well inside the slow one's bucket whatever the rank convention. */
+static uint64_t *bimodal(size_t n, size_t nfast, uint64_t fast_ns, uint64_t slow_ns)
+{
+	uint64_t *v = own(calloc(n, sizeof(*v)));
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = i < nfast ? fast_ns : slow_ns;
+	return v;
+}
+
+/* /api/v1/query?query=@q, parsed (freed at teardown with its text). */
+static json_object *query(unsigned port, const char *q)
+{
+	char target[2048];
+	struct oext_resp r;
+	json_object *j;
+
+	snprintf(target, sizeof(target), "/api/v1/query?query=%s", oext_urlencode(q));
+	r = oext_get(port, target, NULL);
+	if (r.status != 200)
+		return NULL;
+	j = json_tokener_parse(r.body);
+	cr_assert(j, "not JSON: %.2000s", r.body);
+	return j;
+}
+
+/* The value of a one-sample instant vector, NAN when there is none. */
+static double scalar_of(json_object *j)
+{
+	json_object *data, *result, *value;
+
+	if (!j || !json_object_object_get_ex(j, "data", &data) ||
+	    !json_object_object_get_ex(data, "result", &result) ||
+	    json_object_array_length(result) != 1 ||
+	    !json_object_object_get_ex(json_object_array_get_idx(result, 0), "value", &value))
+		return NAN;
+	return strtod(json_object_get_string(json_object_array_get_idx(value, 1)), NULL);
+}
+
+static double query_value(unsigned port, const char *q)
+{
+	json_object *j = query(port, q);
+	double v = scalar_of(j);
+
+	json_object_put(j);
+	return v;
+}
+
+/* The bucket (lo, hi] ns of resolution @res that holds @ns. */
+static void bucket_of(double ns, unsigned res, double *lo, double *hi)
+{
+	unsigned i = osp_bucket_index((uint64_t)ceil(ns), res);
+
+	*lo = osp_bucket_lower_ns(i, res);
+	*hi = osp_bucket_upper_ns(i, res);
+}
+
+static bool within(double v, double lo, double hi)
+{
+	return v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9);
+}
+
+struct mount {
+	char *path;
+	const struct osp_profile *prof;
+	double p99_ns;
+};
+
+static void run_prometheus(bool native)
+{
+	struct mount m[2];
+	struct oext_proc exp, prom;
+	unsigned exp_port, prom_port;
+	char *cfg = tpath("prometheus.yml"), text[1024], q[1024];
+	double answer[2][2], t0, t_scraped = 0;
+	FILE *f;
+
+	if (access(PROM_BIN, X_OK) != 0)
+		cr_skip_test("no %s: install Debian's prometheus package", PROM_BIN);
+	m[0].path = tpath("fast");
+	m[0].prof = oext_fixture(m[0].path, "stats.json", "fs", 1, "/data/fast", "read",
+				 bimodal(1000, 985, 3000, 300000), 1000);
+	m[1].path = tpath("slow");
+	m[1].prof = oext_fixture(m[1].path, "stats.json", "fs", 4, "/data/slow", "read",
+				 bimodal(1000, 980, 50000, 20000000), 1000);
+	for (int i = 0; i < 2; i++)
+		m[i].p99_ns = osp_hist_percentile(&m[i].prof->ops[0].lat, 99);
+	exp_port = oext_exporter((char *[]){ m[0].path, m[1].path, NULL }, &exp);
+
+	f = fopen(cfg, "w");
+	cr_assert(f);
+	fprintf(f, "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n"
+		   "scrape_configs:\n  - job_name: osprof\n    static_configs:\n"
+		   "      - targets: ['127.0.0.1:%u']\n", exp_port);
+	cr_assert_eq(fclose(f), 0);
+	prom_port = oext_free_port();
+	{
+		char *cfg_arg, *db_arg, *web_arg;
+		char *argv[8] = { (char *)PROM_BIN };
+		int n = 1;
+
+		cr_assert(asprintf(&cfg_arg, "--config.file=%s", cfg) > 0);
+		cr_assert(asprintf(&db_arg, "--storage.tsdb.path=%s", tpath("tsdb")) > 0);
+		cr_assert(asprintf(&web_arg, "--web.listen-address=127.0.0.1:%u", prom_port) > 0);
+		argv[n++] = own(cfg_arg);
+		argv[n++] = own(db_arg);
+		argv[n++] = own(web_arg);
+		if (native)
+			argv[n++] = "--enable-feature=native-histograms";
+		prom = oext_spawn(argv);
+	}
+
+	/* Two scrapes of both mounts. */
+	t0 = oext_now();
+	snprintf(q, sizeof(q), "min(count_over_time(osprof_source_up[5m]))");
+	while (oext_now() - t0 < 40) {
+		double v = query_value(prom_port, q);
+
+		if (!isnan(v) && v >= 2) {
+			t_scraped = oext_now() - t0;
+			break;
+		}
+		usleep(250000);
+	}
+	if (t_scraped == 0) {
+		struct oext_resp r = oext_get(prom_port, "/api/v1/targets", NULL);
+
+		cr_assert_fail("no two scrapes in 40 s; targets: %.2000s", r.body);
+	}
+	fprintf(stderr, "Prometheus (native histograms %s) scraped twice after %.1f s\n",
+		native ? "on" : "off", t_scraped);
+
+	for (int i = 0; i < 2; i++) {
+		double lo, hi;
+
+		/* Classic: the power-of-two le bucket of the profile's p99. */
+		snprintf(q, sizeof(q),
+			 "histogram_quantile(0.99, osprof_latency_seconds_bucket{op=\"read\",mount=\"%s\"})",
+			 m[i].path);
+		answer[i][0] = query_value(prom_port, q) * 1e9;
+		bucket_of(m[i].p99_ns, 1, &lo, &hi);
+		snprintf(text, sizeof(text), "mount %s: profile p99 %.0f ns, classic answer %.0f ns, le bucket (%.0f, %.0f]",
+			 m[i].path, m[i].p99_ns, answer[i][0], lo, hi);
+		fprintf(stderr, "%s\n", text);
+		cr_expect(within(answer[i][0], lo, hi), "%s", text);
+		if (!native)
+			continue;
+		/* Native: the profile's own bucket, at its resolution. */
+		snprintf(q, sizeof(q),
+			 "histogram_quantile(0.99, osprof_latency_nanoseconds{op=\"read\",mount=\"%s\"})",
+			 m[i].path);
+		answer[i][1] = query_value(prom_port, q);
+		bucket_of(m[i].p99_ns, m[i].prof->res, &lo, &hi);
+		snprintf(text, sizeof(text), "mount %s: profile p99 %.0f ns, native answer %.0f ns, its bucket at resolution %u (%.0f, %.0f]",
+			 m[i].path, m[i].p99_ns, answer[i][1], m[i].prof->res, lo, hi);
+		fprintf(stderr, "%s\n", text);
+		cr_expect(within(answer[i][1], lo, hi), "%s", text);
+	}
+	cr_expect(answer[0][0] * 10 < answer[1][0],
+		  "the mounts are told apart: %.0f vs %.0f ns", answer[0][0], answer[1][0]);
+	if (native)
+		cr_expect(answer[0][1] * 10 < answer[1][1],
+			  "the mounts are told apart (native): %.0f vs %.0f ns",
+			  answer[0][1], answer[1][1]);
+	/* Content negotiation: native histograms only when Prometheus asked
+	 * for protobuf. */
+	if (!native)
+		cr_expect(isnan(query_value(prom_port, "count(osprof_latency_nanoseconds)")),
+			  "no native histograms from the text format");
+	/* The gauge of both sources says up. */
+	cr_expect_eq(query_value(prom_port, "sum(osprof_source_up)"), 2);
+	cr_expect_eq(oext_stop(&prom), 0, "prometheus exits cleanly on SIGTERM");
+	cr_expect_eq(oext_stop(&exp), 0);
+}
+
+Test(prometheus, scrapes_protobuf_and_answers_from_classic_and_native_histograms)
+{
+	run_prometheus(true);
+}
+
+Test(prometheus, scrapes_text_and_answers_from_classic_histograms)
+{
+	run_prometheus(false);
+}
