@@ -176,6 +176,8 @@ const char *obp_softirq_name(unsigned vec, char *buf, size_t len);
  * osprof-trace -o write them. A new string, or NULL (-ENOMEM).
  */
 char *obp_layer_file(const char *file, enum obp_layer l);
+/* The same with @tag in place of a layer's name ("run.json" -> "run.by.json"). */
+char *obp_file_beside(const char *file, const char *tag);
 /* The number of system call @name, or -1. */
 int obp_syscall_nr(const char *name);
 

@@ -126,6 +126,11 @@ const char *obp_softirq_name(unsigned vec, char *buf, size_t len)
 
 char *obp_layer_file(const char *file, enum obp_layer l)
 {
+	return obp_file_beside(file, obp_layer_name(l));
+}
+
+char *obp_file_beside(const char *file, const char *tag)
+{
 	const char *base = strrchr(file, '/'), *dot;
 	char *s;
 
@@ -133,7 +138,7 @@ char *obp_layer_file(const char *file, enum obp_layer l)
 	dot = strrchr(base, '.');
 	/* A leading dot (".json") names the file, it is no extension. */
 	if (!dot || dot == base)
-		return asprintf(&s, "%s.%s", file, obp_layer_name(l)) < 0 ? NULL : s;
-	return asprintf(&s, "%.*s.%s%s", (int)(dot - file), file, obp_layer_name(l), dot) < 0
+		return asprintf(&s, "%s.%s", file, tag) < 0 ? NULL : s;
+	return asprintf(&s, "%.*s.%s%s", (int)(dot - file), file, tag, dot) < 0
 		       ? NULL : s;
 }

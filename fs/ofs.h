@@ -69,6 +69,24 @@ extern const char *const ofs_op_names[OFS_OP__COUNT];
 
 enum ofs_cache { OFS_CACHE_NEVER, OFS_CACHE_AUTO, OFS_CACHE_ALWAYS };
 
+/* What -o by= keeps a profile per value of (ofs_by.c); names in ofs_by_key_names. */
+enum ofs_by_key {
+	OFS_BY_NONE,
+	OFS_BY_PID,
+	OFS_BY_COMM,
+	OFS_BY_UID,
+	OFS_BY_DIR,
+	OFS_BY_FILE,
+	OFS_BY__COUNT
+};
+extern const char *const ofs_by_key_names[OFS_BY__COUNT];
+/*
+ * The most values -o by_max allows: each has a profile set, and each set
+ * takes one of the process's pthread keys (glibc has 1024).
+ */
+#define OFS_BY_MAX 512
+#define OFS_BY_MAX_STR "512"
+
 /* Settings from the command line; see ofs_opts.c for each one's meaning. */
 struct ofs_opts {
 	char *lower;           /* LOWERDIR as given */
@@ -99,6 +117,8 @@ struct ofs_opts {
 	bool lower_ebpf;       /* -o lower_source=ebpf: lower from eBPF, not
 				* from the daemon's own timing */
 	bool layers_auto;      /* no -o layers: those that load, quietly */
+	enum ofs_by_key by;    /* -o by=KEY; OFS_BY_NONE: off */
+	unsigned by_max;       /* -o by_max=N: values with a profile of their own */
 };
 
 struct ofs_inode_table;
@@ -109,6 +129,7 @@ struct ofs_req;
 struct obp;
 struct obp_vt;
 struct ofs_bpf_tl;
+struct ofs_by;
 
 /*
  * The daemon. One per process: FUSE passes it to every handler.
@@ -147,6 +168,7 @@ struct ofs {
 	struct obp_vt *vt;           /* -o cpu_time from eBPF virtual time, or
 				      * NULL (the thread CPU clock) */
 	struct ofs_bpf_tl *bpf_tl;   /* the eBPF layers' timeline, with bpf */
+	struct ofs_by *by;           /* profiles per key value (-o by=), or NULL */
 	uid_t owner_uid;             /* the mounting user: may write ctl */
 	gid_t owner_gid;
 	bool switch_creds;           /* root with allow_other: act as caller */
@@ -222,6 +244,31 @@ int ofs_comm_of(pid_t pid, char out[OFS_COMM_LEN]);
  */
 int ofs_inode_path(struct ofs *fs, fuse_ino_t ino, char *buf, size_t len);
 
+/* ---- profiles per key value, -o by=KEY (ofs_by.c) ---- */
+/*
+ * ofs_by_new - with -o by=, the per-value profile sets (preallocated:
+ * recording never makes one) and the key map. 0, or -errno after a
+ * one-line reason on stderr. Nothing without -o by.
+ */
+int ofs_by_new(struct ofs *fs);
+/* Free them; NULL-safe. No thread may record any more. */
+void ofs_by_free(struct ofs *fs);
+/*
+ * ofs_by_record - add request @r (@lat_ns, @cpu_ns) to its key value's
+ * profile, or to `other` when the values are all taken. Only with -o by
+ * (fs->by set); called by ofs_req_close. Lock-free; the first request of
+ * a value takes its label (a process name or a path) once.
+ */
+void ofs_by_record(struct ofs_req *r, uint64_t lat_ns, uint64_t cpu_ns);
+/* ctl's reset: every value's profile and other's zeroed; values kept. */
+void ofs_by_reset(struct ofs *fs);
+/* The control files' predicate: true with -o by. */
+bool ofs_by_present(struct ofs *fs, const char *arg);
+/* .osprof/by (@arg "text") and by.json (@arg "json"). 0 or -errno. */
+int ofs_by_gen(struct ofs *fs, const char *arg, FILE *out);
+/* --dump FILE: FILE.by.json beside it (by.json's content). 0 or -errno (said). */
+int ofs_by_dump(struct ofs *fs);
+
 /* ---- options (ofs_opts.c) ---- */
 /*
  * Parse argv into @fs->opts and @args (what remains for libfuse).
@@ -250,6 +297,14 @@ struct ofs_inode_table *ofs_itab_new(int root_fd, int mount_fd,
 void ofs_itab_free(struct ofs_inode_table *t);
 /* The lower root's path (/proc's name of its descriptor; "" for "/"). */
 const char *ofs_itab_root_path(const struct ofs *fs);
+/*
+ * ofs_inode_key - a 64-bit identity of FUSE inode @ino's lower file (from
+ * its device and inode number: hard links are one), or with @top, of the
+ * top-level directory under the mount it was first looked up in (itself
+ * for a child of the root; the root's own for the root). Lock-free: both
+ * are set before the kernel learns the inode. Not for a forgotten inode.
+ */
+uint64_t ofs_inode_key(struct ofs *fs, fuse_ino_t ino, bool top);
 /* The inode of a FUSE ino (the root for FUSE_ROOT_ID). */
 struct ofs_inode *ofs_inode_of(struct ofs *fs, fuse_ino_t ino);
 /*
@@ -335,6 +390,10 @@ extern const struct fuse_lowlevel_ops ofs_ctl_ops;
  * metadata (host, source, clock, options). NULL on -ENOMEM.
  */
 struct osp_profile *ofs_profile_build(struct ofs *fs);
+/* The same of any of the daemon's sets @set, as layer @layer. */
+struct osp_profile *ofs_set_profile(struct ofs *fs, struct osp_set *set, const char *layer);
+/* Drop @p's operations that saw no request. */
+void ofs_profile_drop_empty(struct osp_profile *p);
 
 /*
  * ofs_profile_set_source - name this mount in @p: its host, and as its
@@ -411,6 +470,8 @@ int ofs_mount_at(const char *path, char **type, dev_t *dev);
 /* Write @p as JSON to @path through a temporary file renamed over it:
  * never a torn file. 0 or -errno. */
 int ofs_dump_write(const char *path, const struct osp_profile *p);
+/* The same of what @gen writes (0 or -errno) with @arg. */
+int ofs_dump_gen(const char *path, int (*gen)(FILE *out, void *arg), void *arg);
 
 /* ---- the lower layer timed by the daemon (ofs_lower.c) ---- */
 /* Its profile set, enabled as the fs layer is. 0 or -ENOMEM. */

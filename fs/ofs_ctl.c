@@ -107,6 +107,8 @@ enum ctl_file {
 	CF_FUSE_JSON,
 	CF_SYSCALL,
 	CF_SYSCALL_JSON,
+	CF_BY,
+	CF_BY_JSON,
 	CF__COUNT
 };
 
@@ -127,6 +129,8 @@ static const struct ctl_entry entries[] = {
 	[CF_FUSE_JSON] = { "fuse.json", 0444, ofs_layer_gen_json, "fuse", ofs_bpf_present },
 	[CF_SYSCALL] = { "syscall", 0444, ofs_layer_gen_text, "syscall", ofs_bpf_present },
 	[CF_SYSCALL_JSON] = { "syscall.json", 0444, ofs_layer_gen_json, "syscall", ofs_bpf_present },
+	[CF_BY] = { "by", 0444, ofs_by_gen, "text", ofs_by_present },
+	[CF_BY_JSON] = { "by.json", 0444, ofs_by_gen, "json", ofs_by_present },
 };
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))
 _Static_assert(NENTRIES == CF__COUNT, "an entry for every control file");
@@ -148,7 +152,7 @@ static const struct ctl_entry *entry_of(fuse_ino_t ino)
 
 /* Layer @layer from the daemon's profile set @set, with this mount's
  * source, clock and options; NULL on -ENOMEM. */
-static struct osp_profile *set_profile(struct ofs *fs, struct osp_set *set, const char *layer)
+struct osp_profile *ofs_set_profile(struct ofs *fs, struct osp_set *set, const char *layer)
 {
 	struct osp_profile *p = osp_profile_new(layer, fs->opts.res);
 	int err;
@@ -169,17 +173,13 @@ static struct osp_profile *set_profile(struct ofs *fs, struct osp_set *set, cons
 
 struct osp_profile *ofs_profile_build(struct ofs *fs)
 {
-	return set_profile(fs, fs->set, "fs");
+	return ofs_set_profile(fs, fs->set, "fs");
 }
 
-struct osp_profile *ofs_lower_profile(struct ofs *fs)
+void ofs_profile_drop_empty(struct osp_profile *p)
 {
-	struct osp_profile *p = set_profile(fs, fs->lower, "lower");
 	size_t k = 0;
 
-	if (!p)
-		return NULL;
-	/* Only the calls made: the set lists every call it knows. */
 	for (size_t i = 0; i < p->nops; i++) {
 		if (p->ops[i].lat.count || p->ops[i].lat.nbk)
 			p->ops[k++] = p->ops[i];
@@ -187,6 +187,16 @@ struct osp_profile *ofs_lower_profile(struct ofs *fs)
 			osp_op_fini(&p->ops[i]);
 	}
 	p->nops = k;
+}
+
+struct osp_profile *ofs_lower_profile(struct ofs *fs)
+{
+	struct osp_profile *p = ofs_set_profile(fs, fs->lower, "lower");
+
+	if (!p)
+		return NULL;
+	/* Only the calls made: the set lists every call it knows. */
+	ofs_profile_drop_empty(p);
 	if (osp_kv_set_str(&p->source, "layer_source", "osprof-fs")) {
 		osp_profile_free(p);
 		return NULL;
@@ -275,6 +285,7 @@ static int cmd_apply(struct ofs *fs, const struct ofs_ctl_cmd *c)
 	case OFS_CTL_RESET:
 		osp_set_reset(fs->set);
 		ofs_bpf_reset(fs);
+		ofs_by_reset(fs);
 		return 0;
 	case OFS_CTL_ENABLE:
 	case OFS_CTL_DISABLE:

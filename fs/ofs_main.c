@@ -227,7 +227,7 @@ static int serve(struct ofs *fs)
 	return res;
 }
 
-int ofs_dump_write(const char *path, const struct osp_profile *p)
+int ofs_dump_gen(const char *path, int (*gen)(FILE *out, void *arg), void *arg)
 {
 	char *tmp = NULL;
 	FILE *f;
@@ -244,7 +244,7 @@ int ofs_dump_write(const char *path, const struct osp_profile *p)
 		free(tmp);
 		return err;
 	}
-	err = osp_write_json(f, p);
+	err = gen(f, arg);
 	if (fclose(f) != 0 && !err)
 		err = -EIO;
 	if (!err && rename(tmp, path) != 0)
@@ -253,6 +253,16 @@ int ofs_dump_write(const char *path, const struct osp_profile *p)
 		unlink(tmp);
 	free(tmp);
 	return err;
+}
+
+static int gen_json(FILE *out, void *p)
+{
+	return osp_write_json(out, p);
+}
+
+int ofs_dump_write(const char *path, const struct osp_profile *p)
+{
+	return ofs_dump_gen(path, gen_json, (void *)p);
 }
 
 static int dump_profile(struct ofs *fs)
@@ -277,6 +287,7 @@ static int say(int err, const char *what)
 static void teardown(struct ofs *fs)
 {
 	ofs_lock_free(fs);
+	ofs_by_free(fs);
 	osp_set_free(fs->set);
 	ofs_ctl_free(fs);
 	ofs_kmod_free(fs);
@@ -305,7 +316,8 @@ int main(int argc, char **argv)
 	gethostname(fs.host, sizeof(fs.host) - 1);
 	setup_caching(&fs);
 	if (open_lower(&fs) || check_mountpoint(&fs.opts) || setup_profile(&fs) ||
-	    say(ofs_ctl_new(&fs), "the control directory") || ofs_kmod_new(&fs) ||
+	    say(ofs_ctl_new(&fs), "the control directory") || ofs_by_new(&fs) ||
+	    ofs_kmod_new(&fs) ||
 	    say(ofs_creds_init(), "the daemon's groups") ||
 	    say(add_mount_opts(&fs, &args), "the mount options"))
 		goto out;
@@ -332,7 +344,8 @@ int main(int argc, char **argv)
 	fuse_session_unmount(fs.se);
 	/* A signal number means a clean stop by SIGINT/SIGTERM. */
 	ret = res < 0 ? 1 : 0;
-	if (fs.opts.dump && (dump_profile(&fs) != 0) + (ofs_bpf_dump(&fs) != 0))
+	if (fs.opts.dump && (dump_profile(&fs) != 0) + (ofs_bpf_dump(&fs) != 0) +
+			    (ofs_by_dump(&fs) != 0))
 		ret = 1;
 out_signals:
 	fuse_remove_signal_handlers(fs.se);

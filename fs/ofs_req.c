@@ -87,6 +87,8 @@ void ofs_req_close(struct ofs_req *r)
 	cpu_ns = r->detached ? r->cpu_ns : timing_cpu_ns(r);
 	lat_ns = osp_clock_to_ns(&r->fs->clk, osp_clock_read(&r->fs->clk) - r->c0);
 	osp_set_record(r->fs->set, r->op, lat_ns, cpu_ns);
+	if (r->fs->by)
+		ofs_by_record(r, lat_ns, cpu_ns);
 }
 
 void ofs_req_detach(struct ofs_req *r, struct ofs_req *to)
