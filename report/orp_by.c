@@ -168,12 +168,13 @@ int orp_by_parse(const char *text, size_t len, struct orp_by *b, char *err, size
 		rc = -EINVAL;
 		goto out;
 	}
-	if (strspn(text + json_tokener_get_parse_end(tok), " \t\r\n") !=
-	    len - json_tokener_get_parse_end(tok)) {
-		snprintf(err, errlen, "invalid JSON at byte %zu: text after the document",
-			 json_tokener_get_parse_end(tok));
-		rc = -EINVAL;
-		goto out;
+	/* White space may follow (@text need not end in a NUL). */
+	for (size_t i = json_tokener_get_parse_end(tok); i < len; i++) {
+		if (!strchr(" \t\r\n", text[i]) || !text[i]) {
+			snprintf(err, errlen, "invalid JSON at byte %zu: text after the document", i);
+			rc = -EINVAL;
+			goto out;
+		}
 	}
 	if (!json_object_is_type(root, json_type_object)) {
 		rc = fail(err, errlen, "document", "expected an object");
