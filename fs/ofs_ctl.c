@@ -257,6 +257,7 @@ static int gen_ctl(struct ofs *fs, const char *arg, FILE *out)
 	fprintf(out, "clock %s %.6f\n", osp_clock_source_name(fs->clk.source),
 		fs->clk.cycles_per_ns);
 	fprintf(out, "lost %" PRIu64 "\n", osp_set_lost(fs->set));
+	fprintf(out, "by %s\nby_max %u\n", ofs_by_key_names[fs->opts.by], fs->opts.by_max);
 	fprintf(out, "inodes %" PRIu64 "\nfd_cached %" PRIu64 "\nfd_cache_max %u\nfile_handles %s\n"
 		"forget_underflows %" PRIu64 "\n",
 		inodes, fds, fs->opts.fd_cache, handles ? "yes" : "no", underflows);

@@ -399,8 +399,8 @@ static int by_show_text(const char *spec, const struct orp_by *b, const struct s
 	osp_esc_text(stdout, b->key);
 	fputs(" (", stdout);
 	osp_esc_text(stdout, spec);
-	printf("): %zu values of at most %" PRIu64 ", showing the top %zu by total time;"
-	       " %" PRIu64 " requests of %s%" PRIu64 " other values folded into other\n",
+	printf("): %zu values (at most %" PRIu64 "), the top %zu by total time, then other"
+	       " (%" PRIu64 " requests of %s%" PRIu64 " values refused)\n",
 	       b->n, b->max_values, n, b->other.requests, b->refused_more ? ">= " : "",
 	       b->refused_values);
 	for (size_t i = 0; !err && i < n; i++)
