@@ -251,6 +251,10 @@ Test(by, files_absent_without_by_and_dump_writes_by_json_beside)
 	h_start(&m, NULL);
 	cr_expect_neq(access(h_at(m.ctl, "by"), F_OK), 0, "no .osprof/by without -o by");
 	cr_expect_neq(access(h_at(m.ctl, "by.json"), F_OK), 0);
+	text = h_slurp(h_at(m.ctl, "ctl"), NULL);
+	cr_assert_not_null(text);
+	cr_expect_not_null(strstr(text, "\nby none\nby_max 64\n"), "%s", text);
+	free(text);
 	cr_expect_eq(h_stop(&m), 0);
 
 	make_file("d1", "f1");
@@ -258,6 +262,10 @@ Test(by, files_absent_without_by_and_dump_writes_by_json_beside)
 	snprintf(opt, sizeof(opt), "allow_other,by=uid,dump=%s", dump);
 	h_start(&m, args);
 	cr_assert_eq(h_as(UID_A, UID_A, NULL, 0, reader_a), 0);
+	text = h_slurp(h_at(m.ctl, "ctl"), NULL);
+	cr_assert_not_null(text);
+	cr_expect_not_null(strstr(text, "\nby uid\nby_max 64\n"), "%s", text);
+	free(text);
 	cr_expect_eq(h_stop(&m), 0);
 	snprintf(p, sizeof(p), "%s/run.by.json", m.top);
 	text = h_slurp(p, NULL);
