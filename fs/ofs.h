@@ -69,6 +69,24 @@ extern const char *const ofs_op_names[OFS_OP__COUNT];
 
 enum ofs_cache { OFS_CACHE_NEVER, OFS_CACHE_AUTO, OFS_CACHE_ALWAYS };
 
+/* What -o by= keeps a profile per value of (ofs_by.c); names in ofs_by_key_names. */
+enum ofs_by_key {
+	OFS_BY_NONE,
+	OFS_BY_PID,
+	OFS_BY_COMM,
+	OFS_BY_UID,
+	OFS_BY_DIR,
+	OFS_BY_FILE,
+	OFS_BY__COUNT
+};
+extern const char *const ofs_by_key_names[OFS_BY__COUNT];
+/*
+ * The most values -o by_max allows: each has a profile set, and each set
+ * takes one of the process's pthread keys (glibc has 1024).
+ */
+#define OFS_BY_MAX 512
+#define OFS_BY_MAX_STR "512"
+
 /* Settings from the command line; see ofs_opts.c for each one's meaning. */
 struct ofs_opts {
 	char *lower;           /* LOWERDIR as given */
@@ -104,6 +122,8 @@ struct ofs_opts {
 	unsigned slow_size;    /* -o slow_size: entries of the slow log */
 	bool top;              /* -o top: per-file and per-process tables */
 	unsigned top_max;      /* -o top_max: entries of each table */
+	enum ofs_by_key by;    /* -o by=KEY; OFS_BY_NONE: off */
+	unsigned by_max;       /* -o by_max=N: values with a profile of their own */
 };
 
 struct ofs_inode_table;
@@ -117,6 +137,7 @@ struct ofs_bpf_tl;
 struct ofs_slow;
 struct ofs_top;
 struct ofs_values;
+struct ofs_by;
 
 /*
  * The daemon. One per process: FUSE passes it to every handler.
@@ -162,6 +183,7 @@ struct ofs {
 				      * the log; UINT64_MAX: off */
 	struct ofs_top *top;         /* -o top (ofs_top.c), NULL when off */
 	struct ofs_values *values;   /* -o values' tables, else NULL */
+	struct ofs_by *by;           /* profiles per key value (-o by=), or NULL */
 	uid_t owner_uid;             /* the mounting user: may write ctl */
 	gid_t owner_gid;
 	bool switch_creds;           /* root with allow_other: act as caller */
@@ -237,6 +259,31 @@ int ofs_comm_of(pid_t pid, char out[OFS_COMM_LEN]);
  */
 int ofs_inode_path(struct ofs *fs, fuse_ino_t ino, char *buf, size_t len);
 
+/* ---- profiles per key value, -o by=KEY (ofs_by.c) ---- */
+/*
+ * ofs_by_new - with -o by=, the per-value profile sets (preallocated:
+ * recording never makes one) and the key map. 0, or -errno after a
+ * one-line reason on stderr. Nothing without -o by.
+ */
+int ofs_by_new(struct ofs *fs);
+/* Free them; NULL-safe. No thread may record any more. */
+void ofs_by_free(struct ofs *fs);
+/*
+ * ofs_by_record - add request @r (@lat_ns, @cpu_ns) to its key value's
+ * profile, or to `other` when the values are all taken. Only with -o by
+ * (fs->by set); called by ofs_req_close. Lock-free; the first request of
+ * a value takes its label (a process name or a path) once.
+ */
+void ofs_by_record(struct ofs_req *r, uint64_t lat_ns, uint64_t cpu_ns);
+/* ctl's reset: every value's profile and other's zeroed; values kept. */
+void ofs_by_reset(struct ofs *fs);
+/* The control files' predicate: true with -o by. */
+bool ofs_by_present(struct ofs *fs, const char *arg);
+/* .osprof/by (@arg "text") and by.json (@arg "json"). 0 or -errno. */
+int ofs_by_gen(struct ofs *fs, const char *arg, FILE *out);
+/* --dump FILE: FILE.by.json beside it (by.json's content). 0 or -errno (said). */
+int ofs_by_dump(struct ofs *fs);
+
 /* ---- options (ofs_opts.c) ---- */
 /*
  * Parse argv into @fs->opts and @args (what remains for libfuse).
@@ -265,6 +312,14 @@ struct ofs_inode_table *ofs_itab_new(int root_fd, int mount_fd,
 void ofs_itab_free(struct ofs_inode_table *t);
 /* The lower root's path (/proc's name of its descriptor; "" for "/"). */
 const char *ofs_itab_root_path(const struct ofs *fs);
+/*
+ * ofs_inode_key - a 64-bit identity of FUSE inode @ino's lower file (from
+ * its device and inode number: hard links are one), or with @top, of the
+ * top-level directory under the mount it was first looked up in (itself
+ * for a child of the root; the root's own for the root). Lock-free: both
+ * are set before the kernel learns the inode. Not for a forgotten inode.
+ */
+uint64_t ofs_inode_key(struct ofs *fs, fuse_ino_t ino, bool top);
 /* The inode of a FUSE ino (the root for FUSE_ROOT_ID). */
 struct ofs_inode *ofs_inode_of(struct ofs *fs, fuse_ino_t ino);
 /*
@@ -350,6 +405,10 @@ extern const struct fuse_lowlevel_ops ofs_ctl_ops;
  * metadata (host, source, clock, options). NULL on -ENOMEM.
  */
 struct osp_profile *ofs_profile_build(struct ofs *fs);
+/* The same of any of the daemon's sets @set, as layer @layer. */
+struct osp_profile *ofs_set_profile(struct ofs *fs, struct osp_set *set, const char *layer);
+/* Drop @p's operations that saw no request. */
+void ofs_profile_drop_empty(struct osp_profile *p);
 
 /*
  * ofs_profile_set_source - name this mount in @p: its host, and as its
@@ -639,7 +698,7 @@ int ofs_slow_gen(struct ofs *fs, const char *arg, FILE *out);
 int ofs_slow_dump(struct ofs *fs);
 void ofs_slow_free(struct ofs *fs);
 
-/* ---- the top view (ofs_top.c, its key map ofs_top_keys.c) ---- */
+/* ---- the top view (ofs_top.c; its key maps are ofs_keys.h's) ---- */
 #define OFS_TOP_MAX 65536u
 /* -o top: the tables, -o top_max entries each. 0, -ENOMEM. */
 int ofs_top_new(struct ofs *fs);
@@ -653,27 +712,7 @@ void ofs_top_record(struct ofs_req *r, uint64_t lat_ns);
 void ofs_top_reset(struct ofs *fs);
 /* .osprof/top and top.json (@arg "text" or "json"). 0 or -errno. */
 int ofs_top_gen(struct ofs *fs, const char *arg, FILE *out);
-/*
- * A key -> slot map, bounded, lock-free (ofs_top_keys.c): slots are
- * handed out densely, 0 .. max - 1, first come first served.
- */
-struct ofs_keys;
-/* A map of at most @max keys (1 .. OFS_TOP_MAX); NULL on -ENOMEM. */
-struct ofs_keys *ofs_keys_new(unsigned max);
-/*
- * ofs_keys_slot - @key's slot, given it on first sight (*@fresh true then,
- * for the caller to fill it in), or -1 when all are taken. Any key but
- * UINT64_MAX. Lock-free; no allocation.
- */
-int ofs_keys_slot(struct ofs_keys *k, uint64_t key, bool *fresh);
-/* The key of slot @slot, false when it is not (yet) given. */
-bool ofs_keys_key(struct ofs_keys *k, unsigned slot, uint64_t *key);
-/* Slots given so far (<= max). */
-unsigned ofs_keys_count(struct ofs_keys *k);
-/* Forget every key: not to be called while ofs_keys_slot runs elsewhere,
- * or that caller's key may be given twice (counted apart, never lost). */
-void ofs_keys_reset(struct ofs_keys *k);
-void ofs_keys_free(struct ofs_keys *k);
+
 /* ---- value profiles, -o values (ofs_values.c) ---- */
 /* With -o values, allocate the tables (fs->values): 0 or -ENOMEM. */
 int ofs_values_new(struct ofs *fs);

@@ -114,6 +114,8 @@ enum ctl_file {
 	CF_TOP_JSON,
 	CF_VALUES,
 	CF_VALUES_JSON,
+	CF_BY,
+	CF_BY_JSON,
 	CF__COUNT
 };
 
@@ -140,6 +142,8 @@ static const struct ctl_entry entries[] = {
 	[CF_TOP_JSON] = { "top.json", 0444, ofs_top_gen, "json", NULL },
 	[CF_VALUES] = { "values", 0444, ofs_values_gen_text, NULL, ofs_values_present },
 	[CF_VALUES_JSON] = { "values.json", 0444, ofs_values_gen_json, NULL, ofs_values_present },
+	[CF_BY] = { "by", 0444, ofs_by_gen, "text", ofs_by_present },
+	[CF_BY_JSON] = { "by.json", 0444, ofs_by_gen, "json", ofs_by_present },
 };
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))
 _Static_assert(NENTRIES == CF__COUNT, "an entry for every control file");
@@ -162,7 +166,7 @@ static const struct ctl_entry *entry_of(fuse_ino_t ino)
 
 /* Layer @layer from the daemon's profile set @set, with this mount's
  * source, clock and options; NULL on -ENOMEM. */
-static struct osp_profile *set_profile(struct ofs *fs, struct osp_set *set, const char *layer)
+struct osp_profile *ofs_set_profile(struct ofs *fs, struct osp_set *set, const char *layer)
 {
 	struct osp_profile *p = osp_profile_new(layer, fs->opts.res);
 	int err;
@@ -183,17 +187,13 @@ static struct osp_profile *set_profile(struct ofs *fs, struct osp_set *set, cons
 
 struct osp_profile *ofs_profile_build(struct ofs *fs)
 {
-	return set_profile(fs, fs->set, "fs");
+	return ofs_set_profile(fs, fs->set, "fs");
 }
 
-struct osp_profile *ofs_lower_profile(struct ofs *fs)
+void ofs_profile_drop_empty(struct osp_profile *p)
 {
-	struct osp_profile *p = set_profile(fs, fs->lower, "lower");
 	size_t k = 0;
 
-	if (!p)
-		return NULL;
-	/* Only the calls made: the set lists every call it knows. */
 	for (size_t i = 0; i < p->nops; i++) {
 		if (p->ops[i].lat.count || p->ops[i].lat.nbk)
 			p->ops[k++] = p->ops[i];
@@ -201,6 +201,16 @@ struct osp_profile *ofs_lower_profile(struct ofs *fs)
 			osp_op_fini(&p->ops[i]);
 	}
 	p->nops = k;
+}
+
+struct osp_profile *ofs_lower_profile(struct ofs *fs)
+{
+	struct osp_profile *p = ofs_set_profile(fs, fs->lower, "lower");
+
+	if (!p)
+		return NULL;
+	/* Only the calls made: the set lists every call it knows. */
+	ofs_profile_drop_empty(p);
 	if (osp_kv_set_str(&p->source, "layer_source", "osprof-fs")) {
 		osp_profile_free(p);
 		return NULL;
@@ -261,6 +271,7 @@ static int gen_ctl(struct ofs *fs, const char *arg, FILE *out)
 	fprintf(out, "clock %s %.6f\n", osp_clock_source_name(fs->clk.source),
 		fs->clk.cycles_per_ns);
 	fprintf(out, "lost %" PRIu64 "\n", osp_set_lost(fs->set));
+	fprintf(out, "by %s\nby_max %u\n", ofs_by_key_names[fs->opts.by], fs->opts.by_max);
 	fprintf(out, "inodes %" PRIu64 "\nfd_cached %" PRIu64 "\nfd_cache_max %u\nfile_handles %s\n"
 		"forget_underflows %" PRIu64 "\n",
 		inodes, fds, fs->opts.fd_cache, handles ? "yes" : "no", underflows);
@@ -299,6 +310,7 @@ static int cmd_apply(struct ofs *fs, const struct ofs_ctl_cmd *c)
 		ofs_slow_reset(fs);
 		ofs_top_reset(fs);
 		ofs_values_reset(fs);
+		ofs_by_reset(fs);
 		return 0;
 	case OFS_CTL_SLOW:
 		return ofs_slow_set(fs, c->slow_ns);

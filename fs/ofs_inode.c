@@ -44,6 +44,8 @@ struct ofs_inode {
 	struct ofs_inode *hnext;
 	struct ofs_list lru;    /* on the table's list of idle descriptors */
 	bool in_lru;
+	uint64_t top;           /* ofs_inode_key's top: set before the kernel
+				 * learns the inode, then never changed */
 };
 
 struct ofs_inode_table {
@@ -71,6 +73,21 @@ static size_t hash_of(size_t nbuckets, dev_t dev, ino_t ino)
 	uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15ull ^ (uint64_t)dev;
 
 	return (size_t)(h ^ (h >> 29)) & (nbuckets - 1);
+}
+
+/* The identity of a lower file (device, inode number), well mixed. */
+static uint64_t file_key(dev_t dev, ino_t ino)
+{
+	uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15ull ^ ((uint64_t)dev << 1 | 1);
+
+	return h ^ (h >> 31);
+}
+
+uint64_t ofs_inode_key(struct ofs *fs, fuse_ino_t ino, bool top)
+{
+	const struct ofs_inode *in = ofs_inode_of(fs, ino);
+
+	return top ? in->top : file_key(in->dev, in->ino);
 }
 
 static void lru_unlink(struct ofs_inode *in)
@@ -188,6 +205,7 @@ struct ofs_inode_table *ofs_itab_new(int root_fd, int mount_fd,
 	ofs_list_init(&t->opens);
 	t->root.dev = st.st_dev;
 	t->root.ino = st.st_ino;
+	t->root.top = file_key(st.st_dev, st.st_ino);
 	root_path(root_fd, t->root_path, sizeof(t->root_path));
 	t->root.fd = root_fd;
 	t->root.nlookup = 1;
@@ -400,9 +418,13 @@ static struct file_handle *handle_of(struct ofs *fs, struct ofs_inode_table *t, 
 	return fh;
 }
 
-/* Insert or reference the inode of O_PATH @fd (consumed). */
+/*
+ * Insert or reference the inode of O_PATH @fd (consumed), looked up in
+ * @dir: a new inode's top-level directory is itself under the root, else
+ * @dir's (hard links: the first lookup's).
+ */
 static struct ofs_inode *table_get(struct ofs *fs, struct ofs_inode_table *t, int fd,
-				   const struct stat *st, int *err)
+				   const struct stat *st, struct ofs_inode *dir, int *err)
 {
 	struct file_handle *fh = handle_of(fs, t, fd);
 	struct ofs_inode *in;
@@ -443,6 +465,7 @@ static struct ofs_inode *table_get(struct ofs *fs, struct ofs_inode_table *t, in
 	in->fh = fh;
 	in->fd = fd;
 	in->nlookup = 1;
+	in->top = dir == &t->root ? file_key(in->dev, in->ino) : dir->top;
 	{
 		size_t b = hash_of(t->nbuckets, in->dev, in->ino);
 
@@ -518,7 +541,7 @@ int ofs_inode_lookup(struct ofs *fs, struct ofs_inode *dir, const char *name,
 		close(fd);
 		return err;
 	}
-	in = table_get(fs, t, fd, &e->attr, &err);
+	in = table_get(fs, t, fd, &e->attr, dir, &err);
 	if (!in)
 		return err;
 	e->ino = ino_for(t, in);

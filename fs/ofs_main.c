@@ -318,6 +318,7 @@ static void teardown(struct ofs *fs)
 	ofs_lock_free(fs);
 	ofs_slow_free(fs);
 	ofs_top_free(fs);
+	ofs_by_free(fs);
 	osp_set_free(fs->set);
 	ofs_values_free(fs);
 	ofs_ctl_free(fs);
@@ -350,6 +351,7 @@ int main(int argc, char **argv)
 	    say(ofs_ctl_new(&fs), "the control directory") || ofs_kmod_new(&fs) ||
 	    say(ofs_slow_set(&fs, fs.opts.slow_ns), "the slow-request log") ||
 	    say(ofs_top_new(&fs), "the top view") ||
+	    ofs_by_new(&fs) ||
 	    say(ofs_creds_init(), "the daemon's groups") ||
 	    say(add_mount_opts(&fs, &args), "the mount options"))
 		goto out;
@@ -377,7 +379,8 @@ int main(int argc, char **argv)
 	/* A signal number means a clean stop by SIGINT/SIGTERM. */
 	ret = res < 0 ? 1 : 0;
 	if (fs.opts.dump && (dump_profile(&fs) != 0) + (ofs_bpf_dump(&fs) != 0) +
-			    (ofs_slow_dump(&fs) != 0) + (dump_values(&fs) != 0))
+			    (ofs_slow_dump(&fs) != 0) + (dump_values(&fs) != 0) +
+			    (ofs_by_dump(&fs) != 0))
 		ret = 1;
 out_signals:
 	fuse_remove_signal_handlers(fs.se);

@@ -25,7 +25,7 @@
 struct raw {
 	char *res, *timeline, *timeline_size, *ctl_name, *cache;
 	char *entry_timeout, *attr_timeout, *fd_cache, *readdirplus, *dump, *poll_us;
-	char *layers, *lower_source;
+	char *layers, *lower_source, *by, *by_max;
 	char *slow, *slow_size, *top_max;
 	int writeback, cpu_time, vtimers, noprofile, top, values;
 	int nonopt;
@@ -56,6 +56,8 @@ static const struct fuse_opt specs[] = {
 	RAW("slow_size=%s", slow_size),
 	RAW("top_max=%s", top_max),
 	FLAG("top", top, 1),
+	RAW("by=%s", by),
+	RAW("by_max=%s", by_max),
 	RAW("dump=%s", dump),
 	RAW("--dump=%s", dump),
 	RAW("--dump %s", dump),
@@ -123,6 +125,15 @@ static void usage(const char *prog)
 "                           each) or ebpf (the kernel times every system call\n"
 "                           the daemon makes; costs every process on the\n"
 "                           machine ~0.2 us per system call while loaded)\n"
+"    -o by=KEY              also a profile per value of KEY: pid (the caller's\n"
+"                           thread), comm (its process name), uid, dir (the\n"
+"                           top-level directory under the mount a request's\n"
+"                           inode is in), file (the request's inode; the\n"
+"                           directory for name operations); in .osprof/by and\n"
+"                           by.json, with the top values by total time\n"
+"    -o by_max=N            values with a profile of their own, the first seen\n"
+"                           (default 64, 1 to " OFS_BY_MAX_STR "); later ones' requests go to\n"
+"                           'other', counted\n"
 "    -o slow=DURATION       log every request at least this slow (10ms, 500us,\n"
 "                           2s; 0: every request) in .osprof/slow (default off)\n"
 "    -o slow_size=N         entries the slow log keeps, the newest (default 1024)\n"
@@ -133,8 +144,8 @@ static void usage(const char *prog)
 "    --dump FILE            write the final JSON profile to FILE at unmount\n"
 "                           (also -o dump=FILE); each eBPF layer's beside it,\n"
 "                           FILE with .LAYER before its extension, the slow\n"
-"                           log as FILE.slow.json and -o values' tables as\n"
-"                           FILE.values.json\n\n"
+"                           log as FILE.slow.json, -o values' tables as\n"
+"                           FILE.values.json, -o by's values as FILE.by.json\n\n"
 "Examples:\n"
 "    %s /data /mnt/p && grep -r foo /mnt/p; cat /mnt/p/.osprof/stats\n"
 "    %s /srv /srv -o cache=auto --dump /tmp/srv.json    # in place\n"
@@ -227,6 +238,34 @@ static int parse_cache(struct ofs_opts *o, const struct raw *r)
 	    get_secs("attr_timeout", r->attr_timeout, &o->attr_timeout))
 		return -1;
 	return 0;
+}
+
+const char *const ofs_by_key_names[OFS_BY__COUNT] = {
+	[OFS_BY_NONE] = "none",
+	[OFS_BY_PID] = "pid",
+	[OFS_BY_COMM] = "comm",
+	[OFS_BY_UID] = "uid",
+	[OFS_BY_DIR] = "dir",
+	[OFS_BY_FILE] = "file",
+};
+_Static_assert(sizeof(ofs_by_key_names) / sizeof(ofs_by_key_names[0]) == OFS_BY__COUNT,
+	       "a name for every key");
+
+/* -o by=KEY and -o by_max=N. */
+static int parse_by(struct ofs_opts *o, const struct raw *r)
+{
+	o->by = OFS_BY_NONE;
+	o->by_max = 64;
+	if (r->by) {
+		unsigned i;
+
+		for (i = 1; i < OFS_BY__COUNT && strcmp(r->by, ofs_by_key_names[i]) != 0; i++)
+			;
+		if (i == OFS_BY__COUNT)
+			return bad("by", r->by, "expected pid, comm, uid, dir or file");
+		o->by = (enum ofs_by_key)i;
+	}
+	return get_uint("by_max", r->by_max, 1, OFS_BY_MAX, &o->by_max);
 }
 
 /* -o layers: a list checked now; absent means every layer that loads. */
@@ -352,7 +391,7 @@ static int parse_values(struct ofs_opts *o, struct raw *r)
 	    get_uint("fd_cache", r->fd_cache, 16, 1u << 24, &o->fd_cache))
 		return -1;
 	if (parse_cache(o, r) || parse_misc(o, r) || parse_dump(o, r->dump) ||
-	    parse_slow_top(o, r))
+	    parse_slow_top(o, r) || parse_by(o, r))
 		return -1;
 	/*
 	 * Threading by measurement (bench/overhead.sh, warm grep of the Linux
@@ -382,6 +421,8 @@ static void raw_free(struct raw *r)
 	free(r->slow);
 	free(r->slow_size);
 	free(r->top_max);
+	free(r->by);
+	free(r->by_max);
 }
 
 static int check_dirs(struct ofs_opts *o, const struct fuse_cmdline_opts *c)
@@ -480,5 +521,9 @@ int ofs_opts_describe(const struct ofs *fs, struct osp_profile *p)
 		err |= osp_kv_set_u64(l, "poll_us", o->poll_us);
 	err |= osp_kv_set_str(l, "readdirplus", o->readdirplus < 0 ? "auto" :
 						 o->readdirplus ? "yes" : "no");
+	if (o->by != OFS_BY_NONE) {
+		err |= osp_kv_set_str(l, "by", ofs_by_key_names[o->by]);
+		err |= osp_kv_set_u64(l, "by_max", o->by_max);
+	}
 	return err ? -ENOMEM : 0;
 }

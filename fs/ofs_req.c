@@ -93,6 +93,8 @@ void ofs_req_close(struct ofs_req *r)
 		ofs_top_record(r, lat_ns);
 	if (r->fs->values)
 		ofs_values_record(r, lat_ns);
+	if (r->fs->by)
+		ofs_by_record(r, lat_ns, cpu_ns);
 }
 
 void ofs_req_detach(struct ofs_req *r, struct ofs_req *to)

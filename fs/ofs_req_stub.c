@@ -45,8 +45,8 @@ void ofs_creds_leave(struct ofs_creds_saved *s)
 	s->switched = false;
 }
 
-/* The slow log and the top view, off: weak, so a program that counts
- * their calls (tests/fs/test_req.c) defines its own. */
+/* The slow log, the top view and -o by, off: weak, so a program that
+ * counts their calls (tests/fs/test_req.c) defines its own. */
 __attribute__((weak)) void ofs_slow_log(struct ofs_req *r, uint64_t lat_ns)
 {
 	(void)r;
@@ -57,4 +57,11 @@ __attribute__((weak)) void ofs_top_record(struct ofs_req *r, uint64_t lat_ns)
 {
 	(void)r;
 	(void)lat_ns;
+}
+
+__attribute__((weak)) void ofs_by_record(struct ofs_req *r, uint64_t lat_ns, uint64_t cpu_ns)
+{
+	(void)r;
+	(void)lat_ns;
+	(void)cpu_ns;
 }

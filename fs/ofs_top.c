@@ -24,6 +24,7 @@
 #include "osprof/escape.h"
 #include "osprof/hist.h"
 #include "ofs.h"
+#include "ofs_keys.h"
 
 #define TOP_LABEL_LEN 256
 #define TOP_BUCKETS OSP_HIST_NBUCKETS(1)
@@ -110,7 +111,7 @@ static void count(struct top_entry *e, uint64_t rd, uint64_t wr, uint64_t lat_ns
 /* The entry of @key in @t, -1 slots folded into other; *@fresh on first sight. */
 static struct top_entry *entry_of(struct top_table *t, uint64_t key, bool *fresh)
 {
-	int slot = ofs_keys_slot(t->keys, key, fresh);
+	int slot = ofs_keys_get(t->keys, key, fresh);
 
 	return slot < 0 ? &t->other : &t->e[slot];
 }

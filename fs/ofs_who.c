@@ -36,7 +36,7 @@ static struct comm_entry comm_cache[COMM_CACHE];
 /* /proc/@pid/comm into @out: 0 or -errno. */
 static int read_comm(pid_t pid, char out[OFS_COMM_LEN])
 {
-	char path[32];
+	char path[32], buf[OFS_COMM_LEN];
 	ssize_t n;
 	int fd;
 
@@ -44,12 +44,18 @@ static int read_comm(pid_t pid, char out[OFS_COMM_LEN])
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	n = read(fd, out, OFS_COMM_LEN - 1);
+	/* The name (15 bytes at most) and the newline the kernel ends it
+	 * with; a newline inside is the name's (PR_SET_NAME takes any byte
+	 * but NUL), so only the last one read goes. */
+	n = read(fd, buf, sizeof(buf));
 	close(fd);
 	if (n <= 0)
 		return n < 0 ? -errno : -ENOENT;
+	if (buf[n - 1] == '\n')
+		n--;
+	n = n < OFS_COMM_LEN - 1 ? n : OFS_COMM_LEN - 1;
+	memcpy(out, buf, (size_t)n);
 	out[n] = '\0';
-	out[strcspn(out, "\n")] = '\0';
 	return 0;
 }
 

@@ -39,6 +39,9 @@
  */
 __attribute__((format(printf, 1, 2)))
 void orp_error(const char *fmt, ...);
+/* A command's exit status: ORP_EXIT_ERROR when @rc (said already) or
+ * when stdout fails to flush (said here), else ORP_EXIT_OK. */
+int orp_exit_stdout(int rc);
 /* Report a usage error of @cmd and return ORP_EXIT_ERROR. */
 __attribute__((format(printf, 2, 3)))
 int orp_usage_error(const char *cmd, const char *fmt, ...);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "orp.h"
+#include "orp_by.h"
 #include "osprof/escape.h"
 #include "osprof/format.h"
 
@@ -31,11 +32,13 @@ struct show_args {
 	bool layered;       /* only the layered view */
 	bool json;          /* --format json */
 	bool values;        /* --values: the value profiles (orp_values.c) */
+	bool by;            /* --by: the inputs are profiles per key value */
 };
 
 static void help(void)
 {
 	printf("Usage: " ORP_PROG " show [--top N] [--op NAME]... [--layer L] [--layered] PROFILE...\n"
+	       "       " ORP_PROG " show --by [--top N] [--op NAME]... MOUNT|by.json...\n"
 	       "Print each profile as a table of operations sorted by total latency\n"
 	       "(count, total, mean, p50, p99 interpolated within buckets, max, share\n"
 	       "of time), an ASCII log2 histogram per operation, and its peaks (bucket\n"
@@ -53,6 +56,10 @@ static void help(void)
 	       "  -O, --op NAME    only operation NAME (repeatable)\n"
 	       "  -l, --layer L    only layer L (fuse, fs, syscall, lower, block, irq)\n"
 	       "  -L, --layered    only the layered view\n"
+	       "  -b, --by         the inputs are osprof-fs's profiles per key value (-o by=KEY:\n"
+	       "                   MOUNT/.osprof/by.json, or --dump's FILE.by.json): the top\n"
+	       "                   values by total time (--top, default 10) with each one's\n"
+	       "                   table, then `other` and the requests folded into it\n"
 	       "  -F, --format F   text (default) or json: each profile's table and\n"
 	       "                   peaks as one JSON document (schema: README)\n"
 	       "  -V, --values     instead, the value profiles of osprof-fs -o values\n"
@@ -67,7 +74,8 @@ static void help(void)
 	       "  " ORP_PROG " show --op read --op write run.json\n"
 	       "  " ORP_PROG " show --layer block /proc/osprof\n"
 	       "  " ORP_PROG " show --layered run/fs.json,run/fuse.json,run/syscall.json\n"
-	       "  " ORP_PROG " show --values --op read /mnt/p\n");
+	       "  " ORP_PROG " show --values --op read /mnt/p\n"
+	       "  " ORP_PROG " show --by --top 5 /mnt/p       # mounted with -o by=pid\n");
 }
 
 static bool wanted(const struct show_args *a, const char *name)
@@ -130,7 +138,7 @@ static int show_profile(const struct osp_profile *p, const struct show_args *a)
 }
 
 /* One profile's table and peaks as a member of "profiles". */
-static int json_profile(struct orp_json *j, const char *spec,
+static int json_profile(struct orp_json *j, const char *key, const char *spec,
 			const struct osp_profile *p, const struct show_args *a)
 {
 	struct osp_profile view;
@@ -141,7 +149,7 @@ static int json_profile(struct orp_json *j, const char *spec,
 		return err;
 	for (size_t i = 0; i < view.nops; i++)
 		total += (double)view.ops[i].lat.sum;
-	orp_json_obj(j, NULL);
+	orp_json_obj(j, key);
 	orp_json_str(j, "input", spec);
 	orp_json_str(j, "layer", p->layer);
 	orp_json_str(j, "host", p->host);
@@ -212,7 +220,7 @@ static int show_json(const struct show_args *a, const struct orp_input *in, size
 	orp_json_arr(&j, "profiles");
 	for (size_t i = 0; !rc && i < nin; i++)
 		for (size_t k = 0; !rc && k < in[i].n; k++)
-			rc = json_profile(&j, in[i].spec, in[i].prof[k], a);
+			rc = json_profile(&j, NULL, in[i].spec, in[i].prof[k], a);
 	orp_json_end(&j, ']');
 	if (!rc && layered)
 		rc = orp_layered_write_json(&j, &l, a->top);
@@ -258,6 +266,7 @@ static int parse_args(int argc, char **argv, struct show_args *a)
 		{ "layered", no_argument, NULL, 'L' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "values", no_argument, NULL, 'V' },
+		{ "by", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -267,7 +276,7 @@ static int parse_args(int argc, char **argv, struct show_args *a)
 	if (!a->ops)
 		return -ENOMEM;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "n:O:l:LF:Vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:O:l:LF:Vbh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			if (orp_opt_u64(CMD, "--top", optarg, 1, UINT32_MAX, &a->top))
@@ -285,6 +294,9 @@ static int parse_args(int argc, char **argv, struct show_args *a)
 		case 'V':
 			a->values = true;
 			break;
+		case 'b':
+			a->by = true;
+			break;
 		case 'F':
 			if (strcmp(optarg, "json") != 0 && strcmp(optarg, "text") != 0) {
 				orp_usage_error(CMD, "unknown format '%s' (text or json)", optarg);
@@ -298,6 +310,10 @@ static int parse_args(int argc, char **argv, struct show_args *a)
 	}
 	if (optind >= argc) {
 		orp_usage_error(CMD, "no PROFILE given");
+		return -EINVAL;
+	}
+	if (a->by && (a->layer || a->layered)) {
+		orp_usage_error(CMD, "--by reads profiles per key value, of layer fs: not with --layer or --layered");
 		return -EINVAL;
 	}
 	return 0;
@@ -332,6 +348,158 @@ static int show_layered(const struct show_args *a, const struct orp_input *in,
 	return rc;
 }
 
+/* ---- --by: profiles per key value ---- */
+
+/* "1234 (grep)" or "/src", escaped. */
+static void by_name(FILE *out, const struct orp_by *b, const struct orp_by_value *v)
+{
+	if (v == &b->other) {
+		fputs("other", out);
+		return;
+	}
+	osp_esc_text(out, b->key);
+	fputc(' ', out);
+	osp_esc_text(out, v->value);
+	if (v->label) {
+		fputs(" (", out);
+		osp_esc_text(out, v->label);
+		fputc(')', out);
+	}
+}
+
+static uint64_t by_total_ns(const struct orp_by *b)
+{
+	uint64_t t = b->other.total_ns;
+
+	for (size_t i = 0; i < b->n; i++)
+		t += b->v[i].total_ns;
+	return t;
+}
+
+static int by_show_value(const struct orp_by *b, const struct orp_by_value *v,
+			 uint64_t total_ns, const struct show_args *a)
+{
+	struct show_args one = *a;
+	char t[32];
+
+	fputs("\n==> ", stdout);
+	by_name(stdout, b, v);
+	printf(": %" PRIu64 " requests, %s, %.1f%% of the time <==\n", v->requests,
+	       osp_fmt_ns(t, sizeof(t), (double)v->total_ns),
+	       total_ns ? 100.0 * (double)v->total_ns / (double)total_ns : 0.0);
+	if (!v->requests)
+		return 0;
+	one.top = 0; /* --top counts values here, not operations */
+	return show_profile(v->p, &one);
+}
+
+static size_t by_shown(const struct orp_by *b, const struct show_args *a)
+{
+	uint64_t top = a->top ? a->top : 10;
+
+	return b->n < top ? b->n : (size_t)top;
+}
+
+static int by_show_text(const char *spec, const struct orp_by *b, const struct show_args *a)
+{
+	uint64_t total = by_total_ns(b);
+	size_t n = by_shown(b, a);
+	int err = 0;
+
+	fputs("by ", stdout);
+	osp_esc_text(stdout, b->key);
+	fputs(" (", stdout);
+	osp_esc_text(stdout, spec);
+	printf("): %zu values (at most %" PRIu64 "), the top %zu by total time, then other"
+	       " (%" PRIu64 " requests of %s%" PRIu64 " values refused)\n",
+	       b->n, b->max_values, n, b->other.requests, b->refused_more ? ">= " : "",
+	       b->refused_values);
+	for (size_t i = 0; !err && i < n; i++)
+		err = by_show_value(b, &b->v[i], total, a);
+	return err ? err : by_show_value(b, &b->other, total, a);
+}
+
+static int by_json_value(struct orp_json *j, const char *spec, const struct orp_by *b,
+			 const struct orp_by_value *v, uint64_t total, const struct show_args *a)
+{
+	struct show_args one = *a;
+
+	orp_json_obj(j, v == &b->other ? "other" : NULL);
+	if (v != &b->other) {
+		orp_json_str(j, "value", v->value);
+		orp_json_str(j, "label", v->label);
+	}
+	orp_json_u64(j, "requests", v->requests);
+	orp_json_u64(j, "total_ns", v->total_ns);
+	orp_json_num(j, "time_share", total ? (double)v->total_ns / (double)total : 0.0);
+	one.top = 0;
+	if (json_profile(j, "table", spec, v->p, &one))
+		return -ENOMEM;
+	orp_json_end(j, '}');
+	return 0;
+}
+
+static int by_show_json(struct orp_json *j, const char *spec, const struct orp_by *b,
+			const struct show_args *a)
+{
+	uint64_t total = by_total_ns(b);
+	size_t n = by_shown(b, a);
+	int err = 0;
+
+	orp_json_obj(j, NULL);
+	orp_json_str(j, "input", spec);
+	orp_json_str(j, "key", b->key);
+	orp_json_u64(j, "max_values", b->max_values);
+	orp_json_u64(j, "value_count", b->n);
+	orp_json_u64(j, "folded_requests", b->other.requests);
+	orp_json_u64(j, "refused_values", b->refused_values);
+	orp_json_bool(j, "refused_values_more", b->refused_more);
+	orp_json_arr(j, "values");
+	for (size_t i = 0; !err && i < n; i++)
+		err = by_json_value(j, spec, b, &b->v[i], total, a);
+	orp_json_end(j, ']');
+	err = err ? err : by_json_value(j, spec, b, &b->other, total, a);
+	orp_json_end(j, '}');
+	return err;
+}
+
+/* show --by SPEC...: each input's top values. */
+static int show_by(char *const *specs, size_t n, const struct show_args *a)
+{
+	char err[ORP_ERRLEN];
+	struct orp_by *b = calloc(n, sizeof(*b));
+	struct orp_json j;
+	int rc = b ? 0 : -ENOMEM;
+
+	if (!b)
+		orp_error("out of memory");
+	/* Every input read before anything is written: one error line, no half output. */
+	for (size_t i = 0; !rc && i < n; i++) {
+		rc = orp_by_load(specs[i], &b[i], err, sizeof(err));
+		if (rc)
+			orp_error("%s", err);
+	}
+	if (!rc && a->json) {
+		orp_json_doc(&j, stdout, "osprof-show-by");
+		orp_json_arr(&j, "inputs");
+		for (size_t i = 0; !rc && i < n; i++)
+			rc = by_show_json(&j, specs[i], &b[i], a);
+		orp_json_end(&j, ']');
+		orp_json_end(&j, '}');
+	}
+	for (size_t i = 0; !rc && !a->json && i < n; i++) {
+		if (i)
+			fputc('\n', stdout);
+		rc = by_show_text(specs[i], &b[i], a);
+	}
+	if (rc == -ENOMEM)
+		orp_error("out of memory");
+	for (size_t i = 0; b && i < n; i++)
+		orp_by_free(&b[i]);
+	free(b);
+	return orp_exit_stdout(rc);
+}
+
 int orp_cmd_show(int argc, char **argv)
 {
 	struct show_args a = { 0 };
@@ -343,8 +511,16 @@ int orp_cmd_show(int argc, char **argv)
 	if (rc)
 		goto out_args;
 	nin = (size_t)(argc - optind);
+	if (a.values && a.by) {
+		orp_usage_error(CMD, "--values and --by are two views: one at a time");
+		goto out_args;
+	}
 	if (a.values) {
 		status = orp_values_show(argv + optind, nin, a.json, a.ops, a.nops);
+		goto out_args;
+	}
+	if (a.by) {
+		status = show_by(argv + optind, nin, &a);
 		goto out_args;
 	}
 	if (orp_inputs_load(argv + optind, nin, a.layer, &in, err, sizeof(err))) {

@@ -224,3 +224,14 @@ int orp_profile_total(const struct osp_profile *p, struct osp_hist *out)
 		osp_hist_fini(out);
 	return err;
 }
+
+int orp_exit_stdout(int rc)
+{
+	if (rc)
+		return ORP_EXIT_ERROR;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		orp_error("stdout: write error");
+		return ORP_EXIT_ERROR;
+	}
+	return ORP_EXIT_OK;
+}

@@ -356,11 +356,5 @@ int orp_values_show(char *const *specs, size_t n, bool json, const char *const *
 	for (size_t i = 0; i < n; i++)
 		orp_values_fini(&v[i]);
 	free(v);
-	if (rc)
-		return ORP_EXIT_ERROR;
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		orp_error("stdout: write error");
-		return ORP_EXIT_ERROR;
-	}
-	return ORP_EXIT_OK;
+	return orp_exit_stdout(rc);
 }
