@@ -283,6 +283,21 @@ bool ofs_by_present(struct ofs *fs, const char *arg);
 int ofs_by_gen(struct ofs *fs, const char *arg, FILE *out);
 /* --dump FILE: FILE.by.json beside it (by.json's content). 0 or -errno (said). */
 int ofs_by_dump(struct ofs *fs);
+/*
+ * ofs_by_timeline_start - every value's set (and other's) keeps a
+ * timeline of @capacity snapshots (cut to what an equal share of the
+ * timeline's memory bound holds), all ticked every @interval_ns by one
+ * thread. Replaces a running one. 0 or -errno; nothing without -o by.
+ */
+int ofs_by_timeline_start(struct ofs *fs, uint64_t interval_ns, unsigned capacity);
+void ofs_by_timeline_stop(struct ofs *fs);
+/*
+ * ofs_timeline_start - the timeline of every layer this mount keeps: the
+ * totals', the eBPF layers', the daemon-timed lower layer's and -o by's
+ * values'. Replaces a running one. 0 or -errno. (ofs_ctl.c)
+ */
+int ofs_timeline_start(struct ofs *fs, uint64_t interval_ns, unsigned capacity);
+void ofs_timeline_stop(struct ofs *fs);
 
 /* ---- options (ofs_opts.c) ---- */
 /*

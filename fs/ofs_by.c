@@ -18,14 +18,17 @@
  * Exposed as .osprof/by (text: a header per value, most total time first,
  * then core's stats view of its requests) and .osprof/by.json (format
  * "osprof-by": each value's profile as stats.json holds one), with
- * --dump FILE as FILE.by.json. The timeline is the totals' only: core
- * gives each set its own timeline thread, and a thread per value (65 by
- * default) with a share of the memory bound each is too much for what it
- * would show; reset zeroes every value's set and keeps the values.
+ * --dump FILE as FILE.by.json. The timeline covers every value: one
+ * thread of ours ticks all their sets (core's ticked timelines), each
+ * with an equal share of the timeline's memory bound, so by_max values
+ * cost one thread, not by_max; reset zeroes every value's set and keeps
+ * the values.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +54,15 @@ struct by_value {
 	char label[LABEL_LEN];  /* process name or path, raw: escaped on output */
 };
 
+/* The thread that ticks every value's timeline (ofs_by_timeline_start). */
+struct by_timeline {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;      /* signals stop; waits on CLOCK_MONOTONIC */
+	pthread_t thread;
+	bool running, stop;     /* mu */
+	uint64_t interval_ns;
+};
+
 struct ofs_by {
 	enum ofs_by_key key;
 	unsigned max;
@@ -58,6 +70,7 @@ struct ofs_by {
 	struct by_value *v;     /* max of them, slot order */
 	struct osp_set *other;  /* values beyond max, and comm collisions */
 	atomic_uint_fast64_t collisions;
+	struct by_timeline tl;
 };
 
 int ofs_by_new(struct ofs *fs)
@@ -70,6 +83,15 @@ int ofs_by_new(struct ofs *fs)
 	if (!b)
 		goto nomem;
 	fs->by = b;
+	pthread_mutex_init(&b->tl.mu, NULL);
+	{
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&b->tl.cv, &ca);
+		pthread_condattr_destroy(&ca);
+	}
 	b->key = fs->opts.by;
 	b->max = fs->opts.by_max;
 	b->keys = ofs_keys_new(b->max);
@@ -97,6 +119,9 @@ void ofs_by_free(struct ofs *fs)
 
 	if (!b)
 		return;
+	ofs_by_timeline_stop(fs);
+	pthread_cond_destroy(&b->tl.cv);
+	pthread_mutex_destroy(&b->tl.mu);
 	for (unsigned i = 0; b->v && i < b->max; i++)
 		osp_set_free(b->v[i].set);
 	free(b->v);
@@ -104,6 +129,87 @@ void ofs_by_free(struct ofs *fs)
 	ofs_keys_free(b->keys);
 	free(b);
 	fs->by = NULL;
+}
+
+/* Every set of @b: the values' (slot order), then other. */
+static struct osp_set *set_at(struct ofs_by *b, unsigned i)
+{
+	return i < b->max ? b->v[i].set : b->other;
+}
+
+static void *timeline_thread(void *arg)
+{
+	struct ofs_by *b = arg;
+	struct timespec next;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	pthread_mutex_lock(&b->tl.mu);
+	while (!b->tl.stop) {
+		uint64_t ns = (uint64_t)next.tv_nsec + b->tl.interval_ns;
+
+		next.tv_sec += (time_t)(ns / 1000000000u);
+		next.tv_nsec = (long)(ns % 1000000000u);
+		/* An absolute deadline, as core's own timelines: no drift. */
+		while (!b->tl.stop &&
+		       pthread_cond_timedwait(&b->tl.cv, &b->tl.mu, &next) != ETIMEDOUT)
+			;
+		if (b->tl.stop)
+			break;
+		/* A failed tick is counted by its set (missed); the next spans both. */
+		for (unsigned i = 0; i <= b->max; i++)
+			osp_set_timeline_tick(set_at(b, i));
+	}
+	pthread_mutex_unlock(&b->tl.mu);
+	return NULL;
+}
+
+void ofs_by_timeline_stop(struct ofs *fs)
+{
+	struct ofs_by *b = fs->by;
+
+	if (!b)
+		return;
+	pthread_mutex_lock(&b->tl.mu);
+	if (!b->tl.running) {
+		pthread_mutex_unlock(&b->tl.mu);
+		return;
+	}
+	b->tl.stop = true;
+	pthread_cond_signal(&b->tl.cv);
+	pthread_mutex_unlock(&b->tl.mu);
+	pthread_join(b->tl.thread, NULL);
+	b->tl.running = false;
+	for (unsigned i = 0; i <= b->max; i++)
+		osp_set_timeline_stop(set_at(b, i));
+}
+
+int ofs_by_timeline_start(struct ofs *fs, uint64_t interval_ns, unsigned capacity)
+{
+	struct ofs_by *b = fs->by;
+	/* One bound for all of them: the values share the totals' bound. */
+	size_t share = OSP_TIMELINE_BOUND_BYTES / (b ? b->max + 1 : 1);
+	size_t cap_max = osp_set_timeline_capacity_max(share);
+	int err = 0;
+
+	if (!b)
+		return 0;
+	ofs_by_timeline_stop(fs);
+	if (capacity > cap_max)
+		capacity = (unsigned)cap_max;
+	for (unsigned i = 0; !err && i <= b->max; i++)
+		err = osp_set_timeline_start_ticked(set_at(b, i), interval_ns, capacity, share);
+	if (!err) {
+		b->tl.stop = false;
+		b->tl.interval_ns = interval_ns;
+		err = -pthread_create(&b->tl.thread, NULL, timeline_thread, b);
+	}
+	if (err) {
+		for (unsigned i = 0; i <= b->max; i++)
+			osp_set_timeline_stop(set_at(b, i));
+		return err;
+	}
+	b->tl.running = true;
+	return 0;
 }
 
 bool ofs_by_present(struct ofs *fs, const char *arg)
@@ -377,7 +483,7 @@ static int gen_json(struct ofs *fs, const struct snap *s, FILE *out)
 	fprintf(out, "{\"format\": \"osprof-by\", \"version\": 1, \"key\": \"%s\", "
 		"\"max_values\": %u, \"folded_requests\": %" PRIu64 ", \"refused_values\": %"
 		PRIu64 ", \"refused_values_more\": %s, \"comm_collisions\": %" PRIu64
-		", \"timeline\": \"totals only\",\n\"values\": [",
+		", \"timeline\": \"every value\",\n\"values\": [",
 		ofs_by_key_names[fs->by->key], fs->by->max, s->other.requests, s->refused,
 		s->refused_more ? "true" : "false",
 		(uint64_t)atomic_load_explicit(&fs->by->collisions, memory_order_relaxed));

@@ -295,6 +295,24 @@ static int gen_ctl(struct ofs *fs, const char *arg, FILE *out)
 
 /* ---- commands ---- */
 
+int ofs_timeline_start(struct ofs *fs, uint64_t interval_ns, unsigned capacity)
+{
+	int err = osp_set_timeline_start(fs->set, interval_ns, capacity);
+
+	err = err ? err : ofs_bpf_timeline_start(fs, interval_ns, capacity);
+	err = err ? err : ofs_by_timeline_start(fs, interval_ns, capacity);
+	if (err)
+		ofs_timeline_stop(fs);
+	return err;
+}
+
+void ofs_timeline_stop(struct ofs *fs)
+{
+	osp_set_timeline_stop(fs->set);
+	ofs_bpf_timeline_stop(fs);
+	ofs_by_timeline_stop(fs);
+}
+
 /* The snapshots a timeline command keeps: as given, else -o timeline_size. */
 static uint64_t cmd_snapshots(const struct ofs *fs, const struct ofs_ctl_cmd *c)
 {
@@ -319,16 +337,11 @@ static int cmd_apply(struct ofs *fs, const struct ofs_ctl_cmd *c)
 		osp_set_enable(fs->set, c->kind == OFS_CTL_ENABLE);
 		ofs_bpf_enable(fs, c->kind == OFS_CTL_ENABLE);
 		return 0;
-	case OFS_CTL_TIMELINE: {
-		int err = osp_set_timeline_start(fs->set, c->interval_ms * 1000000,
-						 (unsigned)cmd_snapshots(fs, c));
-
-		return err ? err : ofs_bpf_timeline_start(fs, c->interval_ms * 1000000,
-							  (unsigned)cmd_snapshots(fs, c));
-	}
+	case OFS_CTL_TIMELINE:
+		return ofs_timeline_start(fs, c->interval_ms * 1000000,
+					  (unsigned)cmd_snapshots(fs, c));
 	case OFS_CTL_TIMELINE_OFF:
-		osp_set_timeline_stop(fs->set);
-		ofs_bpf_timeline_stop(fs);
+		ofs_timeline_stop(fs);
 		return 0;
 	case OFS_CTL__COUNT:
 		break;

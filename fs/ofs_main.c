@@ -157,10 +157,8 @@ static int start_threads(struct ofs *fs)
 	int err;
 
 	if (fs->opts.timeline_ms) {
-		err = osp_set_timeline_start(fs->set, (uint64_t)fs->opts.timeline_ms * 1000000,
-					     fs->opts.timeline_size);
-		err = err ? err : ofs_bpf_timeline_start(fs, (uint64_t)fs->opts.timeline_ms * 1000000,
-							 fs->opts.timeline_size);
+		err = ofs_timeline_start(fs, (uint64_t)fs->opts.timeline_ms * 1000000,
+					 fs->opts.timeline_size);
 		if (err) {
 			fprintf(stderr, "osprof-fs: cannot start the timeline: %s\n", strerror(-err));
 			return -1;

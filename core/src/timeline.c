@@ -30,6 +30,7 @@
 struct osp_timeline {
 	uint64_t interval_ns;
 	pthread_t thread;
+	bool threaded;          /* its own thread ticks it (else the caller) */
 	pthread_cond_t cv;      /* signals stop; waits use CLOCK_MONOTONIC */
 	bool stop;              /* set->tl_mu */
 	struct osp_op *prev;    /* cumulative ops at the last tick */
@@ -200,6 +201,7 @@ int osp_tl_copy_locked(struct osp_set *set, struct osp_profile *p,
 void osp_set_timeline_stop(struct osp_set *set)
 {
 	pthread_t th;
+	bool threaded;
 
 	pthread_mutex_lock(&set->tl_mu);
 	if (!set->tl) {
@@ -209,8 +211,10 @@ void osp_set_timeline_stop(struct osp_set *set)
 	set->tl->stop = true;
 	pthread_cond_signal(&set->tl->cv);
 	th = set->tl->thread;
+	threaded = set->tl->threaded;
 	pthread_mutex_unlock(&set->tl_mu);
-	pthread_join(th, NULL);
+	if (threaded)
+		pthread_join(th, NULL);
 	pthread_mutex_lock(&set->tl_mu);
 	osp_tl_free_locked(set);
 	pthread_mutex_unlock(&set->tl_mu);
@@ -252,8 +256,9 @@ static int tl_new(const struct osp_set *set, uint64_t interval_ns,
 	return 0;
 }
 
-int osp_set_timeline_start_bounded(struct osp_set *set, uint64_t interval_ns,
-				   unsigned capacity, size_t bound_bytes)
+/* Replace the timeline by a new one, ticked by its own thread or not. */
+static int tl_start(struct osp_set *set, uint64_t interval_ns, unsigned capacity,
+		    size_t bound_bytes, bool threaded)
 {
 	struct osp_timeline *tl;
 	int err = tl_new(set, interval_ns, capacity, bound_bytes, &tl);
@@ -263,11 +268,24 @@ int osp_set_timeline_start_bounded(struct osp_set *set, uint64_t interval_ns,
 	osp_set_timeline_stop(set);
 	pthread_mutex_lock(&set->tl_mu);
 	set->tl = tl;
-	err = -pthread_create(&tl->thread, NULL, tl_thread, set);
+	tl->threaded = threaded;
+	err = threaded ? -pthread_create(&tl->thread, NULL, tl_thread, set) : 0;
 	if (err)
 		osp_tl_free_locked(set);
 	pthread_mutex_unlock(&set->tl_mu);
 	return err;
+}
+
+int osp_set_timeline_start_bounded(struct osp_set *set, uint64_t interval_ns,
+				   unsigned capacity, size_t bound_bytes)
+{
+	return tl_start(set, interval_ns, capacity, bound_bytes, true);
+}
+
+int osp_set_timeline_start_ticked(struct osp_set *set, uint64_t interval_ns,
+				  unsigned capacity, size_t bound_bytes)
+{
+	return tl_start(set, interval_ns, capacity, bound_bytes, false);
 }
 
 int osp_set_timeline_start(struct osp_set *set, uint64_t interval_ns,

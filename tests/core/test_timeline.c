@@ -135,6 +135,32 @@ Test(timeline, thread_ticks_on_its_own_and_stops)
 	osp_set_free(set);
 }
 
+Test(timeline, a_ticked_timeline_snapshots_only_when_ticked)
+{
+	struct osp_set *set = osp_set_new(names, 2, 1, false);
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+	struct osp_profile *p;
+
+	cr_assert_eq(osp_set_timeline_start_ticked(set, 1000000, 100, OSP_TIMELINE_BOUND_BYTES), 0);
+	osp_set_record(set, 0, 5, 0);
+	/* 50 intervals pass and no thread ticks: the partial interval only. */
+	nanosleep(&ts, NULL);
+	p = snap(set);
+	cr_expect_eq(p->nsnaps, 1);
+	cr_expect_eq(p->tl_interval_ns, 1000000);
+	osp_profile_free(p);
+	cr_assert_eq(osp_set_timeline_tick(set), 0);
+	osp_set_record(set, 1, 7, 0);
+	cr_assert_eq(osp_set_timeline_tick(set), 0);
+	p = snap(set);
+	cr_expect_eq(p->nsnaps, 2, "two ticks, nothing since");
+	osp_profile_free(p);
+	/* Stopped (no thread to join) and freed cleanly. */
+	osp_set_timeline_stop(set);
+	cr_expect_eq(osp_set_timeline_tick(set), -EINVAL);
+	osp_set_free(set);
+}
+
 Test(timeline, tick_without_timeline_is_einval)
 {
 	struct osp_set *set = osp_set_new(names, 2, 1, false);

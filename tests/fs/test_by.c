@@ -276,3 +276,57 @@ Test(by, files_absent_without_by_and_dump_writes_by_json_beside)
 	json_object_put(doc);
 	free(text);
 }
+
+/* The sum of operation @op's counts over the snapshots of @val's timeline;
+ * *@nsnaps the snapshots. */
+static uint64_t timeline_count(json_object *val, const char *op, size_t *nsnaps)
+{
+	json_object *p, *tl, *snaps;
+	uint64_t n = 0;
+
+	cr_assert(json_object_object_get_ex(val, "profile", &p));
+	cr_assert(json_object_object_get_ex(p, "timeline", &tl), "the value has a timeline");
+	cr_assert(json_object_object_get_ex(tl, "snapshots", &snaps));
+	*nsnaps = json_object_array_length(snaps);
+	for (size_t s = 0; s < *nsnaps; s++) {
+		json_object *snap = json_object_array_get_idx(snaps, s), *ops;
+
+		cr_assert(json_object_object_get_ex(snap, "ops", &ops));
+		for (size_t i = 0; i < json_object_array_length(ops); i++) {
+			json_object *o = json_object_array_get_idx(ops, i), *name;
+
+			json_object_object_get_ex(o, "name", &name);
+			if (strcmp(json_object_get_string(name), op) == 0)
+				n += member_u64(o, "count");
+		}
+	}
+	return n;
+}
+
+Test(by, the_timeline_covers_every_value)
+{
+	json_object *doc;
+	size_t na, nb;
+
+	/* Snapshots every 10 ms while A reads, a pause, then B. */
+	start("pid", "timeline=10");
+	cr_assert_eq(h_as(UID_A, UID_A, NULL, 0, reader_a), 0);
+	usleep(50000);
+	cr_assert_eq(h_as(UID_B, UID_B, NULL, 0, reader_b), 0);
+	usleep(30000);
+	doc = by_json();
+	/* Each value's snapshots add up to its own reads, exactly. */
+	cr_expect_eq(timeline_count(find_value(doc, "label", "by_reader_a"), "read", &na), READS_A);
+	cr_expect_eq(timeline_count(find_value(doc, "label", "by_reader_b"), "read", &nb), READS_B);
+	cr_expect_geq(na, 3, "ticks every 10 ms over 80 ms or more: %zu", na);
+	cr_expect_geq(nb, 3, "%zu", nb);
+	json_object_put(doc);
+	/* ctl turns it off for the values as for the totals. */
+	cr_assert_eq(h_write_str(h_at(m.ctl, "ctl"), "timeline off\n"), 0);
+	doc = by_json();
+	cr_expect_not(json_object_object_get_ex(json_object_object_get(find_value(doc, "label", "by_reader_a"),
+								       "profile"),
+						"timeline", NULL));
+	json_object_put(doc);
+	cr_expect_eq(h_stop(&m), 0);
+}

@@ -115,7 +115,14 @@ int osp_set_timeline_start(struct osp_set *set, uint64_t interval_ns,
 /* The same with a bound of @bound_bytes instead of the default one. */
 int osp_set_timeline_start_bounded(struct osp_set *set, uint64_t interval_ns,
 				   unsigned capacity, size_t bound_bytes);
-/* Stop the timeline thread and drop its snapshots; harmless when none. */
+/*
+ * osp_set_timeline_start_ticked - the same timeline without a thread of
+ * its own: the caller ticks it (osp_set_timeline_tick) every @interval_ns,
+ * so that one thread can tick many sets (a profile per key value).
+ */
+int osp_set_timeline_start_ticked(struct osp_set *set, uint64_t interval_ns,
+				  unsigned capacity, size_t bound_bytes);
+/* Stop the timeline (and its thread) and drop its snapshots; harmless when none. */
 void osp_set_timeline_stop(struct osp_set *set);
 /* The state of a timeline, all 0 when none runs. */
 struct osp_timeline_stats {
