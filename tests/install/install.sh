@@ -69,6 +69,10 @@ if flags=$(pkg-config --cflags --libs osprof); then
 		"$src/tests/install/use_libosprof.c" $flags -Wl,-rpath,"$d$LIBDIR"; then
 		grep -q "NEEDED.*\[libosprof.so.$SOVERSION\]" <<<"$(readelf -d "$d/use_libosprof")" ||
 			bad "use_libosprof does not need libosprof.so.$SOVERSION"
+		# meson test points LD_LIBRARY_PATH at the build tree's library.
+		unset LD_LIBRARY_PATH
+		grep -q "libosprof.so.$SOVERSION => $d$LIBDIR/" <<<"$(ldd "$d/use_libosprof")" ||
+			bad "use_libosprof does not load the installed libosprof: $(ldd "$d/use_libosprof" | grep libosprof)"
 		out=$("$d/use_libosprof" "$d/p.json") || bad "use_libosprof failed"
 		[ "$out" = "layer fs op read count 5 max 250000" ] || bad "use_libosprof printed '$out'"
 		grep -q '"format": *"osprof"' "$d/p.json" || bad "use_libosprof's JSON has no \"format\": \"osprof\""
@@ -145,6 +149,18 @@ done
 for o in $(sed -n 's/\\$//; /^osprof-y/,/^[^ \t]/p' "$src/kmod/Kbuild" | grep -oE '[a-z_]+\.o'); do
 	[ -f "$ksrc/${o%.o}.c" ] || bad "Kbuild's $o has no ${o%.o}.c under ${ksrc#"$d"}"
 done
+# Built as DKMS builds it (dkms.conf's MAKE), when kernel headers are here.
+if kdir=$(make -s --no-print-directory -C "$ksrc" print-kdir 2>/dev/null); then
+	make=$(sed -n 's/^MAKE\[0\]="\(.*\)"$/\1/p' "$ksrc/dkms.conf")
+	make=${make//'${kernel_source_dir}'/$kdir}
+	# shellcheck disable=SC2086
+	if ! (cd "$ksrc" && $make) >"$d/kmod.log" 2>&1 || [ ! -f "$ksrc/osprof.ko" ]; then
+		tail -20 "$d/kmod.log" >&2
+		bad "osprof.ko does not build from ${ksrc#"$d"} with dkms.conf's MAKE ($make)"
+	fi
+else
+	echo "no kernel headers: osprof.ko not built from the installed sources"
+fi
 
 [ "$fail" = 0 ] && echo "installed into a DESTDIR: every piece in place and working"
 exit "$fail"
