@@ -12,7 +12,10 @@ build=$1
 src=$2
 : "${PREFIX:?}" "${BINDIR:?}" "${LIBDIR:?}" "${INCLUDEDIR:?}" "${MANDIR:?}"
 : "${DATADIR:?}" "${BASHCOMPDIR:?}" "${VERSION:?}" "${SOVERSION:?}"
-: "${CC:=cc}"
+: "${CC:=cc}" "${SANITIZE:=none}"
+# A sanitized libosprof (b_sanitize) needs its runtime in the program too.
+san=()
+[ "$SANITIZE" = none ] || san=(-fsanitize="$SANITIZE")
 fail=0
 bad() {
 	echo "FAIL: $*" >&2
@@ -48,6 +51,11 @@ syms=$(readelf --dyn-syms -W "$lib.$VERSION" |
 	awk '$7 != "UND" && $7 != "ABS" && ($5 == "GLOBAL" || $5 == "WEAK") { print $8 }')
 others=$(grep -v '^osp_' <<<"$syms")
 [ -z "$others" ] || bad "libosprof exports symbols outside osp_: $(echo $others)"
+# Only what a public header declares (a function or an object).
+pub=$(cat "$src"/core/include/osprof/*.h)
+for sym in $(sed 's/@.*//' <<<"$syms" | grep '^osp_'); do
+	grep -qE "[ *]$sym(\(|\[|;)" <<<"$pub" || bad "libosprof exports $sym, which no public header declares"
+done
 grep -qx 'osp_hist_record@@OSPROF_0' <<<"$syms" || bad "osp_hist_record is not exported at version OSPROF_0"
 
 # Headers: exactly the public ones.
@@ -65,7 +73,7 @@ export PKG_CONFIG_PATH=$d$LIBDIR/pkgconfig PKG_CONFIG_SYSROOT_DIR=$d
 [ "$(pkg-config --modversion osprof)" = "$VERSION" ] || bad "pkg-config --modversion osprof"
 if flags=$(pkg-config --cflags --libs osprof); then
 	# shellcheck disable=SC2086
-	if "$CC" -std=gnu11 -Wall -Wextra -Werror -o "$d/use_libosprof" \
+	if "$CC" -std=gnu11 -Wall -Wextra -Werror "${san[@]}" -o "$d/use_libosprof" \
 		"$src/tests/install/use_libosprof.c" $flags -Wl,-rpath,"$d$LIBDIR"; then
 		grep -q "NEEDED.*\[libosprof.so.$SOVERSION\]" <<<"$(readelf -d "$d/use_libosprof")" ||
 			bad "use_libosprof does not need libosprof.so.$SOVERSION"
