@@ -10,22 +10,25 @@
 # Chromium for the HTML report test, Python's prometheus_client for the
 # hostile-profile test's OpenMetrics check, Prometheus itself for
 # osprof-exporter's end-to-end test, clang's libFuzzer
-# runtime for the fuzz targets), "deps.sh demo" adds the Linux
-# sources, the default grep workload.
+# runtime for the fuzz targets; man-db and groff for the install test's
+# man -l), "deps.sh demo" adds the Linux sources, the default grep
+# workload, "deps.sh deb" what dpkg-buildpackage and lintian need.
 set -euo pipefail
 want=${1:-build}
 pkgs=(gcc meson ninja-build pkg-config libfuse3-dev fuse3 libjson-c-dev
       libsodium-dev libgsl-dev gnuplot-nox attr util-linux clang libbpf-dev
       bpftool libmicrohttpd-dev libprotobuf-c-dev protobuf-c-compiler
-      golang-github-prometheus-client-model-dev libprotobuf-dev)
+      golang-github-prometheus-client-model-dev libprotobuf-dev
+      bash-completion)
 case "$want" in
   build) ;;
   demo) pkgs+=(linux-source) ;;
   test) pkgs+=(libcriterion-dev linux-headers-amd64 linux-image-amd64
                qemu-system-x86 busybox-static chromium libpng-dev kmod cpio
                xz-utils e2fsprogs python3 python3-prometheus-client
-               libclang-rt-14-dev prometheus) ;;
-  *) echo "usage: deps.sh build|demo|test" >&2; exit 2 ;;
+               libclang-rt-14-dev prometheus man-db groff-base) ;;
+  deb) pkgs+=(dpkg-dev debhelper dh-dkms lintian) ;;
+  *) echo "usage: deps.sh build|demo|test|deb" >&2; exit 2 ;;
 esac
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
