@@ -207,8 +207,13 @@ Test(trace, command_counts_are_exact_and_status_passes_through)
 		ns = osp_profile_find_op(p, "nanosleep");
 	cr_assert(ns, "no sleep recorded");
 	cr_expect_eq(ns->lat.count, (uint64_t)K);
-	/* 2 ms: bucket 21, (1.05 ms, 2.10 ms]; 22 for a late wake-up. */
-	cr_expect_eq(osp_hist_bucket(&ns->lat, 21) + osp_hist_bucket(&ns->lat, 22), (uint64_t)K);
+	/*
+	 * 2 ms: bucket 21, (1.05 ms, 2.10 ms]; 22 for a late wake-up. Never
+	 * shorter; on a loaded machine (a sanitizer build beside four others)
+	 * one sleep in seven was seen past 4.2 ms, so most, not all, in 21-22.
+	 */
+	cr_expect_geq(ns->lat.min, 2000000);
+	cr_expect_geq(2 * (osp_hist_bucket(&ns->lat, 21) + osp_hist_bucket(&ns->lat, 22)), (uint64_t)K);
 	cr_expect(osp_kv_get(&p->source, "command"));
 	osp_profile_free(base);
 	osp_profile_free(p);
