@@ -297,6 +297,17 @@ static int values_json(FILE *out, const void *fs)
 	return ofs_values_gen_json((struct ofs *)fs, NULL, out);
 }
 
+static int top_json(FILE *out, const void *fs)
+{
+	return ofs_top_gen((struct ofs *)fs, "json", out);
+}
+
+/* -o top: its tables beside the profile, FILE.top.json. */
+static int dump_top(struct ofs *fs)
+{
+	return fs->top ? ofs_dump_beside(fs, "top", top_json, fs) : 0;
+}
+
 /* -o values: its tables beside the profile, FILE.values.json. */
 static int dump_values(struct ofs *fs)
 {
@@ -378,7 +389,7 @@ int main(int argc, char **argv)
 	ret = res < 0 ? 1 : 0;
 	if (fs.opts.dump && (dump_profile(&fs) != 0) + (ofs_bpf_dump(&fs) != 0) +
 			    (ofs_slow_dump(&fs) != 0) + (dump_values(&fs) != 0) +
-			    (ofs_by_dump(&fs) != 0))
+			    (ofs_by_dump(&fs) != 0) + (dump_top(&fs) != 0))
 		ret = 1;
 out_signals:
 	fuse_remove_signal_handlers(fs.se);

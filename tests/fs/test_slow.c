@@ -467,10 +467,10 @@ Test(slow, report_top_quits_on_q_and_restores_the_terminal)
 	free(out);
 }
 
-Test(slow, dump_writes_the_slow_log_beside_the_profile)
+Test(slow, dump_writes_the_slow_log_and_top_beside_the_profile)
 {
 	char dump[PATH_MAX];
-	const char *args[] = { "-o", "slow=0", "--dump", dump, NULL };
+	const char *args[] = { "-o", "slow=0,top", "--dump", dump, NULL };
 	char *text;
 
 	h_tree(&m);
@@ -482,5 +482,10 @@ Test(slow, dump_writes_the_slow_log_beside_the_profile)
 	cr_assert_not_null(text, "run.slow.json written");
 	cr_expect(strstr(text, "\"format\": \"osprof-slow\""), "%s", text);
 	cr_expect(strstr(text, "\"op\": \"create\"") && strstr(text, "\"path\": \"/f\""), "%s", text);
+	free(text);
+	text = h_slurp(h_at(m.top, "run.top.json"), NULL);
+	cr_assert_not_null(text, "run.top.json written");
+	cr_expect(strstr(text, "\"format\": \"osprof-top\""), "%s", text);
+	cr_expect(strstr(text, "\"path\": \"/f\""), "%s", text);
 	free(text);
 }
