@@ -114,7 +114,7 @@ tck=$(getconf CLK_TCK)
 # runs recorded, not fatal), print its elapsed lines and comparisons, then
 # per configuration the median, IOPS when OPS > 0 (reads per run), the
 # runs ok and failed, the ratios to native and to the peer at equal caching
-# and the daemon's CPU seconds per run (warm-up included in the division).
+# and the daemon's CPU seconds per run (the warm-up run counted in).
 pcompare() {
   local title=$1 p=$2 ops=$3 name
   shift 3
@@ -124,11 +124,24 @@ pcompare() {
   for name in osp-never peer-never osp-auto peer-auto osp-always peer-always; do
     before[$name]=$(cputicks "${pid[$p$name]}")
   done
-  "$ob" -q -k --min-runs 5 --max-runs "$max_runs" --hw "$hw" --warmup 1 \
+  rm -f "$work/last.csv"
+  # One warm-up run of each configuration here, not osprof-bench's
+  # --warmup: a failed warm-up (EMFILE) would stop it, -k or not.
+  local a
+  for a in "$@"; do
+    case "$a" in *=*) sh -c "${a#*=}" > /dev/null 2>&1 || true ;; esac
+  done
+  "$ob" -q -k --min-runs "$(( max_runs < 5 ? max_runs : 5 ))" --max-runs "$max_runs" --hw "$hw" \
     --csv "$work/last.csv" "$@" > "$work/last.txt" 2> "$work/last.err" || true
   grep -E '^stopped|:elapsed |failed' "$work/last.txt" || true
   grep -E 'vs .*, elapsed:' "$work/last.txt" || true
-  [ -s "$work/last.err" ] && sed 's/^/  stderr: /' "$work/last.err" | sort | uniq -c | head -n 8
+  if grep -q 'Too many open files' "$work/last.err"; then
+    grep 'Too many open files' "$work/last.err" | grep -oE "$work/[a-z]+-[a-z]+" |
+      sed "s|^$work/.||" | sort | uniq -c |
+      sed 's/^ *\([0-9]*\) \(.*\)/EMFILE: \2: \1 "Too many open files" errors on stderr/'
+  fi
+  grep -v 'Too many open files' "$work/last.err" | sed 's/^/  stderr: /' | sort | uniq -c | head -n 8 || true
+  [ -s "$work/last.csv" ] || { echo "osprof-bench wrote no CSV"; return 0; }
   : > "$work/cpu"
   for name in osp-never peer-never osp-auto peer-auto osp-always peer-always; do
     echo "$name $(( $(cputicks "${pid[$p$name]}") - ${before[$name]} ))" >> "$work/cpu"
