@@ -176,8 +176,6 @@ const char *obp_softirq_name(unsigned vec, char *buf, size_t len);
  * osprof-trace -o write them. A new string, or NULL (-ENOMEM).
  */
 char *obp_layer_file(const char *file, enum obp_layer l);
-/* The same with any @name in place of a layer's ("slow": run.slow.json). */
-char *obp_file_beside(const char *file, const char *name);
 /* The number of system call @name, or -1. */
 int obp_syscall_nr(const char *name);
 

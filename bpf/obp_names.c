@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "obp.h"
+#include "osprof/format.h"
 #include "obp_sysnames.h"
 
 /*
@@ -126,19 +127,5 @@ const char *obp_softirq_name(unsigned vec, char *buf, size_t len)
 
 char *obp_layer_file(const char *file, enum obp_layer l)
 {
-	return obp_file_beside(file, obp_layer_name(l));
-}
-
-char *obp_file_beside(const char *file, const char *name)
-{
-	const char *base = strrchr(file, '/'), *dot;
-	char *s;
-
-	base = base ? base + 1 : file;
-	dot = strrchr(base, '.');
-	/* A leading dot (".json") names the file, it is no extension. */
-	if (!dot || dot == base)
-		return asprintf(&s, "%s.%s", file, name) < 0 ? NULL : s;
-	return asprintf(&s, "%.*s.%s%s", (int)(dot - file), file, name, dot) < 0
-		       ? NULL : s;
+	return osp_file_beside(file, obp_layer_name(l));
 }

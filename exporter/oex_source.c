@@ -19,14 +19,6 @@
 #include "osprof/format.h"
 #include "osprof/kmod.h"
 
-/* A mount serves layer fs as stats.json; a saved run may call it fs.json. */
-static const char *const json_files[] = { "stats.json", "fs.json", "fuse.json",
-					  "syscall.json", "lower.json",
-					  "block.json", "irq.json" };
-static const char *const kmod_files[] = { "lower", "block", "irq" };
-
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
-
 static void log_line(FILE *log, const char *path, const char *what)
 {
 	if (!log)
@@ -129,8 +121,8 @@ static bool has(const char *dir, const char *name)
 
 static void load_json_dir(struct oex_source *src, const char *dir, FILE *log)
 {
-	for (size_t i = 0; i < NELEM(json_files); i++)
-		load_file(src, dir, json_files[i], NULL, log);
+	for (size_t i = 0; i < OSP_LAYER_FILES; i++)
+		load_file(src, dir, osp_layer_files[i], NULL, log);
 }
 
 void oex_source_load(struct oex_source *src, const char *path, FILE *log)
@@ -150,14 +142,14 @@ void oex_source_load(struct oex_source *src, const char *path, FILE *log)
 		free(ctl);
 		return;
 	}
-	for (size_t i = 0; i < NELEM(json_files); i++) {
-		if (has(path, json_files[i])) {
+	for (size_t i = 0; i < OSP_LAYER_FILES; i++) {
+		if (has(path, osp_layer_files[i])) {
 			load_json_dir(src, path, log);
 			return;
 		}
 	}
-	for (size_t i = 0; i < NELEM(kmod_files); i++)
-		load_file(src, path, kmod_files[i], kmod_files[i], log);
+	for (size_t i = 0; i < OSP_KMOD_LAYERS; i++)
+		load_file(src, path, osp_kmod_layers[i], osp_kmod_layers[i], log);
 }
 
 void oex_source_fini(struct oex_source *src)

@@ -261,7 +261,7 @@ int ofs_dump_to(const char *path, int (*write)(FILE *f, const void *ctx), const 
 int ofs_dump_beside(struct ofs *fs, const char *name,
 		    int (*write)(FILE *f, const void *ctx), const void *ctx)
 {
-	char *path = obp_file_beside(fs->opts.dump, name);
+	char *path = osp_file_beside(fs->opts.dump, name);
 	int err = path ? ofs_dump_to(path, write, ctx) : -ENOMEM;
 
 	if (err)

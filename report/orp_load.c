@@ -26,23 +26,10 @@
 #include "osprof/kmod.h"
 #include "osprof/format.h"
 
-static const char *const kmod_layers[] = { "lower", "block", "irq" };
-#define NKMOD (sizeof(kmod_layers) / sizeof(kmod_layers[0]))
-
-/*
- * The JSON files of a control or run directory, one per layer: a mount
- * serves layer fs as stats.json; a run saved elsewhere may name it
- * fs.json. Each file says its layer; two of one layer are refused.
- */
-static const char *const layer_files[] = { "stats.json", "fs.json", "fuse.json",
-					   "syscall.json", "lower.json",
-					   "block.json", "irq.json" };
-#define NLAYER_FILES (sizeof(layer_files) / sizeof(layer_files[0]))
-
 static bool is_kmod_layer(const char *name)
 {
-	for (size_t i = 0; i < NKMOD; i++)
-		if (strcmp(name, kmod_layers[i]) == 0)
+	for (size_t i = 0; i < OSP_KMOD_LAYERS; i++)
+		if (strcmp(name, osp_kmod_layers[i]) == 0)
 			return true;
 	return false;
 }
@@ -197,8 +184,8 @@ static int load_layer_dir(struct orp_input *in, const char *dir, char *err,
 	size_t before = in->n;
 	int rc = 0;
 
-	for (size_t i = 0; rc == 0 && i < NLAYER_FILES; i++) {
-		rc = load_in(in, dir, layer_files[i], NULL, true, err, errlen);
+	for (size_t i = 0; rc == 0 && i < OSP_LAYER_FILES; i++) {
+		rc = load_in(in, dir, osp_layer_files[i], NULL, true, err, errlen);
 		if (rc == 1)
 			rc = 0;
 	}
@@ -214,8 +201,8 @@ static int load_layer_dir(struct orp_input *in, const char *dir, char *err,
 static int load_kmod_dir(struct orp_input *in, const char *dir, char *err,
 			 size_t errlen)
 {
-	for (size_t i = 0; i < NKMOD; i++) {
-		int rc = load_in(in, dir, kmod_layers[i], kmod_layers[i], true,
+	for (size_t i = 0; i < OSP_KMOD_LAYERS; i++) {
+		int rc = load_in(in, dir, osp_kmod_layers[i], osp_kmod_layers[i], true,
 				 err, errlen);
 
 		if (rc < 0)
@@ -245,11 +232,11 @@ static int load_dir(struct orp_input *in, const char *dir, char *err,
 		free(ctl);
 		return rc;
 	}
-	for (size_t i = 0; i < NLAYER_FILES; i++)
-		if (exists(dir, layer_files[i]))
+	for (size_t i = 0; i < OSP_LAYER_FILES; i++)
+		if (exists(dir, osp_layer_files[i]))
 			return load_layer_dir(in, dir, err, errlen);
-	for (size_t i = 0; i < NKMOD; i++)
-		if (exists(dir, kmod_layers[i]))
+	for (size_t i = 0; i < OSP_KMOD_LAYERS; i++)
+		if (exists(dir, osp_kmod_layers[i]))
 			return load_kmod_dir(in, dir, err, errlen);
 	snprintf(err, errlen,
 		 "%s: a directory but no profile: not an osprof-fs mount (no .osprof/stats.json) nor /proc/osprof",

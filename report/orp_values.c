@@ -44,7 +44,6 @@ static bool is_file(const char *path)
  */
 static char *values_path(const char *spec, char *err, size_t errlen)
 {
-	const char *base = strrchr(spec, '/'), *dot;
 	size_t len = strlen(spec);
 	char *p = NULL;
 
@@ -62,12 +61,7 @@ static char *values_path(const char *spec, char *err, size_t errlen)
 	} else if (len >= 11 && strcmp(spec + len - 11, "values.json") == 0) {
 		p = strdup(spec);
 	} else {
-		base = base ? base + 1 : spec;
-		dot = strrchr(base, '.');
-		if (!dot || dot == base)
-			dot = spec + len;
-		if (asprintf(&p, "%.*s.values%s", (int)(dot - spec), spec, dot) < 0)
-			p = NULL;
+		p = osp_file_beside(spec, "values");
 	}
 	if (!p)
 		snprintf(err, errlen, "out of memory");

@@ -68,4 +68,22 @@ int osp_read_stream(FILE *f, char **buf, size_t *len);
 struct osp_profile *osp_read_json_file(const char *path, char *err,
 				       size_t errlen);
 
+/* ---- where a run's files are (files.c) ---- */
+/*
+ * The JSON file of each layer in a mount's control directory or a saved
+ * run's directory: a mount serves layer fs as stats.json, a saved run may
+ * name it fs.json; each file says its layer.
+ */
+#define OSP_LAYER_FILES 7
+extern const char *const osp_layer_files[OSP_LAYER_FILES];
+/* The kernel module's layers, files of /proc/osprof (osprof/kmod.h). */
+#define OSP_KMOD_LAYERS 3
+extern const char *const osp_kmod_layers[OSP_KMOD_LAYERS];
+/*
+ * osp_file_beside - where the companion @name of a profile written to
+ * @file goes: @name before @file's extension ("run.json", "fuse" ->
+ * "run.fuse.json"; "run" -> "run.fuse"). A new string, or NULL (ENOMEM).
+ */
+char *osp_file_beside(const char *file, const char *name);
+
 #endif /* OSPROF_FORMAT_H */
