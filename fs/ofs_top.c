@@ -8,8 +8,9 @@
  * Off by default: each table is -o top_max entries of about 1 KiB
  * preallocated, and every request pays a key lookup in each of the two
  * tables and a few atomic adds on counters that threads share when they
- * serve the same file or process. Keys are the FUSE inode (the directory
- * for name operations; forgets count for their process only) and the
+ * serve the same file or process. Keys are the lower file (ofs_inode_key:
+ * device and inode number, so hard links are one; the directory for name
+ * operations; forgets count for their process only) and the
  * caller's pid (its thread id, as FUSE gives it). Each key is named on
  * its first request (its path, or its process name and uid), before that
  * reply leaves. Keys past top_max are folded into one "other" entry per
@@ -125,7 +126,9 @@ void ofs_top_record(struct ofs_req *r, uint64_t lat_ns)
 	bool fresh;
 
 	if (r->ino && r->op != OFS_OP_FORGET && r->op != OFS_OP_BATCH_FORGET) {
-		e = entry_of(&t->files, r->ino, &fresh);
+		/* The lower file's identity, as by=file keys it: a FUSE ino is
+		 * an inode's address, which a new file may reuse once freed. */
+		e = entry_of(&t->files, ofs_inode_key(r->fs, r->ino, false), &fresh);
 		if (fresh) {
 			if (ofs_inode_path(r->fs, r->ino, e->label, sizeof(e->label)) != 0)
 				snprintf(e->label, sizeof(e->label), "?");
