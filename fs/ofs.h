@@ -158,7 +158,9 @@ struct ofs_by;
  *    kernel keeps fsuid per thread, and these mirror it for the inode
  *    table, which reopens with the daemon's own rights while a request
  *    acts as its caller (ofs_creds_suspend). Which identity a request
- *    took on, and so what to give back, is in its ofs_req.
+ *    took on, and so what to give back, is in its ofs_req;
+ *  - the shard of -o values' tables the thread adds to (shard_plus1,
+ *    ofs_values.c), given at its first record.
  */
 struct ofs {
 	struct ofs_opts opts;

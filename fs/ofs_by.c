@@ -49,7 +49,6 @@
 
 struct by_value {
 	struct osp_set *set;
-	uint64_t key;
 	atomic_bool ready;      /* key and label written (by its first request) */
 	char label[LABEL_LEN];  /* process name or path, raw: escaped on output */
 };
@@ -289,7 +288,6 @@ static void label(struct ofs_by *b, struct ofs_req *r, struct by_value *v, uint6
 {
 	char name[OFS_COMM_LEN];
 
-	v->key = key;
 	if (b->key == OFS_BY_COMM)
 		snprintf(v->label, LABEL_LEN, "%s", comm);
 	else if (b->key == OFS_BY_PID)
@@ -401,12 +399,14 @@ static int snap_take(struct ofs *fs, struct snap *s)
 	for (unsigned i = 0; !err && i < n; i++) {
 		struct by_value *v = &b->v[i];
 		struct row *w = &s->rows[s->n];
+		uint64_t key;
 
 		/* Given but not yet named by its first request: a moment. */
-		if (!atomic_load_explicit(&v->ready, memory_order_acquire))
+		if (!atomic_load_explicit(&v->ready, memory_order_acquire) ||
+		    !ofs_keys_key(b->keys, i, &key))
 			continue;
 		if (b->key == OFS_BY_PID || b->key == OFS_BY_UID)
-			snprintf(w->value, sizeof(w->value), "%" PRIu64, v->key);
+			snprintf(w->value, sizeof(w->value), "%" PRIu64, key);
 		else
 			snprintf(w->value, sizeof(w->value), "%s", v->label);
 		w->label = b->key == OFS_BY_PID ? v->label : NULL;

@@ -34,7 +34,7 @@
 #include <sys/file.h>
 #include <time.h>
 
-#include "ofs.h"
+#include "ofs_pt.h"
 
 /* The signal that interrupts a waiter's flock(). */
 #define OFS_LOCK_SIG (SIGRTMIN + 3)
@@ -149,8 +149,7 @@ static void *waiter_main(void *arg)
 	}
 	/* After this no interrupt callback runs for w, nor is running. */
 	fuse_req_interrupt_func(w->r.req, NULL, NULL);
-	ofs_req_close(&w->r);
-	fuse_reply_err(w->r.req, err);
+	pt_reply_err(&w->r, err);
 	pthread_mutex_lock(&q->mu);
 	ofs_list_del(&w->link);
 	q->n--;
