@@ -33,8 +33,6 @@ trace=$build/trace/osprof-trace
 bench_need ebpf.sh "$fs" "$ob" "$rr"
 bench_start
 
-pattern=osprof_pattern_that_is_not_there
-grepcmd() { echo "grep -r $pattern $1; [ \$? -eq 1 ]"; }
 
 # The kernel layers this osprof-fs has: each tried on a scratch mount.
 kernel_layers=""

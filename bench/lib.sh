@@ -89,3 +89,9 @@ compare() {
     }' "$work/last.csv"
 }
 
+
+# grepcmd DIR: the shell command osprof-bench runs for a grep -r over DIR
+# for a pattern nowhere in it (grep exits 1, as it should); DIR quoted for
+# the shell, whatever its name.
+pattern=osprof_pattern_that_is_not_there
+grepcmd() { printf 'grep -r %q %q; [ $? -eq 1 ]' "$pattern" "$1"; }

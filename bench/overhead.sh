@@ -23,8 +23,6 @@ bench_args overhead.sh 3,19 "$@"
 bench_need overhead.sh "$fs" "$ob" "$rr" "$build/bench/osprof-record-cost"
 bench_start
 
-# grep -r over DIR, for a pattern nowhere in it: grep exits 1, as it should.
-grepcmd() { echo "grep -r $pattern $1; [ \$? -eq 1 ]"; }
 
 echo "osprof overhead benchmark: tree $tree ($(find "$tree" -type f | wc -l) files)"
 echo "build $build; osprof-bench --hw $hw --max-runs $max_runs; $(nproc) CPUs"
@@ -36,7 +34,6 @@ if want record; then
   "$build/bench/osprof-record-cost" --records 20000000 --res 8 | grep thread
 fi
 
-pattern=osprof_pattern_that_is_not_there
 # The fs layer alone: bench/ebpf.sh measures the eBPF layers.
 mount_fs on "$tree" -o layers=none
 mount_fs off "$tree" -o noprofile,layers=none

@@ -180,9 +180,7 @@ else
   echo "open-file limit $lim (hard $hlim) > $nfiles inodes: passthrough_ll (one descriptor per inode) fits"
 fi
 
-pattern=osprof_pattern_that_is_not_there
-grepcmd() { echo "grep -r $pattern $1; [ \$? -eq 1 ]"; }
-findcmd() { echo "find $1 -printf '%s\n' >/dev/null"; }
+findcmd() { printf '%s' "find $(printf %q "$1") -printf '%s\\n' >/dev/null"; }
 if want grep || want cold || want find; then
   mount_pair t "$tree"
   if want grep; then
@@ -209,13 +207,13 @@ if want randread || want postmark; then
     for mode in buffered direct; do
       flags="--procs 1 --ops $ops --seed 7"
       [ "$mode" = buffered ] || flags="$flags --direct --size 4096"
-      rrcmd() { echo "$rr $1/file $flags >/dev/null"; }
+      rrcmd() { printf '%q %q %s >/dev/null' "$rr" "$1/file" "$flags"; }
       configs s rrcmd "$work/lower"
       pcompare "random reads (osprof-randread, 1 process, $ops reads), $mode" s "$ops" "${cfg[@]}"
     done
   fi
   if want postmark; then
-    pmcmd() { echo "$pm $1 --files 500 --tx 2000 >/dev/null"; }
+    pmcmd() { printf '%q %q --files 500 --tx 2000 >/dev/null' "$pm" "$1"; }
     configs s pmcmd "$work/lower"
     pcompare "postmark-like (osprof-postmark: 500 files, 2000 transactions; IOPS: none, see its own output)" s 0 "${cfg[@]}"
   fi

@@ -19,7 +19,6 @@ bench_args who.sh 3,14 "$@"
 bench_need who.sh "$fs" "$ob"
 bench_start
 
-grepcmd() { echo "grep -r $pattern $1; [ \$? -eq 1 ]"; }
 
 echo "osprof who-and-what benchmark: tree $tree ($(find "$tree" -type f | wc -l) files)"
 echo "build $build; osprof-bench --hw $hw --max-runs $max_runs; $(nproc) CPUs"
@@ -34,7 +33,6 @@ if want record; then
   done
 fi
 
-pattern=osprof_pattern_that_is_not_there
 if want grep; then
   mount_fs on "$tree" -o layers=none
   mount_fs by "$tree" -o layers=none,by=pid
