@@ -177,6 +177,14 @@ void h_cleanup(struct mnt *m)
 		abort();
 }
 
+void h_cleanup_over(struct mnt *m, struct sleepfs *s)
+{
+	if (m->pid > 0)
+		h_stop(m);
+	h_sleepfs_stop(s);
+	h_cleanup(m);
+}
+
 struct osp_profile *h_profile(struct mnt *m)
 {
 	char path[PATH_MAX], err[512];

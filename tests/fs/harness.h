@@ -47,6 +47,9 @@ int h_stop(struct mnt *m);
  * wrote to stderr makes it abort, which Criterion does count.
  */
 void h_cleanup(struct mnt *m);
+struct sleepfs;
+/* The same for a mount over sleepfs @s: osprof-fs first, then @s. */
+void h_cleanup_over(struct mnt *m, struct sleepfs *s);
 
 /* The mount's current profile from .osprof/stats.json (checked). */
 struct osp_profile *h_profile(struct mnt *m);

@@ -20,10 +20,7 @@ static struct sleepfs slow;
 
 static void down(void)
 {
-	if (m.pid > 0)
-		h_stop(&m);
-	h_sleepfs_stop(&slow);
-	h_cleanup(&m);
+	h_cleanup_over(&m, &slow);
 }
 
 TestSuite(fidelity, .fini = down, .timeout = 60);

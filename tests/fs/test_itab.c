@@ -47,6 +47,19 @@ static struct counts counts_of(struct ofs *fs)
 	return c;
 }
 
+/* @fs's inode table over the test's lower directory. */
+static void table_on_lower(struct ofs *fs)
+{
+	int root, mnt;
+
+	cr_assert_eq(ofs_creds_init(), 0);
+	root = open(m.lower, O_PATH | O_DIRECTORY);
+	mnt = open(m.lower, O_RDONLY | O_DIRECTORY);
+	cr_assert(root >= 0 && mnt >= 0);
+	fs->itab = ofs_itab_new(root, mnt, 64);
+	cr_assert_not_null(fs->itab);
+}
+
 /* Look @name up in the root: its inode, one more lookup reference. */
 static struct ofs_inode *look(struct ofs *fs, const char *name)
 {
@@ -61,16 +74,10 @@ Test(itab, a_forget_of_more_than_held_is_clamped_counted_and_said_once)
 {
 	struct ofs fs = { 0 };
 	struct ofs_inode *a, *b;
-	int root, mnt;
 
 	cr_assert_eq(h_write_str(h_at(m.lower, "a"), "a"), 0);
 	cr_assert_eq(h_write_str(h_at(m.lower, "b"), "b"), 0);
-	cr_assert_eq(ofs_creds_init(), 0);
-	root = open(m.lower, O_PATH | O_DIRECTORY);
-	mnt = open(m.lower, O_RDONLY | O_DIRECTORY);
-	cr_assert(root >= 0 && mnt >= 0);
-	fs.itab = ofs_itab_new(root, mnt, 64);
-	cr_assert_not_null(fs.itab);
+	table_on_lower(&fs);
 
 	a = look(&fs, "a");
 	cr_expect_eq(look(&fs, "a"), a, "the same inode, two references");
@@ -97,16 +104,10 @@ Test(itab, an_inode_path_is_its_path_in_the_mount)
 	struct fuse_entry_param e;
 	struct ofs_inode *d;
 	char path[64];
-	int root, mnt;
 
 	cr_assert_eq(mkdir(h_at(m.lower, "d"), 0755), 0);
 	cr_assert_eq(h_write_str(h_at(m.lower, "d/f x"), "f"), 0);
-	cr_assert_eq(ofs_creds_init(), 0);
-	root = open(m.lower, O_PATH | O_DIRECTORY);
-	mnt = open(m.lower, O_RDONLY | O_DIRECTORY);
-	cr_assert(root >= 0 && mnt >= 0);
-	fs.itab = ofs_itab_new(root, mnt, 64);
-	cr_assert_not_null(fs.itab);
+	table_on_lower(&fs);
 	cr_expect_eq(ofs_inode_path(&fs, FUSE_ROOT_ID, path, sizeof(path)), 0);
 	cr_expect_str_eq(path, "/");
 	d = look(&fs, "d");

@@ -44,8 +44,7 @@ static void up(void)
 
 static void down(void)
 {
-	h_cleanup(&m);
-	h_sleepfs_stop(&slow);
+	h_cleanup_over(&m, &slow);
 }
 
 TestSuite(locks, .init = up, .fini = down, .timeout = 240);

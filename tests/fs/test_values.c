@@ -36,8 +36,7 @@ static void up(void)
 /* sleepfs first: the tree is removed with it unmounted. */
 static void down(void)
 {
-	h_sleepfs_stop(&slow);
-	h_cleanup(&m);
+	h_cleanup_over(&m, &slow);
 }
 
 TestSuite(values, .init = up, .fini = down, .timeout = 120);
