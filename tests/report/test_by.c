@@ -2,8 +2,9 @@
 /*
  * osprof-report show --by on osprof-fs's profiles per key value: a mount
  * -o by=file over sleepfs, whose "slow4" takes four times as long a read
- * as "slow", read 6 and 2 times (slow4 has the most total time, 34 ms
- * against 3, a margin no scheduling delay on a busy machine closes):
+ * as "slow", read 6 and 2 times (slow4 has the most total time, 120 ms
+ * against 10: a margin of 110 ms, where 1.4 ms reads left 31 ms and a
+ * sanitizer build on a loaded CI machine once closed it):
  * the values come out most total time first, --top cuts them, `other`
  * follows, by.json parses back (from the mount, a saved file and stdin)
  * and --format json is valid JSON with the same values. Hostile by.json
@@ -40,7 +41,7 @@ static void up(void)
 
 	cli_setup();
 	h_tree(&m);
-	h_sleepfs_start(&slow, m.top, "1400");
+	h_sleepfs_start(&slow, m.top, "5000");
 	h_start_at(&m, slow.dir, NULL, args);
 	reads("slow", 2);
 	reads("slow4", 6);
