@@ -22,6 +22,7 @@
 #include "osprof/format.h"
 
 static struct mnt m;
+static struct sleepfs slow; /* started by the tests that need it */
 
 static void up(void)
 {
@@ -30,7 +31,7 @@ static void up(void)
 
 static void down(void)
 {
-	h_cleanup(&m);
+	h_cleanup_over(&m, &slow);
 }
 
 TestSuite(daemon, .init = up, .fini = down, .timeout = 60);
@@ -339,6 +340,61 @@ Test(daemon, polling_workers_serve_and_stop_cleanly)
 	h_start(&m, args);
 	cr_assert_eq(h_write_str(h_path(file, m.dir, "again"), "x"), 0);
 	cr_expect_eq(h_stop(&m), 0);
+}
+
+/* utime + stime of process @pid in clock ticks, its ended threads counted. */
+static unsigned long cpu_ticks(pid_t pid)
+{
+	char path[64], *s, *p;
+	unsigned long ut = 0, st = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	s = h_slurp(path, NULL);
+	cr_assert_not_null(s);
+	p = strrchr(s, ')'); /* the name may hold anything but ends at the last ')' */
+	cr_assert_not_null(p);
+	cr_assert_eq(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st),
+		     2, "%s", s);
+	free(s);
+	return ut + st;
+}
+
+/*
+ * Requests that block (1 ms reads in sleepfs) leave the polling workers
+ * asleep: the daemon spends on each what serving it costs (50-70 us here,
+ * counted in 10 ms ticks), where a worker polling through each read would
+ * add most of the 1 ms. The bound, 300 us, leaves room for sanitizers on
+ * a loaded machine. An idle mount costs nothing at all (the bound allows
+ * for the ticks' grain).
+ */
+Test(daemon, polling_sleeps_while_requests_block_and_while_idle)
+{
+	const char *args[] = { "-o", "cache=never,poll_us=200", NULL };
+	enum { READS = 400 };
+	char path[PATH_MAX], buf[4096];
+	unsigned long c0, c1, c2;
+	double tck = (double)sysconf(_SC_CLK_TCK), us_per_read;
+	int fd, n;
+
+	h_sleepfs_start(&slow, m.top, "1000");
+	h_start_at(&m, slow.dir, NULL, args);
+	fd = open(h_path(path, m.dir, "slow"), O_RDONLY);
+	cr_assert_geq(fd, 0);
+	/* Warm-up: threads started, windows settled. The file is 1 MiB. */
+	for (n = 0; n < 10 && pread(fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf); n++)
+		;
+	c0 = cpu_ticks(m.pid);
+	for (n = 0; n < READS; n++)
+		if (pread(fd, buf, sizeof(buf), (off_t)(n % 256) * 4096) != (ssize_t)sizeof(buf))
+			break;
+	c1 = cpu_ticks(m.pid);
+	close(fd);
+	cr_assert_eq(n, READS, "read %d of %d: %s", n, READS, strerror(errno));
+	us_per_read = (double)(c1 - c0) / tck * 1e6 / READS;
+	cr_expect_lt(us_per_read, 300.0, "daemon CPU per 1 ms read: %.0f us", us_per_read);
+	usleep(500 * 1000);
+	c2 = cpu_ticks(m.pid);
+	cr_expect_leq(c2 - c1, 3, "daemon CPU in 0.5 s idle: %lu ticks", c2 - c1);
 }
 
 /*
