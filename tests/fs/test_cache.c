@@ -3,13 +3,15 @@
  * The caching modes: cache=never sends every read to the profiler;
  * cache=auto serves repeated reads from the page cache yet sees a change
  * made to the lower file once the attribute timeout passes, and skips
- * FLUSH for read-only files; the profile's options name the mode.
+ * FLUSH for read-only files; cache=always sends only OPEN and RELEASE on
+ * warm runs; the profile's options name the mode.
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -91,5 +93,48 @@ Test(cache, auto_caches_pages_until_the_file_changes)
 	free(s);
 	p = h_profile(&m);
 	cr_expect_geq(h_count(p, "flush"), 1);
+	osp_profile_free(p);
+}
+
+/*
+ * Under always, warm runs send nothing per file but OPEN and RELEASE: no
+ * LOOKUP, READ or GETATTR. (The run after the one whose reads reached the
+ * daemon sends one GETATTR per file: the kernel marks a file's atime stale
+ * once the daemon has served its pages -- fuse_invalidate_atime -- and a
+ * stat asks for atime. That is the kernel's, for any FUSE daemon; the run
+ * after it sends none, which is what this checks.)
+ */
+Test(cache, always_sends_only_open_and_release_on_warm_runs)
+{
+	const char *args[] = { "-o", "cache=always", NULL };
+	enum { FILES = 20 };
+	char lp[PATH_MAX], mp[PATH_MAX], ctl[PATH_MAX + 64], name[32];
+	struct osp_profile *p;
+
+	for (int i = 0; i < FILES; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		cr_assert_eq(h_write_str(h_path(lp, m.lower, name), name), 0);
+	}
+	h_start(&m, args);
+	for (int run = 0; run < 3; run++) {
+		if (run == 2)
+			cr_assert_eq(h_write_str(h_path(ctl, m.ctl, "ctl"), "reset\n"), 0);
+		for (int i = 0; i < FILES; i++) {
+			struct stat st;
+			char *s;
+
+			snprintf(name, sizeof(name), "f%d", i);
+			cr_assert_eq(stat(h_path(mp, m.dir, name), &st), 0);
+			s = h_slurp(mp, NULL);
+			cr_assert_str_eq(s, name);
+			free(s);
+		}
+	}
+	p = h_profile(&m);
+	cr_expect_eq(h_count(p, "open"), FILES);
+	cr_expect_eq(h_count(p, "release"), FILES);
+	cr_expect_eq(h_count(p, "lookup"), 0);
+	cr_expect_eq(h_count(p, "read"), 0);
+	cr_expect_eq(h_count(p, "getattr"), 0);
 	osp_profile_free(p);
 }
