@@ -11,7 +11,11 @@
 # measures the eBPF layers). Every figure comes from osprof-bench, the
 # configurations interleaved A B A B ... in one run; per workload the
 # medians, the ratio to native and, for osprof-fs, to the peer at equal
-# caching, and each daemon's CPU seconds (utime + stime from /proc) per run.
+# caching, and each daemon's CPU seconds (utime + stime from /proc) per run
+# and per request: osprof-fs counts its requests; the peer, which counts
+# none, is charged per request of osprof-fs at the same caching (marked *:
+# the kernel sends both about the same requests, the peer fewer where it
+# answers ENOSYS, as passthrough_ll does to getxattr).
 #
 #   bench/peer.sh [--tree DIR] [--build DIR] [--max-runs N] [--hw PCT]
 #                 [--only grep|cold|find|randread|postmark]
@@ -109,6 +113,11 @@ cputicks() {  # utime + stime (fields 14, 15) of every thread, live or reaped
   awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || echo 0
 }
 tck=$(getconf CLK_TCK)
+# requests MOUNT: the requests osprof-fs has counted ("... N requests in ...")
+requests() {
+  head -n 1 "$1/.osprof/stats" 2>/dev/null |
+    awk '{ for (i = 2; i <= NF; i++) if ($i == "requests") { print $(i - 1); exit } } END { if (NR == 0) print 0 }'
+}
 
 # pcompare TITLE PREFIX OPS OSPROF-BENCH-ARGS...: run osprof-bench (failed
 # runs recorded, not fatal), print its elapsed lines and comparisons, then
@@ -120,9 +129,12 @@ pcompare() {
   shift 3
   echo
   echo "=== $title"
-  declare -A before
+  declare -A before reqs0
   for name in osp-never peer-never osp-auto peer-auto osp-always peer-always; do
     before[$name]=$(cputicks "${pid[$p$name]}")
+  done
+  for name in osp-never osp-auto osp-always; do
+    reqs0[$name]=$(requests "$work/$p$name")
   done
   rm -f "$work/last.csv"
   # One warm-up run of each configuration here, not osprof-bench's
@@ -144,15 +156,17 @@ pcompare() {
   [ -s "$work/last.csv" ] || { echo "osprof-bench wrote no CSV"; return 0; }
   : > "$work/cpu"
   for name in osp-never peer-never osp-auto peer-auto osp-always peer-always; do
-    echo "$name $(( $(cputicks "${pid[$p$name]}") - ${before[$name]} ))" >> "$work/cpu"
+    local nreq=-
+    case $name in osp-*) nreq=$(( $(requests "$work/$p$name") - ${reqs0[$name]} )) ;; esac
+    echo "$name $(( $(cputicks "${pid[$p$name]}") - ${before[$name]} )) $nreq" >> "$work/cpu"
   done
   awk -F, -v ops="$ops" -v tck="$tck" -v warm=1 '
-    FNR == NR { cpu[$1] = $2; next }        # the CPU ticks file (space-separated)
+    FNR == NR { cpu[$1] = $2; req[$1] = $3; next }   # the CPU ticks file (space-separated)
     $2 ~ /^[0-9]+$/ { runs[$1]++; if ($3 != "ok") bad[$1]++ }
     $2 == "median" && $3 == "" && $4 != "" { med[$1] = $4 }
     $2 == "median" { if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
     END {
-      printf "%-12s %10s %10s %5s %5s %9s %9s %15s\n", "config", "median s", "IOPS", "runs", "fail", "/native", "/peer", "daemon CPU s/run"
+      printf "%-12s %10s %10s %5s %5s %9s %9s %10s %8s %10s\n", "config", "median s", "IOPS", "runs", "fail", "/native", "/peer", "CPU s/run", "req/run", "CPU us/req"
       for (i = 1; i <= n; i++) {
         c = order[i]; m = med[c]
         ms = (m == "") ? "-" : sprintf("%.4f", m)
@@ -161,7 +175,13 @@ pcompare() {
         pe = c; sub(/^osp-/, "peer-", pe)
         rp = (c ~ /^osp-/ && med[pe] != "" && m != "") ? sprintf("%.3f", m / med[pe]) : ""
         cp = (c in cpu) ? sprintf("%.4f", cpu[c] / tck / (runs[c] + warm)) : "-"
-        printf "%-12s %10s %10s %5d %5d %9s %9s %15s\n", c, ms, io, runs[c], bad[c] + 0, rn, rp, cp
+        # Requests: osprof-fs counts its own; the peer is charged per
+        # request of osprof-fs at its caching mode (marked *).
+        os = c; sub(/^peer-/, "osp-", os)
+        rr = (req[os] != "" && req[os] != "-") ? req[os] / (runs[os] + warm) : 0
+        rq = (c ~ /^osp-/ && rr > 0) ? sprintf("%.0f", rr) : "-"
+        up = (c in cpu && rr > 0) ? sprintf("%.1f%s", cpu[c] / tck / (runs[c] + warm) / rr * 1e6, c ~ /^peer-/ ? "*" : "") : "-"
+        printf "%-12s %10s %10s %5d %5d %9s %9s %10s %8s %10s\n", c, ms, io, runs[c], bad[c] + 0, rn, rp, cp, rq, up
       }
     }' FS=' ' "$work/cpu" FS=, "$work/last.csv"
 }
