@@ -397,10 +397,15 @@ static int parse_values(struct ofs_opts *o, struct raw *r)
 	    parse_slow_top(o, r) || parse_by(o, r))
 		return -1;
 	/*
-	 * Threading by measurement (bench/overhead.sh, warm grep of the Linux
-	 * sources on a 2-CPU VM): with kernel caching, polling workers take
-	 * 3.5x native where the blocking pool takes 5.2x; with cache=never
-	 * they gain 4% for twice the daemon CPU, so there the pool stays.
+	 * Threading by measurement (interleaved warm grep -r on a 2-CPU VM,
+	 * fs/ofs_loop.c): with kernel caching, polling workers took 0.57x
+	 * the pool's time under always. Under never they took 0.66x for
+	 * 1.21x its daemon CPU on /usr/include but 0.88x (within noise) for
+	 * 1.48x on the Linux sources, and in the VM test the kernel module's
+	 * lower layer counted one read more than the daemon's preads (likely
+	 * glibc reading /sys/devices/system/cpu/online when malloc first
+	 * makes an arena for a new thread, after the test's reset): there the
+	 * pool stays, and -o poll_us=200 is a choice.
 	 */
 	o->poll_us = o->cache == OFS_CACHE_NEVER ? 0 : 200;
 	return get_uint("poll_us", r->poll_us, 0, 1000000, &o->poll_us);
