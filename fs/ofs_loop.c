@@ -184,9 +184,13 @@ static void *worker(void *arg)
 	uint64_t win = 0, until = 0, replied = 0, t0;
 	int ep = waiter_new(l);
 
-	if (ep < 0)
+	/* A poller that cannot wait stops the loop; an extra worker without
+	 * a descriptor to spare (at the open-file limit) just leaves, as
+	 * when add_worker cannot start one: the busy workers serve, later. */
+	if (ep < 0 && !extra)
 		stop_all(l, ep);
-	__atomic_add_fetch(&l->idle, 1, __ATOMIC_ACQ_REL);
+	if (ep >= 0)
+		__atomic_add_fetch(&l->idle, 1, __ATOMIC_ACQ_REL);
 	while (ep >= 0 && !fuse_session_exited(l->se)) {
 		int res = fuse_session_receive_buf(l->se, &buf);
 
