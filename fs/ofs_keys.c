@@ -71,12 +71,14 @@ struct ofs_keys *ofs_keys_new(unsigned max)
 
 void ofs_keys_reset(struct ofs_keys *k)
 {
+	/* The key first: a get that found it and waits for its slot sees
+	 * it gone (published) rather than a slot nothing will publish. */
 	for (uint64_t i = 0; i <= k->mask; i++) {
-		atomic_init(&k->e[i].key, OFS_KEYS_EMPTY);
-		atomic_init(&k->e[i].slot, SLOT_PENDING);
+		atomic_store_explicit(&k->e[i].key, OFS_KEYS_EMPTY, memory_order_release);
+		atomic_store_explicit(&k->e[i].slot, SLOT_PENDING, memory_order_release);
 	}
 	for (unsigned i = 0; i < k->max; i++)
-		atomic_init(&k->slot_key[i], OFS_KEYS_EMPTY);
+		atomic_store_explicit(&k->slot_key[i], OFS_KEYS_EMPTY, memory_order_relaxed);
 	atomic_store(&k->used, 0);
 	atomic_store(&k->nslots, 0);
 	atomic_store(&k->nrefused, 0);
@@ -105,15 +107,22 @@ static int take(atomic_uint *c, unsigned limit)
 	return (int)v;
 }
 
-/* The slot of an entry whose key is set: wait for its inserter to publish. */
-static int published(struct entry *e)
+/*
+ * The slot of an entry found holding @key: wait for its inserter to
+ * publish -- unless a reset empties the entry meanwhile, which nothing
+ * would publish again: then -1 (the request goes to the caller's fold).
+ */
+static int published(struct entry *e, uint64_t key)
 {
 	int s;
 
 	for (unsigned spins = 0;
-	     (s = atomic_load_explicit(&e->slot, memory_order_acquire)) == SLOT_PENDING; spins++)
+	     (s = atomic_load_explicit(&e->slot, memory_order_acquire)) == SLOT_PENDING; spins++) {
+		if (atomic_load_explicit(&e->key, memory_order_acquire) != key)
+			return -1;
 		if (spins % 64 == 63)
 			sched_yield(); /* the inserter was preempted between two stores */
+	}
 	return s >= 0 ? s : -1;
 }
 
@@ -128,7 +137,7 @@ int ofs_keys_get(struct ofs_keys *k, uint64_t key, bool *fresh)
 		int s;
 
 		if (cur == key)
-			return published(e);
+			return published(e, key);
 		if (cur != OFS_KEYS_EMPTY)
 			continue;
 		/* At most max slots and max refused keys: half the entries. */
@@ -140,7 +149,7 @@ int ofs_keys_get(struct ofs_keys *k, uint64_t key, bool *fresh)
 							     memory_order_acquire)) {
 			atomic_fetch_sub_explicit(&k->used, 1, memory_order_relaxed);
 			if (cur == key)
-				return published(e);
+				return published(e, key);
 			continue; /* another key took it: probe on */
 		}
 		s = take(&k->nslots, k->max);

@@ -53,9 +53,11 @@ int ofs_keys_find(const struct ofs_keys *k, uint64_t key);
 bool ofs_keys_key(const struct ofs_keys *k, unsigned slot, uint64_t *key);
 
 /*
- * ofs_keys_reset - forget every key and count. Not while ofs_keys_get
- * runs elsewhere: that caller's key may then be given twice (each slot
- * still counted apart, nothing lost).
+ * ofs_keys_reset - forget every key and count. It may run beside
+ * ofs_keys_get (ctl's reset while requests are recorded): a get racing it
+ * returns -1, or a slot the reset is forgetting, which may then be given
+ * to a second key as well -- only requests racing the reset can be
+ * misattributed; none waits for an entry the reset emptied.
  */
 void ofs_keys_reset(struct ofs_keys *k);
 

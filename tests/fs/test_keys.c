@@ -8,6 +8,7 @@
  */
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "ofs_keys.h"
 
@@ -151,5 +152,54 @@ Test(keys, a_slot_names_its_key_until_reset)
 	cr_expect(fresh);
 	cr_expect(ofs_keys_key(k, 0, &key));
 	cr_expect_eq(key, 7);
+	ofs_keys_free(k);
+}
+
+/* Gets racing ctl's reset: each returns -1 or a slot in range, and none
+ * waits for ever on an entry the reset emptied (the suite's timeout
+ * catches that). */
+struct race {
+	struct ofs_keys *k;
+	atomic_bool stop;
+	unsigned seed;
+	int bad;
+};
+
+static void *getter(void *arg)
+{
+	struct race *r = arg;
+	unsigned x = r->seed;
+	bool fresh;
+
+	while (!atomic_load(&r->stop)) {
+		int s;
+
+		x = x * 1103515245u + 12345u;
+		s = ofs_keys_get(r->k, 1 + (x >> 8) % 64, &fresh);
+		if (s < -1 || s >= 16)
+			r->bad++;
+	}
+	return NULL;
+}
+
+Test(keys, gets_beside_resets_never_wait_for_ever, .timeout = 60)
+{
+	struct race r[3];
+	pthread_t th[3];
+	struct ofs_keys *k = ofs_keys_new(16);
+
+	cr_assert_not_null(k);
+	for (int i = 0; i < 3; i++) {
+		r[i] = (struct race){ .k = k, .seed = 7u + (unsigned)i };
+		atomic_init(&r[i].stop, false);
+		cr_assert_eq(pthread_create(&th[i], NULL, getter, &r[i]), 0);
+	}
+	for (int n = 0; n < 200000; n++)
+		ofs_keys_reset(k);
+	for (int i = 0; i < 3; i++) {
+		atomic_store(&r[i].stop, true);
+		pthread_join(th[i], NULL);
+		cr_expect_eq(r[i].bad, 0);
+	}
 	ofs_keys_free(k);
 }
