@@ -24,48 +24,10 @@
 #include <sys/stat.h>
 
 #include "orp_by.h"
+#include "orp_jread.h"
 #include "osprof/format.h"
 
 #define BY_VERSION 1
-
-static int fail(char *err, size_t errlen, const char *where, const char *why)
-{
-	snprintf(err, errlen, "%s: %s", where, why);
-	return -EINVAL;
-}
-
-/* Member @key of object @o as a string (NULL when absent and !@need). */
-static int get_str(json_object *o, const char *key, bool need, char **out,
-		   const char *where, char *err, size_t errlen)
-{
-	json_object *v;
-	char w[128];
-
-	*out = NULL;
-	snprintf(w, sizeof(w), "%s%s%s", where, where[0] ? "." : "", key);
-	if (!json_object_object_get_ex(o, key, &v))
-		return need ? fail(err, errlen, w, "missing") : 0;
-	if (!json_object_is_type(v, json_type_string))
-		return fail(err, errlen, w, "expected a string");
-	if (strlen(json_object_get_string(v)) != (size_t)json_object_get_string_len(v))
-		return fail(err, errlen, w, "a string holding a NUL character");
-	*out = strdup(json_object_get_string(v));
-	return *out ? 0 : -ENOMEM;
-}
-
-/* Member @key of @o as a whole number >= 0 (0 when absent). */
-static int get_u64(json_object *o, const char *key, uint64_t *out, char *err, size_t errlen)
-{
-	json_object *v;
-
-	*out = 0;
-	if (!json_object_object_get_ex(o, key, &v))
-		return 0;
-	if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
-		return fail(err, errlen, key, "expected a whole number >= 0");
-	*out = json_object_get_uint64(v);
-	return 0;
-}
 
 /* The profile of one value, @o's "profile", through core's reader. */
 static int get_profile(json_object *o, const char *where, struct orp_by_value *v,
@@ -77,7 +39,7 @@ static int get_profile(json_object *o, const char *where, struct orp_by_value *v
 	char why[512];
 
 	if (!json_object_object_get_ex(o, "profile", &p) || !json_object_is_type(p, json_type_object))
-		return fail(err, errlen, where, "expected a \"profile\" object");
+		return orp_jread_fail(err, errlen, "%s: expected a \"profile\" object", where);
 	text = json_object_to_json_string_length(p, JSON_C_TO_STRING_PLAIN, &len);
 	if (!text)
 		return -ENOMEM;
@@ -100,13 +62,13 @@ static int get_value(json_object *o, const char *where, struct orp_by_value *v, 
 	int rc;
 
 	if (!json_object_is_type(o, json_type_object))
-		return fail(err, errlen, where, "expected an object");
+		return orp_jread_fail(err, errlen, "%s: expected an object", where);
 	if (other) {
 		v->value = strdup("other");
 		rc = v->value ? 0 : -ENOMEM;
 	} else {
-		rc = get_str(o, "value", true, &v->value, where, err, errlen);
-		rc = rc ? rc : get_str(o, "label", false, &v->label, where, err, errlen);
+		rc = orp_jread_str(o, where, "value", true, &v->value, err, errlen);
+		rc = rc ? rc : orp_jread_str(o, where, "label", false, &v->label, err, errlen);
 	}
 	return rc ? rc : get_profile(o, where, v, err, errlen);
 }
@@ -120,26 +82,20 @@ static int value_cmp(const void *a, const void *b)
 	return strcmp(x->value, y->value);
 }
 
-/* The envelope's own members. */
+/* The envelope's own members (format and version checked by the caller). */
 static int get_head(json_object *root, struct orp_by *b, char *err, size_t errlen)
 {
-	char *format = NULL;
-	uint64_t version;
 	json_object *v;
-	int rc = get_str(root, "format", true, &format, "", err, errlen);
+	int rc = orp_jread_str(root, "document", "key", true, &b->key, err, errlen);
 
-	if (!rc && strcmp(format, "osprof-by") != 0)
-		rc = fail(err, errlen, "format", "not \"osprof-by\" (is it a profile? use show without --by)");
-	free(format);
-	rc = rc ? rc : get_u64(root, "version", &version, err, errlen);
-	if (!rc && version != BY_VERSION)
-		rc = fail(err, errlen, "version", version > BY_VERSION ?
-			  "newer than this osprof-report reads (1): upgrade it" : "expected 1");
-	rc = rc ? rc : get_str(root, "key", true, &b->key, "", err, errlen);
-	rc = rc ? rc : get_u64(root, "max_values", &b->max_values, err, errlen);
-	rc = rc ? rc : get_u64(root, "folded_requests", &b->folded_requests, err, errlen);
-	rc = rc ? rc : get_u64(root, "refused_values", &b->refused_values, err, errlen);
-	rc = rc ? rc : get_u64(root, "comm_collisions", &b->comm_collisions, err, errlen);
+	rc = rc ? rc : orp_jread_u64(root, "document", "max_values", false, &b->max_values,
+				     err, errlen);
+	rc = rc ? rc : orp_jread_u64(root, "document", "folded_requests", false,
+				     &b->folded_requests, err, errlen);
+	rc = rc ? rc : orp_jread_u64(root, "document", "refused_values", false,
+				     &b->refused_values, err, errlen);
+	rc = rc ? rc : orp_jread_u64(root, "document", "comm_collisions", false,
+				     &b->comm_collisions, err, errlen);
 	if (!rc && json_object_object_get_ex(root, "refused_values_more", &v))
 		b->refused_more = json_object_get_boolean(v);
 	return rc;
@@ -147,43 +103,19 @@ static int get_head(json_object *root, struct orp_by *b, char *err, size_t errle
 
 int orp_by_parse(const char *text, size_t len, struct orp_by *b, char *err, size_t errlen)
 {
-	struct json_tokener *tok = json_tokener_new();
-	json_object *root = NULL, *arr, *o;
-	enum json_tokener_error jerr = json_tokener_success;
-	int rc = 0;
+	json_object *root, *arr, *o;
+	uint64_t version;
+	int rc;
 
 	memset(b, 0, sizeof(*b));
-	if (!tok)
-		return -ENOMEM;
-	if (len > INT32_MAX) {
-		rc = fail(err, errlen, "document", "larger than 2 GiB");
-		goto out;
-	}
-	root = json_tokener_parse_ex(tok, text, (int)len);
-	jerr = json_tokener_get_error(tok);
-	if (!root || jerr != json_tokener_success) {
-		snprintf(err, errlen, "invalid JSON at byte %zu: %s", json_tokener_get_parse_end(tok),
-			 jerr == json_tokener_success || jerr == json_tokener_continue
-			 ? "truncated" : json_tokener_error_desc(jerr));
-		rc = -EINVAL;
-		goto out;
-	}
-	/* White space may follow (@text need not end in a NUL). */
-	for (size_t i = json_tokener_get_parse_end(tok); i < len; i++) {
-		if (!strchr(" \t\r\n", text[i]) || !text[i]) {
-			snprintf(err, errlen, "invalid JSON at byte %zu: text after the document", i);
-			rc = -EINVAL;
-			goto out;
-		}
-	}
-	if (!json_object_is_type(root, json_type_object)) {
-		rc = fail(err, errlen, "document", "expected an object");
-		goto out;
-	}
+	rc = orp_jread_doc(text, len, "osprof-by", BY_VERSION,
+			   "is it a profile? use show without --by", &root, &version, err, errlen);
+	if (rc)
+		return rc;
 	rc = get_head(root, b, err, errlen);
 	if (!rc && (!json_object_object_get_ex(root, "values", &arr) ||
 		    !json_object_is_type(arr, json_type_array)))
-		rc = fail(err, errlen, "values", "expected an array");
+		rc = orp_jread_fail(err, errlen, "values: expected an array");
 	if (!rc) {
 		size_t n = json_object_array_length(arr);
 
@@ -200,17 +132,15 @@ int orp_by_parse(const char *text, size_t len, struct orp_by *b, char *err, size
 		}
 	}
 	if (!rc && !json_object_object_get_ex(root, "other", &o))
-		rc = fail(err, errlen, "other", "missing");
+		rc = orp_jread_fail(err, errlen, "other: missing");
 	rc = rc ? rc : get_value(o, "other", &b->other, true, err, errlen);
 	if (!rc)
 		qsort(b->v, b->n, sizeof(*b->v), value_cmp);
-out:
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
 	if (rc)
 		orp_by_free(b);
 	json_object_put(root);
-	json_tokener_free(tok);
 	return rc;
 }
 

@@ -10,55 +10,25 @@
  * is refused. Kept apart from the view (orp_values.c) for its fuzzer.
  */
 #include <errno.h>
-#include <json.h>
-#include <stdarg.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "orp.h"
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	/* One line: a name from the input may hold anything. */
-	for (char *p = err; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	return -EINVAL;
-}
+#include "orp_jread.h"
 
 /* Member @key of @o when it has type @t: 0, or -EINVAL said. */
 static int member(struct json_object *o, const char *key, enum json_type t,
 		  struct json_object **out, const char *where, char *err, size_t errlen)
 {
 	if (!json_object_object_get_ex(o, key, out))
-		return fail(err, errlen, "%s: no \"%s\"", where, key);
+		return orp_jread_fail(err, errlen, "%s: no \"%s\"", where, key);
 	if (!json_object_is_type(*out, t))
-		return fail(err, errlen, "%s: \"%s\" is not %s", where, key,
+		return orp_jread_fail(err, errlen, "%s: \"%s\" is not %s", where, key,
 			    t == json_type_int ? "a whole number" :
 			    t == json_type_string ? "a string" :
 			    t == json_type_array ? "an array" : "an object");
 	return 0;
-}
-
-/* A whole number in [0, @max] (not above INT64_MAX): 0 or -EINVAL. */
-static int whole(struct json_object *o, uint64_t max, uint64_t *out)
-{
-	int64_t v;
-
-	if (!json_object_is_type(o, json_type_int))
-		return -EINVAL;
-	v = json_object_get_int64(o);
-	if (v < 0)
-		return -EINVAL;
-	/* Past INT64_MAX json-c keeps it unsigned: take it as such. */
-	*out = v == INT64_MAX ? json_object_get_uint64(o) : (uint64_t)v;
-	return *out <= max ? 0 : -EINVAL;
 }
 
 static int read_buckets(struct orp_vtable *t, unsigned nlat, struct json_object *arr,
@@ -71,16 +41,16 @@ static int read_buckets(struct orp_vtable *t, unsigned nlat, struct json_object 
 		uint64_t lat, val, c, *cell;
 
 		if (!json_object_is_type(b, json_type_array) || json_object_array_length(b) != 3)
-			return fail(err, errlen, "ops[%zu].buckets[%zu]: expected [latency bucket, value bucket, count]",
+			return orp_jread_fail(err, errlen, "ops[%zu].buckets[%zu]: expected [latency bucket, value bucket, count]",
 				    ti, i);
-		if (whole(json_object_array_get_idx(b, 0), nlat - 1, &lat) ||
-		    whole(json_object_array_get_idx(b, 1), t->nval - 1, &val) ||
-		    whole(json_object_array_get_idx(b, 2), UINT64_MAX, &c))
-			return fail(err, errlen, "ops[%zu].buckets[%zu]: expected a latency bucket 0..%u, a %s bucket 0..%u and a count >= 0",
+		if (orp_jread_whole(json_object_array_get_idx(b, 0), nlat - 1, &lat) ||
+		    orp_jread_whole(json_object_array_get_idx(b, 1), t->nval - 1, &val) ||
+		    orp_jread_whole(json_object_array_get_idx(b, 2), UINT64_MAX, &c))
+			return orp_jread_fail(err, errlen, "ops[%zu].buckets[%zu]: expected a latency bucket 0..%u, a %s bucket 0..%u and a count >= 0",
 				    ti, i, nlat - 1, osp_value_kind_name(t->kind), t->nval - 1);
 		cell = &t->cell[lat * t->nval + val];
 		if (*cell > UINT64_MAX - c)
-			return fail(err, errlen, "ops[%zu].buckets[%zu]: count overflows", ti, i);
+			return orp_jread_fail(err, errlen, "ops[%zu].buckets[%zu]: count overflows", ti, i);
 		*cell += c;
 	}
 	return 0;
@@ -96,29 +66,29 @@ static int read_table(struct orp_values *v, struct json_object *o, size_t ti,
 
 	snprintf(where, sizeof(where), "ops[%zu]", ti);
 	if (!json_object_is_type(o, json_type_object))
-		return fail(err, errlen, "%s is not an object", where);
+		return orp_jread_fail(err, errlen, "%s is not an object", where);
 	if (member(o, "op", json_type_string, &op, where, err, errlen) ||
 	    member(o, "value", json_type_string, &kind, where, err, errlen) ||
 	    member(o, "buckets", json_type_array, &arr, where, err, errlen))
 		return -EINVAL;
 	if (json_object_get_string_len(op) == 0 || json_object_get_string_len(op) >= ORP_VALUES_OPLEN ||
 	    memchr(json_object_get_string(op), '\0', (size_t)json_object_get_string_len(op)))
-		return fail(err, errlen, "%s: \"op\" must be a name of 1 to %d bytes", where,
+		return orp_jread_fail(err, errlen, "%s: \"op\" must be a name of 1 to %d bytes", where,
 			    ORP_VALUES_OPLEN - 1);
 	k = osp_value_kind_parse(json_object_get_string(kind));
 	if (k < 0)
-		return fail(err, errlen, "%s: unknown \"value\" '%.40s' (size, seek or at_end)", where,
+		return orp_jread_fail(err, errlen, "%s: unknown \"value\" '%.40s' (size, seek or at_end)", where,
 			    json_object_get_string(kind));
 	for (size_t i = 0; i < v->n; i++)
 		if ((int)v->t[i].kind == k && strcmp(v->t[i].op, json_object_get_string(op)) == 0)
-			return fail(err, errlen, "%s: op '%s' value %s given twice", where,
+			return orp_jread_fail(err, errlen, "%s: op '%s' value %s given twice", where,
 				    v->t[i].op, osp_value_kind_name(v->t[i].kind));
 	memcpy(t->op, json_object_get_string(op), (size_t)json_object_get_string_len(op) + 1);
 	t->kind = (enum osp_value_kind)k;
 	t->nval = osp_value_nbuckets(t->kind);
 	t->cell = calloc((size_t)v->nlat * t->nval, sizeof(*t->cell));
 	if (!t->cell)
-		return fail(err, errlen, "out of memory"), -ENOMEM;
+		return orp_jread_fail(err, errlen, "out of memory"), -ENOMEM;
 	v->n++;
 	return read_buckets(t, v->nlat, arr, ti, err, errlen);
 }
@@ -126,33 +96,20 @@ static int read_table(struct orp_values *v, struct json_object *o, size_t ti,
 static int read_doc(struct orp_values *v, struct json_object *root, char *err, size_t errlen)
 {
 	struct json_object *o;
-	uint64_t ver, res;
+	uint64_t res;
 	size_t n;
 
-	if (!json_object_is_type(root, json_type_object))
-		return fail(err, errlen, "not a JSON object");
-	if (member(root, "format", json_type_string, &o, "document", err, errlen))
-		return -EINVAL;
-	if (strcmp(json_object_get_string(o), "osprof-values") != 0)
-		return fail(err, errlen, "format is '%.40s', not osprof-values", json_object_get_string(o));
-	if (member(root, "version", json_type_int, &o, "document", err, errlen))
-		return -EINVAL;
-	if (whole(o, UINT32_MAX, &ver) || ver < 1)
-		return fail(err, errlen, "bad version");
-	if (ver > 1)
-		return fail(err, errlen, "version %llu is newer than this reader (1): update osprof-report",
-			    (unsigned long long)ver);
 	if (member(root, "resolution", json_type_int, &o, "document", err, errlen))
 		return -EINVAL;
-	if (whole(o, OSP_RES_MAX, &res) || !osp_res_valid((unsigned)res))
-		return fail(err, errlen, "resolution must be 1, 2, 4 or 8");
+	if (orp_jread_whole(o, OSP_RES_MAX, &res) || !osp_res_valid((unsigned)res))
+		return orp_jread_fail(err, errlen, "resolution must be 1, 2, 4 or 8");
 	v->res = (unsigned)res;
 	v->nlat = OSP_HIST_NBUCKETS(v->res);
 	if (member(root, "ops", json_type_array, &o, "document", err, errlen))
 		return -EINVAL;
 	n = json_object_array_length(o);
 	if (n > ORP_VALUES_TABLES_MAX)
-		return fail(err, errlen, "%zu tables in ops, at most %d", n, ORP_VALUES_TABLES_MAX);
+		return orp_jread_fail(err, errlen, "%zu tables in ops, at most %d", n, ORP_VALUES_TABLES_MAX);
 	for (size_t i = 0; i < n; i++) {
 		int e = read_table(v, json_object_array_get_idx(o, i), i, err, errlen);
 
@@ -165,35 +122,16 @@ static int read_doc(struct orp_values *v, struct json_object *root, char *err, s
 int orp_values_parse(struct orp_values *v, const char *text, size_t len, char *err,
 		     size_t errlen)
 {
-	struct json_tokener *tok;
 	struct json_object *root;
+	uint64_t ver;
 	int rc;
 
 	memset(v, 0, sizeof(*v));
-	if (len > INT32_MAX)
-		return fail(err, errlen, "too large");
-	tok = json_tokener_new();
-	if (!tok)
-		return fail(err, errlen, "out of memory"), -ENOMEM;
-	/* Standard JSON only, as core's profile reader takes (no comments,
-	 * single quotes, NaN, ...). */
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-	root = json_tokener_parse_ex(tok, text, (int)len);
-	if (!root || json_tokener_get_error(tok) != json_tokener_success) {
-		rc = fail(err, errlen, "not valid JSON: %s",
-			  json_tokener_error_desc(json_tokener_get_error(tok) == json_tokener_continue
-						  ? json_tokener_error_parse_eof
-						  : json_tokener_get_error(tok)));
-	} else {
-		size_t end = json_tokener_get_parse_end(tok);
-
-		while (end < len && strchr(" \t\r\n", text[end]) && text[end])
-			end++;
-		rc = end < len ? fail(err, errlen, "not valid JSON: data after the document")
-			       : read_doc(v, root, err, errlen);
-	}
+	rc = orp_jread_doc(text, len, "osprof-values", 1, NULL, &root, &ver, err, errlen);
+	if (rc)
+		return rc;
+	rc = read_doc(v, root, err, errlen);
 	json_object_put(root);
-	json_tokener_free(tok);
 	if (rc)
 		orp_values_fini(v);
 	return rc;
