@@ -53,9 +53,15 @@ bench_start() {
   trap bench_cleanup EXIT
 }
 bench_cleanup() {
-  for m in "${mounts[@]}"; do fusermount3 -u "$m" 2>/dev/null || true; done
+  local m
+  # A mount still busy (Ctrl-C while a run is inside it) is detached
+  # lazily; and rm never crosses into a mount: through one it would
+  # delete the lower tree, which is the user's.
+  for m in "${mounts[@]}"; do
+    fusermount3 -u "$m" 2>/dev/null || fusermount3 -uz "$m" 2>/dev/null || true
+  done
   sleep 0.2
-  rm -rf "$work"
+  rm -rf --one-file-system "$work"
 }
 
 want() { [ -z "$only" ] || [ "$only" = "$1" ]; }

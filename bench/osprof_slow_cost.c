@@ -61,12 +61,16 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Median ns per request of @batches batches in mode @m. */
+/* Median ns per request of @batches (> 0) batches in mode @m; -1 when
+ * out of memory. */
 static double run(struct ofs *fs, enum mode m, uint64_t batches)
 {
 	double *ns = calloc(batches, sizeof(*ns)), med;
 	struct ofs_req r = { .fs = fs, .op = OFS_OP_READ, .ino = 42, .pid = 4242,
 			     .size_bytes = 4096, .done_bytes = 4096 };
+
+	if (!ns)
+		return -1;
 
 	fs->slow_ns = m == M_SLOW_100MS || m == M_TOP ? 100000000u : UINT64_MAX;
 	for (uint64_t b = 0; b < batches; b++) {
@@ -97,9 +101,10 @@ int main(int argc, char **argv)
 	struct ofs fs = { 0 };
 	double med[M__COUNT] = { 0 };
 
-	if (argc == 3 && strcmp(argv[1], "--records") == 0 &&
-	    osp_parse_u64(argv[2], BATCH, UINT64_MAX / 2, &records) != 0) {
-		fprintf(stderr, "osprof-slow-cost: --records takes a number >= %u\n", BATCH);
+	/* Five rounds of at least one batch each. */
+	if (argc != 1 && (argc != 3 || strcmp(argv[1], "--records") != 0 ||
+			  osp_parse_u64(argv[2], 5 * BATCH, UINT64_MAX / 2, &records) != 0)) {
+		fprintf(stderr, "usage: osprof-slow-cost [--records N], N >= %u\n", 5 * BATCH);
 		return 2;
 	}
 	for (unsigned i = 0; i < OFS_OP__COUNT; i++)
@@ -117,6 +122,10 @@ int main(int argc, char **argv)
 		for (int m = 0; m < M__COUNT; m++) {
 			double v = run(&fs, (enum mode)m, records / BATCH / 5);
 
+			if (v < 0) {
+				fprintf(stderr, "osprof-slow-cost: out of memory\n");
+				return 1;
+			}
 			med[m] = round == 0 || v < med[m] ? v : med[m];
 		}
 	printf("clock %s; ns per request, best of 5 rounds' medians over %u-request batches\n",
