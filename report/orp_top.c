@@ -100,18 +100,13 @@ static int read_doc(const char *mnt, struct orp_top_doc *d)
 {
 	char path[4096], err[ORP_ERRLEN], *text = NULL;
 	size_t len = 0;
-	FILE *f;
 	int r;
 
-	snprintf(path, sizeof(path), "%s/.osprof/top.json", mnt);
-	f = fopen(path, "re");
-	if (!f) {
-		r = -errno;
-		orp_error("%s: %s", path, strerror(-r));
-		return r;
+	if ((size_t)snprintf(path, sizeof(path), "%s/.osprof/top.json", mnt) >= sizeof(path)) {
+		orp_error("%s: path too long", mnt);
+		return -ENAMETOOLONG;
 	}
-	r = osp_read_stream(f, &text, &len);
-	fclose(f);
+	r = orp_read_file(path, &text, &len);
 	if (r) {
 		orp_error("%s: %s", path, strerror(-r));
 		return r;
@@ -141,13 +136,33 @@ static void row_delta(struct orp_top_entry *row, const struct orp_top_entry *cur
 	row->total_ns -= prev->total_ns;
 }
 
+/* Orders of a table's keys: a file by its path, a process by its pid. */
+static int by_path(const void *a, const void *b)
+{
+	return strcmp(((const struct orp_top_entry *)a)->name,
+		      ((const struct orp_top_entry *)b)->name);
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	const struct orp_top_entry *x = a, *y = b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* @key's entry in the previous snapshot, sorted by sort_keys: a search,
+ * not a scan per row (65,536 rows a table at most). */
 static const struct orp_top_entry *find_prev(const struct orp_top_entry *e, size_t n,
 					     const struct orp_top_entry *key, bool procs)
 {
-	for (size_t i = 0; i < n; i++)
-		if (procs ? e[i].pid == key->pid : strcmp(e[i].name, key->name) == 0)
-			return &e[i];
-	return NULL;
+	return n ? bsearch(key, e, n, sizeof(*e), procs ? by_pid : by_path) : NULL;
+}
+
+/* Sort @d's tables by key for find_prev once it is the previous one. */
+static void sort_keys(struct orp_top_doc *d)
+{
+	qsort(d->files, d->nfiles, sizeof(*d->files), by_path);
+	qsort(d->procs, d->nprocs, sizeof(*d->procs), by_pid);
 }
 
 static int by_time(const void *a, const void *b)
@@ -157,15 +172,16 @@ static int by_time(const void *a, const void *b)
 	return x->total_ns < y->total_ns ? 1 : x->total_ns > y->total_ns ? -1 : 0;
 }
 
-static void show_table(const struct top_args *a, bool procs, const struct orp_top_doc *cur,
-		       const struct orp_top_doc *prev)
+/* One table of the interval: 0 or -ENOMEM. */
+static int show_table(const struct top_args *a, bool procs, const struct orp_top_doc *cur,
+		      const struct orp_top_doc *prev)
 {
 	const struct orp_top_entry *e = procs ? cur->procs : cur->files;
 	size_t n = procs ? cur->nprocs : cur->nfiles, shown = 0;
 	struct orp_top_entry *rows = calloc(n ? n : 1, sizeof(*rows));
 
 	if (!rows)
-		return;
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		row_delta(&rows[i], &e[i],
 			  prev ? find_prev(procs ? prev->procs : prev->files,
@@ -196,10 +212,12 @@ static void show_table(const struct top_args *a, bool procs, const struct orp_to
 		shown++;
 	}
 	free(rows);
+	return 0;
 }
 
-static void show(const struct top_args *a, bool tty, const struct orp_top_doc *cur,
-		 const struct orp_top_doc *prev)
+/* One refresh: 0 or -ENOMEM. */
+static int show(const struct top_args *a, bool tty, const struct orp_top_doc *cur,
+		const struct orp_top_doc *prev)
 {
 	time_t now = time(NULL);
 	char hms[16];
@@ -212,12 +230,15 @@ static void show(const struct top_args *a, bool tty, const struct orp_top_doc *c
 	fputs("osprof top ", stdout);
 	osp_esc_text(stdout, a->mnt);
 	printf("  %s  %s\n\n", hms, prev ? "last interval" : "totals since mount or reset");
-	show_table(a, false, cur, prev);
+	if (show_table(a, false, cur, prev))
+		return -ENOMEM;
 	putchar('\n');
-	show_table(a, true, cur, prev);
+	if (show_table(a, true, cur, prev))
+		return -ENOMEM;
 	if (!tty)
 		putchar('\n');
 	fflush(stdout);
+	return 0;
 }
 
 /*
@@ -282,7 +303,12 @@ int orp_cmd_top(int argc, char **argv)
 			ret = ORP_EXIT_ERROR;
 			break;
 		}
-		show(&a, tty, cur, prev);
+		if (show(&a, tty, cur, prev)) {
+			orp_error("out of memory");
+			ret = ORP_EXIT_ERROR;
+			break;
+		}
+		sort_keys(cur); /* the next refresh's previous */
 		if (++shown == a.count || wait_quit(a.interval_s, raw_on ? STDIN_FILENO : -1))
 			break;
 	}
