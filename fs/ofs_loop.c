@@ -201,9 +201,9 @@ static void *worker(void *arg)
 			}
 			if (__atomic_sub_fetch(&l->idle, 1, __ATOMIC_ACQ_REL) == 0)
 				add_worker(l);
-			if (!extra && replied)
-				win = ofs_poll_adapt(win, osp_clock_mono_ns() - replied, l->poll_ns);
 			t0 = osp_clock_mono_ns();
+			if (!extra && replied)
+				win = ofs_poll_adapt(win, t0 - replied, l->poll_ns);
 			fuse_session_process_buf(l->se, &buf);
 			/* An extra worker is not needed once another waits. */
 			if (extra && __atomic_load_n(&l->idle, __ATOMIC_ACQUIRE) > 0)
