@@ -144,19 +144,27 @@ static int slow_copy(struct ofs_slow *s, struct slow_entry **out, size_t *n,
 		     uint64_t *dropped)
 {
 	struct slow_entry *e = NULL;
-	size_t held, first;
+	size_t want, held, first;
 
 	*out = NULL;
 	*n = 0;
 	*dropped = 0;
 	if (!s)
 		return 0;
-	/* Allocated outside the lock: at most the capacity. */
-	e = malloc((size_t)s->cap * sizeof(*e));
+	/*
+	 * Allocated outside the lock for what the log holds now, not for its
+	 * whole capacity on every read; of entries logged meanwhile, the
+	 * copy keeps the newest that fit.
+	 */
+	pthread_mutex_lock(&s->mu);
+	want = s->head < s->cap ? (size_t)s->head : s->cap;
+	pthread_mutex_unlock(&s->mu);
+	e = malloc((want ? want : 1) * sizeof(*e));
 	if (!e)
 		return -ENOMEM;
 	pthread_mutex_lock(&s->mu);
 	held = s->head < s->cap ? (size_t)s->head : s->cap;
+	held = held < want ? held : want;
 	first = (size_t)((s->head - held) % s->cap);
 	for (size_t i = 0; i < held; i++)
 		e[i] = s->e[(first + i) % s->cap];
