@@ -28,11 +28,10 @@ void ofs_slow_log(struct ofs_req *r, uint64_t lat_ns)
 	logged += lat_ns;
 }
 
-int ofs_inode_path(struct ofs *fs, fuse_ino_t ino, char *buf, size_t len)
+void ofs_inode_label(struct ofs *fs, fuse_ino_t ino, char *buf, size_t len)
 {
 	(void)fs;
 	snprintf(buf, len, "/file%llu", (unsigned long long)ino);
-	return 0;
 }
 
 uint64_t ofs_inode_key(struct ofs *fs, fuse_ino_t ino, bool top)
@@ -42,10 +41,9 @@ uint64_t ofs_inode_key(struct ofs *fs, fuse_ino_t ino, bool top)
 	return ino * 0x9e3779b97f4a7c15ull; /* the table's mix, without the lookup */
 }
 
-int ofs_comm_of(pid_t pid, char out[OFS_COMM_LEN])
+void ofs_comm_label(pid_t pid, char out[OFS_COMM_LEN])
 {
 	snprintf(out, OFS_COMM_LEN, "p%d", (int)pid);
-	return 0;
 }
 
 enum mode { M_RECORD, M_SLOW_OFF, M_SLOW_100MS, M_TOP, M__COUNT };

@@ -260,6 +260,11 @@ int ofs_comm_of(pid_t pid, char out[OFS_COMM_LEN]);
  * Reopens the inode when its descriptor is not cached (a few us).
  */
 int ofs_inode_path(struct ofs *fs, fuse_ino_t ino, char *buf, size_t len);
+/* The labels the views show: a process's name ("(kernel)" for pid 0, "?"
+ * for one gone), an inode's path ("..." ending one cut at @len, "?" when
+ * it has none). */
+void ofs_comm_label(pid_t pid, char out[OFS_COMM_LEN]);
+void ofs_inode_label(struct ofs *fs, fuse_ino_t ino, char *buf, size_t len);
 
 /* ---- profiles per key value, -o by=KEY (ofs_by.c) ---- */
 /*

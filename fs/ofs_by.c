@@ -247,8 +247,7 @@ static uint64_t value_key(const struct ofs_by *b, struct ofs_req *r, char comm[O
 		return (uint64_t)r->uid;
 	case OFS_BY_COMM:
 		/* A kernel request (forget, release: pid 0), or a process gone. */
-		if (ofs_comm_of(r->pid, comm) != 0)
-			strcpy(comm, r->pid == 0 ? "(kernel)" : "?");
+		ofs_comm_label(r->pid, comm);
 		return name_key(comm);
 	case OFS_BY_DIR:
 	case OFS_BY_FILE:
@@ -264,35 +263,21 @@ static uint64_t value_key(const struct ofs_by *b, struct ofs_req *r, char comm[O
 /* The path of @r's inode into @v's label; by=dir: its first component. */
 static void label_path(struct ofs_req *r, struct by_value *v, bool top)
 {
-	char path[4096];
-	size_t n;
+	char *path = v->label;
 
-	if (ofs_inode_path(r->fs, r->ino, path, sizeof(path)) != 0) {
-		strcpy(v->label, "?");
-		return;
-	}
+	ofs_inode_label(r->fs, r->ino, path, LABEL_LEN);
 	if (top && path[0] == '/' && path[1])
 		path[1 + strcspn(path + 1, "/")] = '\0';
-	n = strlen(path);
-	if (n >= LABEL_LEN) {
-		memcpy(v->label, path, LABEL_LEN - 4);
-		strcpy(v->label + LABEL_LEN - 4, "...");
-	} else {
-		memcpy(v->label, path, n + 1);
-	}
 }
 
 /* The first request of a value names it, once. */
 static void label(struct ofs_by *b, struct ofs_req *r, struct by_value *v, uint64_t key,
 		  const char *comm)
 {
-	char name[OFS_COMM_LEN];
-
 	if (b->key == OFS_BY_COMM)
 		snprintf(v->label, LABEL_LEN, "%s", comm);
 	else if (b->key == OFS_BY_PID)
-		snprintf(v->label, LABEL_LEN, "%s", r->pid == 0 ? "(kernel)" :
-			 ofs_comm_of(r->pid, name) == 0 ? name : "?");
+		ofs_comm_label(r->pid, v->label);
 	else if (key == KEY_NO_INODE)
 		strcpy(v->label, LABEL_NO_INODE);
 	else if (b->key == OFS_BY_DIR || b->key == OFS_BY_FILE)

@@ -84,8 +84,7 @@ void ofs_slow_log(struct ofs_req *r, uint64_t lat_ns)
 
 	if (!s)
 		return;
-	if (ofs_comm_of(r->pid, e.comm) != 0)
-		strcpy(e.comm, "?");
+	ofs_comm_label(r->pid, e.comm);
 	err = req_path(r, e.path, sizeof(e.path));
 	if (err == -ENAMETOOLONG)
 		memcpy(e.path + sizeof(e.path) - 4, "...", 4);

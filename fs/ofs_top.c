@@ -130,16 +130,14 @@ void ofs_top_record(struct ofs_req *r, uint64_t lat_ns)
 		 * an inode's address, which a new file may reuse once freed. */
 		e = entry_of(&t->files, ofs_inode_key(r->fs, r->ino, false), &fresh);
 		if (fresh) {
-			if (ofs_inode_path(r->fs, r->ino, e->label, sizeof(e->label)) != 0)
-				snprintf(e->label, sizeof(e->label), "?");
+			ofs_inode_label(r->fs, r->ino, e->label, sizeof(e->label));
 			__atomic_store_n(&e->named, 1, __ATOMIC_RELEASE);
 		}
 		count(e, rd, wr, lat_ns);
 	}
 	e = entry_of(&t->procs, (uint64_t)(uint32_t)r->pid, &fresh);
 	if (fresh) {
-		if (ofs_comm_of(r->pid, e->label) != 0)
-			snprintf(e->label, sizeof(e->label), "?");
+		ofs_comm_label(r->pid, e->label);
 		e->uid = r->uid;
 		__atomic_store_n(&e->named, 1, __ATOMIC_RELEASE);
 	}

@@ -128,3 +128,19 @@ int ofs_inode_path(struct ofs *fs, fuse_ino_t ino, char *buf, size_t len)
 		n = snprintf(buf, len, "%s", path);
 	return n >= 0 && (size_t)n < len ? 0 : -ENAMETOOLONG;
 }
+
+void ofs_comm_label(pid_t pid, char out[OFS_COMM_LEN])
+{
+	if (ofs_comm_of(pid, out) != 0)
+		strcpy(out, pid == 0 ? "(kernel)" : "?");
+}
+
+void ofs_inode_label(struct ofs *fs, fuse_ino_t ino, char *buf, size_t len)
+{
+	int err = ofs_inode_path(fs, ino, buf, len);
+
+	if (err == -ENAMETOOLONG && len >= 4)
+		memcpy(buf + len - 4, "...", 4);
+	else if (err)
+		snprintf(buf, len, "?");
+}
