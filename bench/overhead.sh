@@ -11,8 +11,8 @@
 # Measures, as issue 2 and 4 ask:
 #   - the cost of one recording (osprof-record-cost);
 #   - warm grep -r: native vs osprof-fs profiling off vs on, with the default
-#     caching (cache=never) and with kernel caching (cache=auto, always; also
-#     with -o poll_us=200);
+#     caching (cache=never) and with kernel caching (cache=auto, always,
+#     where the polling loop serves);
 #   - cold grep -r (caches dropped before every run): native vs off vs on;
 #   - random reads (osprof-randread, fixed --ops): 1 and 2 processes, buffered
 #     and O_DIRECT, native vs off vs on.
@@ -47,12 +47,10 @@ if want grep; then
   for mode in auto always; do
     mount_fs "kc_on_$mode" "$tree" -o "cache=$mode,layers=none"
     mount_fs "kc_off_$mode" "$tree" -o "cache=$mode,noprofile,layers=none"
-    mount_fs "kc_poll_$mode" "$tree" -o "cache=$mode,poll_us=200,layers=none"
-    compare "warm grep -r, cache=$mode (kernel caching): native, profiling off, on, on with poll_us=200" \
+    compare "warm grep -r, cache=$mode (kernel caching, the polling loop): native, profiling off, on" \
       --config native="$(grepcmd "$tree")" \
       --config off="$(grepcmd "$work/kc_off_$mode")" \
-      --config on="$(grepcmd "$work/kc_on_$mode")" \
-      --config poll="$(grepcmd "$work/kc_poll_$mode")"
+      --config on="$(grepcmd "$work/kc_on_$mode")"
   done
 fi
 if want cold; then

@@ -14,8 +14,13 @@
 # caching, and each daemon's CPU seconds (utime + stime from /proc) per run
 # and per request: osprof-fs counts its requests; the peer, which counts
 # none, is charged per request of osprof-fs at the same caching (marked *:
-# the kernel sends both about the same requests, the peer fewer where it
-# answers ENOSYS, as passthrough_ll does to getxattr).
+# the kernel sends both about the same requests).
+# The peer runs with -o xattr, so both pass extended attributes through, as
+# passthrough_hp always does: without it passthrough_ll answers ENOSYS to the
+# first getxattr, the kernel stops asking, and the peer is spared the
+# GETXATTR of security.capability that the kernel sends before every
+# buffered write (file_remove_privs: FUSE clears SB_NOSEC, and libfuse 3.14
+# cannot ask for FUSE_HANDLE_KILLPRIV_V2, which would set it again).
 #
 #   bench/peer.sh [--tree DIR] [--build DIR] [--max-runs N] [--hw PCT]
 #                 [--only grep|cold|find|randread|postmark]
@@ -92,9 +97,9 @@ mount_pair() {
   for mode in never auto always; do
     start "${p}osp-$mode" "$fs" "$lower" "$work/${p}osp-$mode" -f -o "cache=$mode,layers=none"
     if [ $mode = auto ]; then   # passthrough_ll's default
-      start "${p}peer-$mode" "$peer" -f -o "source=$lower" "$work/${p}peer-$mode"
+      start "${p}peer-$mode" "$peer" -f -o "source=$lower,xattr" "$work/${p}peer-$mode"
     else
-      start "${p}peer-$mode" "$peer" -f -o "source=$lower,cache=$mode" "$work/${p}peer-$mode"
+      start "${p}peer-$mode" "$peer" -f -o "source=$lower,xattr,cache=$mode" "$work/${p}peer-$mode"
     fi
   done
 }
@@ -187,7 +192,7 @@ pcompare() {
 }
 
 nfiles=$(find "$tree" | wc -l)
-echo "osprof peer benchmark: osprof-fs vs libfuse's passthrough_ll ($(pkg-config --modversion fuse3)), tree $tree ($nfiles inodes)"
+echo "osprof peer benchmark: osprof-fs vs libfuse's passthrough_ll -o xattr ($(pkg-config --modversion fuse3)), tree $tree ($nfiles inodes)"
 echo "build $build; osprof-bench --hw $hw --max-runs $max_runs; $(nproc) CPUs"
 lim=$(ulimit -n)
 hlim=$(ulimit -Hn)
