@@ -71,14 +71,15 @@ static void load_path(struct oex_source *src, const char *path,
 	char *text = NULL, err[256];
 	size_t len = 0;
 	FILE *f = fopen(path, "re");
+	int rc;
 
 	if (!f) {
 		if (errno != ENOENT && errno != ENODEV && errno != ENXIO)
 			log_line(log, path, strerror(errno));
 		return;
 	}
-	if (osp_read_stream(f, &text, &len) != 0) {
-		log_line(log, path, "cannot be read");
+	if ((rc = osp_read_stream(f, &text, &len)) != 0) {
+		log_line(log, path, osp_read_error(rc));
 		fclose(f);
 		return;
 	}
@@ -100,8 +101,10 @@ static void load_file(struct oex_source *src, const char *dir, const char *name,
 {
 	char *path = NULL;
 
-	if (asprintf(&path, "%s/%s", dir, name) < 0)
+	if (asprintf(&path, "%s/%s", dir, name) < 0) {
+		log_line(log, dir, "out of memory");
 		return;
+	}
 	load_path(src, path, kmod_layer, log);
 	free(path);
 }

@@ -183,7 +183,7 @@ int orp_by_load(const char *spec, struct orp_by *b, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: no such file (a mount without -o by=KEY has no by.json)",
 			 path);
 	else if (rc)
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		snprintf(err, errlen, "%s: %s", path, osp_read_error(rc));
 	else if ((rc = orp_by_parse(text, len, b, why, sizeof(why))) != 0)
 		snprintf(err, errlen, "%s: %s", path, why);
 	free(text);

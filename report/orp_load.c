@@ -133,7 +133,7 @@ static int load_path(struct orp_input *in, const char *path,
 	if (rc) {
 		if (optional && (rc == -ENOENT || rc == -ENODEV || rc == -ENXIO))
 			return 1;
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		snprintf(err, errlen, "%s: %s", path, osp_read_error(rc));
 		return rc;
 	}
 	if (!kmod_layer)

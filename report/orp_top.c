@@ -108,7 +108,7 @@ static int read_doc(const char *mnt, struct orp_top_doc *d)
 	}
 	r = orp_read_file(path, &text, &len);
 	if (r) {
-		orp_error("%s: %s", path, strerror(-r));
+		orp_error("%s: %s", path, osp_read_error(r));
 		return r;
 	}
 	r = orp_top_parse(text, len, d, err, sizeof(err));

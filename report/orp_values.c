@@ -85,7 +85,7 @@ static int values_load(const char *spec, struct orp_values *v, char *err, size_t
 		return -ENOENT;
 	rc = orp_read_file(path, &text, &len);
 	if (rc)
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		snprintf(err, errlen, "%s: %s", path, osp_read_error(rc));
 	else if ((rc = orp_values_parse(v, text, len, why, sizeof(why))) != 0)
 		snprintf(err, errlen, "%s: %s", path, why);
 	free(text);

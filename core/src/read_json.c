@@ -379,16 +379,29 @@ int osp_read_stream(FILE *f, char **buf, size_t *len)
 	/* A regular file's size is known: one buffer, no copies while it grows
 	 * (the extra bytes let fread see the end without growing, and hold the
 	 * NUL). */
-	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uint64_t)st.st_size < SIZE_MAX / 2)
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		if ((uint64_t)st.st_size > OSP_READ_MAX_BYTES)
+			return -EFBIG;
 		cap = (size_t)st.st_size + 2;
+	}
 	errno = 0;
 	for (;;) {
 		size_t n;
 
+		/* A file that grew, or a stream, past the bound. */
+		if (*len > OSP_READ_MAX_BYTES) {
+			free(*buf);
+			*buf = NULL;
+			*len = 0;
+			return -EFBIG;
+		}
 		if (*len + 1 >= cap || !*buf) {
 			size_t ncap = *len + 1 < cap ? cap : cap ? cap * 2 : 65536;
-			char *nb = realloc(*buf, ncap);
+			char *nb;
+
+			if (ncap > OSP_READ_MAX_BYTES + 2)
+				ncap = OSP_READ_MAX_BYTES + 2;
+			nb = realloc(*buf, ncap);
 
 			if (!nb) {
 				free(*buf);
@@ -415,6 +428,16 @@ int osp_read_stream(FILE *f, char **buf, size_t *len)
 	return 0;
 }
 
+const char *osp_read_error(int rc)
+{
+	_Static_assert(OSP_READ_MAX_BYTES == (size_t)1 << 30, "the words say 1 GiB");
+	if (rc == -EFBIG)
+		return "over 1 GiB, larger than any profile: not read";
+	if (rc == -ENOMEM)
+		return "out of memory";
+	return strerror(-rc);
+}
+
 struct osp_profile *osp_read_json_file(const char *path, char *err,
 				       size_t errlen)
 {
@@ -429,10 +452,10 @@ struct osp_profile *osp_read_json_file(const char *path, char *err,
 		return NULL;
 	}
 	rc = osp_read_stream(f, &buf, &len);
-	if (rc == -ENOMEM)
-		snprintf(err, errlen, "%s: out of memory", path);
+	if (rc == -ENOMEM || rc == -EFBIG)
+		snprintf(err, errlen, "%s: %s", path, osp_read_error(rc));
 	else if (rc)
-		snprintf(err, errlen, "%s: read error: %s", path, strerror(-rc));
+		snprintf(err, errlen, "%s: read error: %s", path, osp_read_error(rc));
 	else if (len == 0)
 		snprintf(err, errlen, "%s: empty file, not a profile", path);
 	if (f != stdin)

@@ -232,6 +232,30 @@ Test(json, file_reader_names_the_file)
 	cr_expect_not_null(strstr(err, "No such file"), "%s", err);
 }
 
+/* /dev/zero or a runaway file as a profile: refused before it is read. */
+Test(json, a_file_over_the_read_bound_is_refused_unread)
+{
+	char err[512], *buf = (char *)1;
+	char path[] = "/tmp/osprof-json-XXXXXX";
+	int fd = mkstemp(path);
+	size_t len = 1;
+	FILE *f;
+
+	cr_assert_geq(fd, 0);
+	/* Sparse: no disk, and the reader must not allocate for it. */
+	cr_assert_eq(ftruncate(fd, (off_t)OSP_READ_MAX_BYTES + 1), 0);
+	f = fdopen(fd, "r");
+	cr_assert_not_null(f);
+	cr_expect_eq(osp_read_stream(f, &buf, &len), -EFBIG);
+	cr_expect_null(buf);
+	cr_expect_eq(len, 0);
+	fclose(f);
+	cr_expect_null(osp_read_json_file(path, err, sizeof(err)));
+	cr_expect_not_null(strstr(err, "over 1 GiB"), "%s", err);
+	cr_expect_not_null(strstr(err, path), "%s", err);
+	unlink(path);
+}
+
 /* A profile of @n ops "op0".. with one bucket each at resolution @res. */
 static char *many_ops(size_t n, unsigned res, size_t *len)
 {

@@ -58,12 +58,21 @@ char *osp_fmt_ns(char *buf, size_t len, double ns);
 struct osp_profile *osp_read_json(const char *text, size_t len, char *err,
 				  size_t errlen);
 /*
+ * The most osp_read_stream reads: a profile's JSON, timeline included (its
+ * snapshots are bounded by OSP_TIMELINE_BOUND_BYTES in memory), is far
+ * smaller; a reader pointed at /dev/zero or a runaway file stops here
+ * rather than take all memory.
+ */
+#define OSP_READ_MAX_BYTES ((size_t)1 << 30)
+/*
  * osp_read_stream - all of @f, to its end (also a /proc file whose size
  * says 0), into a new buffer *@buf of *@len bytes and a NUL after them;
- * the caller frees it. 0; -ENOMEM; -errno of the failed read (-EIO when
- * it left none).
+ * the caller frees it. 0; -ENOMEM; -EFBIG past OSP_READ_MAX_BYTES;
+ * -errno of the failed read (-EIO when it left none).
  */
 int osp_read_stream(FILE *f, char **buf, size_t *len);
+/* What osp_read_stream's (or an fopen's) negative errno @rc means, in words. */
+const char *osp_read_error(int rc);
 /* Read and parse the file at @path ("-" for stdin); NULL and @err on error. */
 struct osp_profile *osp_read_json_file(const char *path, char *err,
 				       size_t errlen);
