@@ -137,10 +137,17 @@ int main(int argc, char **argv)
 	double *cyc, base;
 	int c;
 
-	while ((c = getopt(argc, argv, "n:h")) != -1) {
+	static const struct option longopts[] = {
+		{ "records", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	while ((c = getopt_long(argc, argv, "n:h", longopts, NULL)) != -1) {
 		if (c != 'n' || osp_parse_u64(optarg, BATCH * 10, UINT64_MAX / 2, &records) != 0) {
 			fprintf(c == 'h' ? stdout : stderr,
-				"usage: osprof-by-cost [-n RECORDS] (default 10000000)\n");
+				"usage: osprof-by-cost [--records N] (default 10000000, at least %d)\n",
+				BATCH * 10);
 			return c == 'h' ? 0 : 2;
 		}
 	}
@@ -152,8 +159,10 @@ int main(int argc, char **argv)
 	fs.opts.res = 1;
 	fs.opts.by_max = 64;
 	fs.set = osp_set_new(ofs_op_names, OFS_OP__COUNT, 1, false);
-	if (!cyc || !fs.set)
+	if (!cyc || !fs.set) {
+		fprintf(stderr, "osprof-by-cost: out of memory\n");
 		return 1;
+	}
 	printf("clock %s, %.3f cycles/ns; %llu requests a run, median of %llu batches of %d;"
 	       " %d callers, files, users (comm: 3 processes)\n",
 	       osp_clock_source_name(fs.clk.source), fs.clk.cycles_per_ns,
