@@ -144,28 +144,10 @@ int orp_by_parse(const char *text, size_t len, struct orp_by *b, char *err, size
 	return rc;
 }
 
-/* The file @spec names: itself, or a mount's or control directory's by.json. */
-static char *by_path(const char *spec)
-{
-	static const char *const tries[] = { "%s/.osprof/by.json", "%s/by.json" };
-	struct stat st;
-	char *path;
-
-	if (strcmp(spec, "-") == 0 || stat(spec, &st) != 0 || !S_ISDIR(st.st_mode))
-		return strdup(spec);
-	for (size_t i = 0; i < 2; i++) {
-		if (asprintf(&path, tries[i], spec) < 0)
-			return NULL;
-		if (stat(path, &st) == 0)
-			return path;
-		free(path);
-	}
-	return asprintf(&path, "%s/.osprof/by.json", spec) < 0 ? NULL : path;
-}
-
 int orp_by_load(const char *spec, struct orp_by *b, char *err, size_t errlen)
 {
-	char *path = by_path(spec), *text = NULL, why[ORP_BY_ERRLEN];
+	char *path = strcmp(spec, "-") == 0 ? strdup(spec) : orp_companion(spec, "by", true);
+	char *text = NULL, why[ORP_BY_ERRLEN];
 	size_t len = 0;
 	FILE *f;
 	int rc;

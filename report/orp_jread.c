@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "orp_jread.h"
+#include "osprof/format.h"
 
 int orp_jread_fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -135,4 +137,52 @@ int orp_jread_doc(const char *text, size_t len, const char *format, uint64_t ver
 		*root = NULL;
 	}
 	return rc;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Is @path's last component @name.json, or does it end in .@name.json? */
+static bool named(const char *path, const char *name)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t blen = strlen(base), nlen = strlen(name);
+	const char *tail;
+
+	if (blen < nlen + 5)
+		return false;
+	tail = base + blen - (nlen + 5);
+	if (strncmp(tail, name, nlen) != 0 || strcmp(tail + nlen, ".json") != 0)
+		return false;
+	return tail == base || tail[-1] == '.';
+}
+
+char *orp_companion(const char *spec, const char *name, bool or_self)
+{
+	struct stat st;
+	char *p = NULL;
+
+	if (is_dir(spec)) {
+		char *ctl = NULL;
+		bool mount;
+
+		if (asprintf(&ctl, "%s/.osprof", spec) < 0)
+			return NULL;
+		mount = is_dir(ctl);
+		free(ctl);
+		return asprintf(&p, mount ? "%s/.osprof/%s.json" : "%s/%s.json", spec, name) < 0
+			       ? NULL : p;
+	}
+	if (stat(spec, &st) != 0 || !S_ISREG(st.st_mode) || named(spec, name))
+		return strdup(spec);
+	p = osp_file_beside(spec, name);
+	if (p && or_self && stat(p, &st) != 0) {
+		free(p);
+		return strdup(spec);
+	}
+	return p;
 }

@@ -5,7 +5,8 @@
  * checks the same way -- standard JSON, one object and only white space
  * after it, its "format" and "version", whole numbers and strings -- and
  * for the one-line error naming what is wrong. Profiles have core's own
- * reader (osp_read_json). json-c only, so that fuzz targets link it alone.
+ * reader (osp_read_json). json-c and core only, so that fuzz targets link
+ * it alone. Also where such a document is, beside a mount or a profile.
  */
 #ifndef ORP_JREAD_H
 #define ORP_JREAD_H
@@ -42,5 +43,16 @@ int orp_jread_u64(json_object *o, const char *where, const char *key, bool need,
  * *@out; absent: NULL, or an error when @need. */
 int orp_jread_str(json_object *o, const char *where, const char *key, bool need,
 		  char **out, char *err, size_t errlen);
+
+/*
+ * Where the companion document @name ("by", "values") of @spec is: a
+ * mount's .osprof/@name.json, another directory's @name.json; a file named
+ * *@name.json itself; another file FILE, FILE with .@name before its
+ * extension (as --dump writes it) -- or, if that is missing and @or_self,
+ * FILE itself (a document saved under a name of its own); @spec itself
+ * when it is none of these (the caller's read then names it). A new
+ * string, or NULL (ENOMEM).
+ */
+char *orp_companion(const char *spec, const char *name, bool or_self);
 
 #endif

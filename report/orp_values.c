@@ -16,56 +16,24 @@
 #include <sys/stat.h>
 
 #include "orp.h"
+#include "orp_jread.h"
 #include "osprof/escape.h"
 #include "osprof/format.h"
 
 /* Values listed per peak and table; the rest are summed as "others". */
 #define SHOW_VALUES 6
 
-static bool is_dir(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static bool is_file(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/*
- * Where the values of @spec are: a mount's .osprof/values.json, another
- * directory's values.json; a file named *values.json itself; else, a profile FILE,
- * FILE with .values before its extension (as --dump writes it). A new
- * string, or NULL with the reason in @err.
- */
+/* @spec's values.json (orp_companion), or NULL with the reason in @err. */
 static char *values_path(const char *spec, char *err, size_t errlen)
 {
-	size_t len = strlen(spec);
-	char *p = NULL;
+	struct stat st;
+	char *p = orp_companion(spec, "values", false);
 
-	if (is_dir(spec)) {
-		/* A mount's control directory, else the directory itself. */
-		char ctl[PATH_MAX];
-		bool mount = (size_t)snprintf(ctl, sizeof(ctl), "%s/.osprof", spec) < sizeof(ctl) &&
-			     is_dir(ctl);
-
-		if (asprintf(&p, mount ? "%s/.osprof/values.json" : "%s/values.json", spec) < 0)
-			p = NULL;
-	} else if (!is_file(spec)) {
-		snprintf(err, errlen, "%s: %s", spec, strerror(errno));
-		return NULL;
-	} else if (len >= 11 && strcmp(spec + len - 11, "values.json") == 0) {
-		p = strdup(spec);
-	} else {
-		p = osp_file_beside(spec, "values");
-	}
 	if (!p)
 		snprintf(err, errlen, "out of memory");
-	else if (!is_file(p))
+	else if (stat(spec, &st) != 0)
+		snprintf(err, errlen, "%s: %s", spec, strerror(errno));
+	else if (stat(p, &st) != 0 || !S_ISREG(st.st_mode))
 		snprintf(err, errlen, "%s: no value profiles (%s: mount osprof-fs with -o values)",
 			 spec, p);
 	else

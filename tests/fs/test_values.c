@@ -341,6 +341,17 @@ Test(values, reset_empties_and_dump_writes_them_beside_the_profile)
 	values_of(h_at(m.top, "run.values.json"), &v);
 	cr_expect_eq(value_count(&v, table(&v, "read", OSP_VALUE_SIZE), 9), 2);
 	orp_values_fini(&v);
+	/* show --values of the dump reads the values beside it. */
+	{
+		char cmd[PATH_MAX + 32], *out;
+		int rc;
+
+		snprintf(cmd, sizeof(cmd), "show --values --op read %s", dump);
+		out = report(&rc, cmd);
+		cr_expect_eq(rc, 0, "%s", out);
+		cr_expect(strstr(out, "size: 512B "), "%s", out);
+		free(out);
+	}
 }
 
 Test(values, absent_without_the_option)

@@ -118,6 +118,33 @@ Test(by, by_json_parses_back_from_a_file_and_stdin)
 			 "the same from stdin, but the input's name in the first line");
 }
 
+/* --dump FILE writes FILE.by.json beside FILE: --by FILE finds it; a by
+ * document saved under a name of its own is read as itself. */
+Test(by, by_json_found_beside_a_dump_and_under_its_own_name)
+{
+	char src[PATH_MAX + 64], *text;
+	const char *dump = tpath("run.json"), *beside = tpath("run.by.json"),
+		   *own_name = tpath("nearby.json");
+	struct run r;
+
+	snprintf(src, sizeof(src), "%s/by.json", m.ctl);
+	text = own(h_slurp(src, NULL));
+	cr_assert_not_null(text);
+	spit(dump, "{}", 2); /* not a by document: must not be what is read */
+	spit(beside, text, strlen(text));
+	r = REPORT("show", "--by", (char *)dump);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	at(r.out, "==> file /slow4: ");
+	spit(own_name, text, strlen(text));
+	r = REPORT("show", "--by", (char *)own_name);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	at(r.out, "==> file /slow4: ");
+	cr_assert_eq(unlink(beside), 0);
+	r = REPORT("show", "--by", (char *)dump);
+	cr_expect_eq(r.status, 2, "run.json alone is no by document: %s", r.out);
+	cr_expect_not_null(strstr(r.err, "run.json"), "%s", r.err);
+}
+
 Test(by, format_json_has_the_values_in_order)
 {
 	struct run r = REPORT("show", "--by", "--format", "json", m.dir);
