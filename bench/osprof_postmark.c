@@ -119,6 +119,10 @@ int main(int argc, char **argv)
 	rng = 0x9e3779b97f4a7c15ULL ^ (uint64_t)seed;
 	memset(buf, 'x', sizeof buf);
 	present = calloc((size_t)nfiles, 1);
+	if (!present) {
+		fprintf(stderr, "osprof-postmark: out of memory\n");
+		return 1;
+	}
 	snprintf(dir, sizeof dir, "%s/osprof-pm.%ld", argv[optind], (long)getpid());
 	if (mkdir(dir, 0755)) die("mkdir", -1);
 	struct timespec a, b;

@@ -140,16 +140,23 @@ int main(int argc, char **argv)
 
 	jobs = calloc(threads, sizeof(*jobs));
 	th = calloc(threads, sizeof(*th));
-	if (!set || !jobs || !th)
+	if (!set || !jobs || !th) {
+		fprintf(stderr, "osprof-record-cost: out of memory\n");
 		return 1;
+	}
 	pthread_barrier_init(&go, NULL, (unsigned)threads);
 	for (uint64_t t = 0; t < threads; t++) {
 		jobs[t] = (struct job){ set, &clk, records / BATCH,
 					calloc(records / BATCH, sizeof(double)),
 					calloc(records / BATCH, sizeof(double)), &go };
-		if (!jobs[t].rec_cyc || !jobs[t].clock_cyc)
+		if (!jobs[t].rec_cyc || !jobs[t].clock_cyc) {
+			fprintf(stderr, "osprof-record-cost: out of memory\n");
 			return 1;
-		pthread_create(&th[t], NULL, run, &jobs[t]);
+		}
+		if ((errno = pthread_create(&th[t], NULL, run, &jobs[t])) != 0) {
+			perror("osprof-record-cost: pthread_create");
+			return 1;
+		}
 	}
 	for (uint64_t t = 0; t < threads; t++)
 		pthread_join(th[t], NULL);

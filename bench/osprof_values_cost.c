@@ -10,6 +10,7 @@
  *
  *   osprof-values-cost [--batches N] [--threads T]
  */
+#include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -76,11 +77,18 @@ static double measure(struct ofs *fs, unsigned t, uint64_t batches)
 	pthread_barrier_t go;
 	double *all = calloc(batches * t, sizeof(*all)), med;
 
+	if (!all) {
+		fprintf(stderr, "osprof-values-cost: out of memory\n");
+		exit(1);
+	}
 	pthread_barrier_init(&go, NULL, t);
 	for (unsigned i = 0; i < t; i++) {
 		jobs[i] = (struct job){ .fs = fs, .batches = batches, .ns = all + i * batches,
 					.go = &go };
-		pthread_create(&th[i], NULL, run, &jobs[i]);
+		if ((errno = pthread_create(&th[i], NULL, run, &jobs[i])) != 0) {
+			perror("osprof-values-cost: pthread_create");
+			exit(1);
+		}
 	}
 	for (unsigned i = 0; i < t; i++)
 		pthread_join(th[i], NULL);

@@ -161,8 +161,12 @@ static double pingpong(struct obp_vt *vt)
 	pp[0] = (struct pingpong){ .cpu = 0, .in = b[0], .out = a[1], .first = true, .vt = vt };
 	pp[1] = (struct pingpong){ .cpu = 0, .in = a[0], .out = b[1], .first = false, .vt = vt };
 	t0 = clock_ns(CLOCK_MONOTONIC);
-	for (int i = 0; i < 2; i++)
-		pthread_create(&th[i], NULL, pingpong_run, &pp[i]);
+	for (int i = 0; i < 2; i++) {
+		if ((errno = pthread_create(&th[i], NULL, pingpong_run, &pp[i])) != 0) {
+			perror("osprof-vt-cost: pthread_create");
+			exit(1);
+		}
+	}
 	for (int i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
 	t0 = clock_ns(CLOCK_MONOTONIC) - t0;
