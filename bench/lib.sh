@@ -96,8 +96,13 @@ compare() {
 }
 
 
+# shq WORD: WORD quoted for /bin/sh, which runs osprof-bench's commands:
+# in single quotes, each ' as '\''. (bash's printf %q writes $'...' for a
+# newline or a control byte, which Debian's dash does not read.)
+shq() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
+
 # grepcmd DIR: the shell command osprof-bench runs for a grep -r over DIR
 # for a pattern nowhere in it (grep exits 1, as it should); DIR quoted for
 # the shell, whatever its name.
 pattern=osprof_pattern_that_is_not_there
-grepcmd() { printf 'grep -r %q %q; [ $? -eq 1 ]' "$pattern" "$1"; }
+grepcmd() { printf 'grep -r %s %s; [ $? -eq 1 ]' "$(shq "$pattern")" "$(shq "$1")"; }

@@ -205,7 +205,7 @@ else
   echo "open-file limit $lim (hard $hlim) > $nfiles inodes: passthrough_ll (one descriptor per inode) fits"
 fi
 
-findcmd() { printf '%s' "find $(printf %q "$1") -printf '%s\\n' >/dev/null"; }
+findcmd() { printf '%s' "find $(shq "$1") -printf '%s\\n' >/dev/null"; }
 if want grep || want cold || want find; then
   mount_pair t "$tree"
   if want grep; then
@@ -232,13 +232,13 @@ if want randread || want postmark; then
     for mode in buffered direct; do
       flags="--procs 1 --ops $ops --seed 7"
       [ "$mode" = buffered ] || flags="$flags --direct --size 4096"
-      rrcmd() { printf '%q %q %s >/dev/null' "$rr" "$1/file" "$flags"; }
+      rrcmd() { printf '%s %s %s >/dev/null' "$(shq "$rr")" "$(shq "$1/file")" "$flags"; }
       configs s rrcmd "$work/lower"
       pcompare "random reads (osprof-randread, 1 process, $ops reads), $mode" s "$ops" "${cfg[@]}"
     done
   fi
   if want postmark; then
-    pmcmd() { printf '%q %q --files 500 --tx 2000 >/dev/null' "$pm" "$1"; }
+    pmcmd() { printf '%s %s --files 500 --tx 2000 >/dev/null' "$(shq "$pm")" "$(shq "$1")"; }
     configs s pmcmd "$work/lower"
     pcompare "postmark-like (osprof-postmark: 500 files, 2000 transactions; IOPS: none, see its own output)" s 0 "${cfg[@]}"
   fi
