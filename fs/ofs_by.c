@@ -136,28 +136,22 @@ static struct osp_set *set_at(struct ofs_by *b, unsigned i)
 	return i < b->max ? b->v[i].set : b->other;
 }
 
+/* One tick of every value's set. A failed tick is counted by its set
+ * (missed); the next spans both. */
+static void tick_all(void *arg)
+{
+	struct ofs_by *b = arg;
+
+	for (unsigned i = 0; i <= b->max; i++)
+		osp_set_timeline_tick(set_at(b, i));
+}
+
 static void *timeline_thread(void *arg)
 {
 	struct ofs_by *b = arg;
-	struct timespec next;
 
-	clock_gettime(CLOCK_MONOTONIC, &next);
 	pthread_mutex_lock(&b->tl.mu);
-	while (!b->tl.stop) {
-		uint64_t ns = (uint64_t)next.tv_nsec + b->tl.interval_ns;
-
-		next.tv_sec += (time_t)(ns / 1000000000u);
-		next.tv_nsec = (long)(ns % 1000000000u);
-		/* An absolute deadline, as core's own timelines: no drift. */
-		while (!b->tl.stop &&
-		       pthread_cond_timedwait(&b->tl.cv, &b->tl.mu, &next) != ETIMEDOUT)
-			;
-		if (b->tl.stop)
-			break;
-		/* A failed tick is counted by its set (missed); the next spans both. */
-		for (unsigned i = 0; i <= b->max; i++)
-			osp_set_timeline_tick(set_at(b, i));
-	}
+	osp_tick_every(&b->tl.mu, &b->tl.cv, &b->tl.stop, b->tl.interval_ns, tick_all, b);
 	pthread_mutex_unlock(&b->tl.mu);
 	return NULL;
 }

@@ -115,26 +115,36 @@ static int tick_locked(struct osp_set *set)
 	return 0;
 }
 
-static void *tl_thread(void *arg)
+void osp_tick_every(pthread_mutex_t *mu, pthread_cond_t *cv, const bool *stop,
+		    uint64_t interval_ns, void (*tick)(void *ctx), void *ctx)
 {
-	struct osp_set *set = arg;
 	struct timespec next;
 
 	clock_gettime(CLOCK_MONOTONIC, &next);
-	pthread_mutex_lock(&set->tl_mu);
-	while (!set->tl->stop) {
-		uint64_t ns = (uint64_t)next.tv_nsec + set->tl->interval_ns;
+	while (!*stop) {
+		uint64_t ns = (uint64_t)next.tv_nsec + interval_ns;
 
 		next.tv_sec += (time_t)(ns / 1000000000u);
 		next.tv_nsec = (long)(ns % 1000000000u);
-		/* Sleep to an absolute deadline: no drift from tick costs. */
-		while (!set->tl->stop &&
-		       pthread_cond_timedwait(&set->tl->cv, &set->tl_mu, &next) != ETIMEDOUT)
+		while (!*stop && pthread_cond_timedwait(cv, mu, &next) != ETIMEDOUT)
 			;
-		if (set->tl->stop)
-			break;
-		tick_locked(set); /* a failure is counted in tl->missed */
+		if (!*stop)
+			tick(ctx);
 	}
+}
+
+static void tick_cb(void *set)
+{
+	tick_locked(set); /* a failure is counted in tl->missed */
+}
+
+static void *tl_thread(void *arg)
+{
+	struct osp_set *set = arg;
+
+	pthread_mutex_lock(&set->tl_mu);
+	osp_tick_every(&set->tl_mu, &set->tl->cv, &set->tl->stop, set->tl->interval_ns,
+		       tick_cb, set);
 	pthread_mutex_unlock(&set->tl_mu);
 	return NULL;
 }

@@ -21,6 +21,7 @@
 #ifndef OSPROF_SET_H
 #define OSPROF_SET_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -122,6 +123,15 @@ int osp_set_timeline_start_bounded(struct osp_set *set, uint64_t interval_ns,
  */
 int osp_set_timeline_start_ticked(struct osp_set *set, uint64_t interval_ns,
 				  unsigned capacity, size_t bound_bytes);
+/*
+ * osp_tick_every - a ticking thread's loop: call @tick(@ctx) every
+ * @interval_ns, to absolute CLOCK_MONOTONIC deadlines (a tick's own cost
+ * adds no drift), until *@stop. The caller holds @mu, which the waits
+ * release, and @tick runs under; @cv, on CLOCK_MONOTONIC, is signalled
+ * with *@stop set (under @mu) to end it. Returns with @mu held.
+ */
+void osp_tick_every(pthread_mutex_t *mu, pthread_cond_t *cv, const bool *stop,
+		    uint64_t interval_ns, void (*tick)(void *ctx), void *ctx);
 /* Stop the timeline (and its thread) and drop its snapshots; harmless when none. */
 void osp_set_timeline_stop(struct osp_set *set);
 /* The state of a timeline, all 0 when none runs. */
