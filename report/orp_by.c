@@ -166,8 +166,18 @@ int orp_by_load(const char *spec, struct orp_by *b, char *err, size_t errlen)
 			 path);
 	else if (rc)
 		snprintf(err, errlen, "%s: %s", path, osp_read_error(rc));
-	else if ((rc = orp_by_parse(text, len, b, why, sizeof(why))) != 0)
-		snprintf(err, errlen, "%s: %s", path, why);
+	else if ((rc = orp_by_parse(text, len, b, why, sizeof(why))) != 0) {
+		/* A profile given as FILE whose FILE.by.json is missing: say
+		 * where the by document was looked for too. */
+		char *beside = strcmp(path, spec) == 0 ? orp_companion(spec, "by", false) : NULL;
+
+		if (beside && strcmp(beside, spec) != 0)
+			snprintf(err, errlen, "%s: %s (and there is no %s beside it)", path, why,
+				 beside);
+		else
+			snprintf(err, errlen, "%s: %s", path, why);
+		free(beside);
+	}
 	free(text);
 	free(path);
 	return rc;

@@ -47,7 +47,7 @@ int orp_jread_str(json_object *o, const char *where, const char *key, bool need,
 /*
  * Where the companion document @name ("by", "values") of @spec is: a
  * mount's .osprof/@name.json, another directory's @name.json; a file named
- * *@name.json itself; another file FILE, FILE with .@name before its
+ * @name.json or *.@name.json itself; another file FILE, FILE with .@name before its
  * extension (as --dump writes it) -- or, if that is missing and @or_self,
  * FILE itself (a document saved under a name of its own); @spec itself
  * when it is none of these (the caller's read then names it). A new

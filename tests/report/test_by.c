@@ -143,6 +143,8 @@ Test(by, by_json_found_beside_a_dump_and_under_its_own_name)
 	r = REPORT("show", "--by", (char *)dump);
 	cr_expect_eq(r.status, 2, "run.json alone is no by document: %s", r.out);
 	cr_expect_not_null(strstr(r.err, "run.json"), "%s", r.err);
+	cr_expect_not_null(strstr(r.err, "and there is no "), "where it looked: %s", r.err);
+	cr_expect_not_null(strstr(r.err, "run.by.json beside it"), "%s", r.err);
 }
 
 Test(by, format_json_has_the_values_in_order)
