@@ -70,20 +70,13 @@ static void load_path(struct oex_source *src, const char *path,
 	struct osp_profile *p = NULL;
 	char *text = NULL, err[256];
 	size_t len = 0;
-	FILE *f = fopen(path, "re");
-	int rc;
+	int rc = osp_read_path(path, &text, &len);
 
-	if (!f) {
-		if (errno != ENOENT && errno != ENODEV && errno != ENXIO)
-			log_line(log, path, strerror(errno));
+	if (rc) {
+		if (rc != -ENOENT && rc != -ENODEV && rc != -ENXIO)
+			log_line(log, path, osp_read_error(rc));
 		return;
 	}
-	if ((rc = osp_read_stream(f, &text, &len)) != 0) {
-		log_line(log, path, osp_read_error(rc));
-		fclose(f);
-		return;
-	}
-	fclose(f);
 	if (kmod_layer)
 		p = osp_read_kmod(kmod_layer, text, len, err, sizeof(err));
 	else

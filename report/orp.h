@@ -77,8 +77,6 @@ int orp_out_open(struct orp_out *o, const char *path, char *err, size_t errlen);
  */
 int orp_out_close(struct orp_out *o, int write_rc, char *err, size_t errlen);
 
-/* Read a whole file (also /proc files whose size is 0): 0 or -errno. */
-int orp_read_file(const char *path, char **buf, size_t *len);
 /* Create directory @path if missing (one level); 0 or -errno with @err. */
 int orp_mkdir(const char *path, char *err, size_t errlen);
 

@@ -149,7 +149,6 @@ int orp_by_load(const char *spec, struct orp_by *b, char *err, size_t errlen)
 	char *path = strcmp(spec, "-") == 0 ? strdup(spec) : orp_companion(spec, "by", true);
 	char *text = NULL, why[ORP_BY_ERRLEN];
 	size_t len = 0;
-	FILE *f;
 	int rc;
 
 	memset(b, 0, sizeof(*b));
@@ -157,10 +156,8 @@ int orp_by_load(const char *spec, struct orp_by *b, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-	rc = f ? osp_read_stream(f, &text, &len) : -errno;
-	if (f && f != stdin)
-		fclose(f);
+	rc = strcmp(path, "-") == 0 ? osp_read_stream(stdin, &text, &len)
+				    : osp_read_path(path, &text, &len);
 	if (rc == -ENOENT)
 		snprintf(err, errlen, "%s: no such file (a mount without -o by=KEY has no by.json)",
 			 path);

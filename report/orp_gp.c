@@ -408,7 +408,7 @@ static void first_line(const char *path, char *buf, size_t len)
 	size_t n;
 
 	buf[0] = '\0';
-	if (orp_read_file(path, &text, &n) != 0)
+	if (osp_read_path(path, &text, &n) != 0)
 		return;
 	/* gnuplot's messages start with a blank line and a caret line. */
 	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {

@@ -84,7 +84,7 @@ static int inline_svg(FILE *f, const struct orp_render *r, size_t i)
 	static const char *const refs[] = { "id=\"", "id='", "href=\"#", "href='#", "url(#" };
 	char *path = orp_chart_path(r, i, "svg"), *text, *s;
 	size_t len;
-	int rc = path ? orp_read_file(path, &text, &len) : -ENOMEM;
+	int rc = path ? osp_read_path(path, &text, &len) : -ENOMEM;
 
 	free(path);
 	if (rc)

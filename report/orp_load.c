@@ -128,7 +128,7 @@ static int load_path(struct orp_input *in, const char *path,
 {
 	char *text;
 	size_t len;
-	int rc = orp_read_file(path, &text, &len);
+	int rc = osp_read_path(path, &text, &len);
 
 	if (rc) {
 		if (optional && (rc == -ENOENT || rc == -ENODEV || rc == -ENXIO))

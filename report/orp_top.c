@@ -106,7 +106,7 @@ static int read_doc(const char *mnt, struct orp_top_doc *d)
 		orp_error("%s: path too long", mnt);
 		return -ENAMETOOLONG;
 	}
-	r = orp_read_file(path, &text, &len);
+	r = osp_read_path(path, &text, &len);
 	if (r) {
 		orp_error("%s: %s", path, osp_read_error(r));
 		return r;

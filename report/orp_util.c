@@ -175,18 +175,6 @@ int orp_out_close(struct orp_out *o, int write_rc, char *err, size_t errlen)
 	return bad ? -EIO : 0;
 }
 
-int orp_read_file(const char *path, char **buf, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	int err;
-
-	if (!f)
-		return -errno;
-	err = osp_read_stream(f, buf, len);
-	fclose(f);
-	return err;
-}
-
 int orp_mkdir(const char *path, char *err, size_t errlen)
 {
 	struct stat st;

@@ -51,7 +51,7 @@ static int values_load(const char *spec, struct orp_values *v, char *err, size_t
 
 	if (!path)
 		return -ENOENT;
-	rc = orp_read_file(path, &text, &len);
+	rc = osp_read_path(path, &text, &len);
 	if (rc)
 		snprintf(err, errlen, "%s: %s", path, osp_read_error(rc));
 	else if ((rc = orp_values_parse(v, text, len, why, sizeof(why))) != 0)

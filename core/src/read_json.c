@@ -428,6 +428,20 @@ int osp_read_stream(FILE *f, char **buf, size_t *len)
 	return 0;
 }
 
+int osp_read_path(const char *path, char **buf, size_t *len)
+{
+	FILE *f = fopen(path, "re");
+	int rc;
+
+	*buf = NULL;
+	*len = 0;
+	if (!f)
+		return -errno;
+	rc = osp_read_stream(f, buf, len);
+	fclose(f);
+	return rc;
+}
+
 const char *osp_read_error(int rc)
 {
 	_Static_assert(OSP_READ_MAX_BYTES == (size_t)1 << 30, "the words say 1 GiB");
@@ -441,25 +455,16 @@ const char *osp_read_error(int rc)
 struct osp_profile *osp_read_json_file(const char *path, char *err,
 				       size_t errlen)
 {
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
 	struct osp_profile *p = NULL;
 	char *buf;
 	size_t len;
-	int rc;
+	int rc = strcmp(path, "-") == 0 ? osp_read_stream(stdin, &buf, &len)
+					: osp_read_path(path, &buf, &len);
 
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	rc = osp_read_stream(f, &buf, &len);
-	if (rc == -ENOMEM || rc == -EFBIG)
+	if (rc)
 		snprintf(err, errlen, "%s: %s", path, osp_read_error(rc));
-	else if (rc)
-		snprintf(err, errlen, "%s: read error: %s", path, osp_read_error(rc));
 	else if (len == 0)
 		snprintf(err, errlen, "%s: empty file, not a profile", path);
-	if (f != stdin)
-		fclose(f);
 	if (!rc && len) {
 		char inner[512];
 

@@ -71,6 +71,8 @@ struct osp_profile *osp_read_json(const char *text, size_t len, char *err,
  * -errno of the failed read (-EIO when it left none).
  */
 int osp_read_stream(FILE *f, char **buf, size_t *len);
+/* osp_read_stream of the file at @path (opened here): 0 or -errno. */
+int osp_read_path(const char *path, char **buf, size_t *len);
 /* What osp_read_stream's (or an fopen's) negative errno @rc means, in words. */
 const char *osp_read_error(int rc);
 /* Read and parse the file at @path ("-" for stdin); NULL and @err on error. */
