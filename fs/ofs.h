@@ -265,6 +265,9 @@ int ofs_inode_path(struct ofs *fs, fuse_ino_t ino, char *buf, size_t len);
  * it has none). */
 void ofs_comm_label(pid_t pid, char out[OFS_COMM_LEN]);
 void ofs_inode_label(struct ofs *fs, fuse_ino_t ino, char *buf, size_t len);
+/* A path label's marks after its lookup returned @err into @buf of @len:
+ * "..." ending it when cut (-ENAMETOOLONG), "?" for any other error. */
+void ofs_label_mark(char *buf, size_t len, int err);
 
 /* ---- profiles per key value, -o by=KEY (ofs_by.c) ---- */
 /*

@@ -12,9 +12,9 @@
  *
  * Polling past its first POLL_IDLE_AFTER_NS runs under SCHED_IDLE: the
  * scheduler counts such a CPU as idle when it places a waking task and
- * preempts the poller at once, so the application does not wait for it. A request, once read, is served at the
- * normal policy, so a busy machine (a parallel build through the mount)
- * cannot starve it. The workers block the stop signals; the main thread
+ * preempts the poller at once, so the application does not wait for it.
+ * A request, once read, is served at the normal policy, so a busy machine
+ * (a parallel build through the mount) cannot starve it. The workers block the stop signals; the main thread
  * waits for them and wakes every worker through an eventfd.
  *
  * Polling pays only when the next request comes soon after a reply; it

@@ -80,16 +80,11 @@ void ofs_slow_log(struct ofs_req *r, uint64_t lat_ns)
 		.off = r->off, .op = r->op, .bucket = osp_bucket_index(lat_ns, r->fs->opts.res),
 		.pid = r->pid, .uid = r->uid,
 	};
-	int err;
 
 	if (!s)
 		return;
 	ofs_comm_label(r->pid, e.comm);
-	err = req_path(r, e.path, sizeof(e.path));
-	if (err == -ENAMETOOLONG)
-		memcpy(e.path + sizeof(e.path) - 4, "...", 4);
-	else if (err)
-		strcpy(e.path, "?");
+	ofs_label_mark(e.path, sizeof(e.path), req_path(r, e.path, sizeof(e.path)));
 	pthread_mutex_lock(&s->mu);
 	if (s->head >= s->cap)
 		s->dropped++;

@@ -135,12 +135,15 @@ void ofs_comm_label(pid_t pid, char out[OFS_COMM_LEN])
 		strcpy(out, pid == 0 ? "(kernel)" : "?");
 }
 
-void ofs_inode_label(struct ofs *fs, fuse_ino_t ino, char *buf, size_t len)
+void ofs_label_mark(char *buf, size_t len, int err)
 {
-	int err = ofs_inode_path(fs, ino, buf, len);
-
 	if (err == -ENAMETOOLONG && len >= 4)
 		memcpy(buf + len - 4, "...", 4);
 	else if (err)
 		snprintf(buf, len, "?");
+}
+
+void ofs_inode_label(struct ofs *fs, fuse_ino_t ino, char *buf, size_t len)
+{
+	ofs_label_mark(buf, len, ofs_inode_path(fs, ino, buf, len));
 }
