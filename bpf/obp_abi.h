@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the BPF programs (obp.bpf.c) and their loader (obp_*.c) share: the
+ * What the BPF programs (obp_*.bpf.c) and their loaders (obp_*.c) share: the
  * layout of the histogram maps' keys and values, and the roles a traced
  * process can have. Included from both sides, so it uses only the __u*
  * types that the kernel's UAPI headers and the BPF side both define.
