@@ -210,7 +210,7 @@ static const struct {
 };
 
 /* Tell the mount filter where each call of mount_fd_calls has its fd. */
-static int fd_arg_fill(struct obp_sys *s)
+static int fd_arg_fill(struct obp_sys_bpf *s)
 {
 	for (size_t i = 0; i < sizeof(mount_fd_calls) / sizeof(mount_fd_calls[0]); i++) {
 		int nr = obp_syscall_nr(mount_fd_calls[i].name);
@@ -226,7 +226,7 @@ static int fd_arg_fill(struct obp_sys *s)
 static int sys_open(struct obp *b, unsigned want)
 {
 	const struct obp_opts *o = &b->opts;
-	struct obp_sys *s = obp_sys__open();
+	struct obp_sys_bpf *s = obp_sys_bpf__open();
 	unsigned one = 1;
 	int err;
 
@@ -237,7 +237,7 @@ static int sys_open(struct obp *b, unsigned want)
 	s->rodata->lower_on = !!(want & OBP_LAYER_BIT(OBP_L_LOWER));
 	s->rodata->mount_filter = o->mount_filter;
 	s->rodata->mount_id = o->mount_id;
-	err = obp_sys__load(s);
+	err = obp_sys_bpf__load(s);
 	/* The mount filter needs it, and lower to know /dev/fuse calls. */
 	if (!err && (o->mount_filter || (want & OBP_LAYER_BIT(OBP_L_LOWER))))
 		err = fd_arg_fill(s);
@@ -252,21 +252,21 @@ static int sys_open(struct obp *b, unsigned want)
 	}
 	if (err)
 		goto fail;
-	err = obp_sys__attach(s);
+	err = obp_sys_bpf__attach(s);
 	if (err)
 		goto fail;
 	b->sys = s;
 	b->layers |= want;
 	return o->daemon_pid > 0 ? obp_daemon_set(b, o->daemon_pid) : 0;
 fail:
-	obp_sys__destroy(s);
+	obp_sys_bpf__destroy(s);
 	return err;
 }
 
 static int fuse_open(struct obp *b)
 {
 	const struct obp_opts *o = &b->opts;
-	struct obp_fuse *f = obp_fuse__open();
+	struct obp_fuse_bpf *f = obp_fuse_bpf__open();
 	bool follow = o->follow_callers && (b->layers & OBP_LAYER_BIT(OBP_L_SYSCALL));
 	int err;
 
@@ -282,28 +282,28 @@ static int fuse_open(struct obp *b)
 		if (err)
 			goto fail;
 	}
-	err = obp_fuse__load(f);
-	err = err ? err : obp_fuse__attach(f);
+	err = obp_fuse_bpf__load(f);
+	err = err ? err : obp_fuse_bpf__attach(f);
 	if (err)
 		goto fail;
 	b->fuse = f;
 	b->layers |= OBP_LAYER_BIT(OBP_L_FUSE);
 	return 0;
 fail:
-	obp_fuse__destroy(f);
+	obp_fuse_bpf__destroy(f);
 	return err;
 }
 
 static int block_open(struct obp *b)
 {
-	struct obp_block *k = obp_block__open_and_load();
+	struct obp_block_bpf *k = obp_block_bpf__open_and_load();
 	int err;
 
 	if (!k)
 		return -errno;
-	err = obp_block__attach(k);
+	err = obp_block_bpf__attach(k);
 	if (err) {
-		obp_block__destroy(k);
+		obp_block_bpf__destroy(k);
 		return err;
 	}
 	b->block = k;
@@ -312,7 +312,7 @@ static int block_open(struct obp *b)
 }
 
 /* Hand the opened perf events to the programs: 0 or -errno. */
-static int irq_pmc_fill(struct obp *b, struct obp_irq *q)
+static int irq_pmc_fill(struct obp *b, struct obp_irq_bpf *q)
 {
 	for (int cpu = 0; cpu < b->pmc_ncpu; cpu++)
 		for (unsigned e = 0; e < b->pmc_n; e++) {
@@ -329,11 +329,11 @@ static int irq_pmc_fill(struct obp *b, struct obp_irq *q)
 static int irq_open(struct obp *b)
 {
 	int ncpu = libbpf_num_possible_cpus(), err;
-	struct obp_irq *q;
+	struct obp_irq_bpf *q;
 
 	if (ncpu <= 0)
 		return ncpu ? ncpu : -EINVAL;
-	q = obp_irq__open();
+	q = obp_irq_bpf__open();
 	if (!q)
 		return -errno;
 	err = obp_pmc_open(b, ncpu);
@@ -341,7 +341,7 @@ static int irq_open(struct obp *b)
 	if (err)
 		goto fail;
 	q->rodata->pmc_n = b->pmc_n;
-	err = obp_irq__load(q);
+	err = obp_irq_bpf__load(q);
 	if (err)
 		goto fail;
 	if (b->pmc_n) {
@@ -354,14 +354,14 @@ static int irq_open(struct obp *b)
 			obp_pmc_close(b);
 		}
 	}
-	err = obp_irq__attach(q);
+	err = obp_irq_bpf__attach(q);
 	if (err)
 		goto fail;
 	b->irq = q;
 	b->layers |= OBP_LAYER_BIT(OBP_L_IRQ);
 	return 0;
 fail:
-	obp_irq__destroy(q);
+	obp_irq_bpf__destroy(q);
 	obp_pmc_close(b);
 	return err;
 }
@@ -420,11 +420,11 @@ void obp_close(struct obp *b)
 {
 	if (!b)
 		return;
-	obp_fuse__destroy(b->fuse);
-	obp_sys__destroy(b->sys);
-	obp_block__destroy(b->block);
+	obp_fuse_bpf__destroy(b->fuse);
+	obp_sys_bpf__destroy(b->sys);
+	obp_block_bpf__destroy(b->block);
 	/* the programs hold the perf events until destroyed */
-	obp_irq__destroy(b->irq);
+	obp_irq_bpf__destroy(b->irq);
 	obp_pmc_close(b);
 	free(b);
 }

@@ -9,19 +9,19 @@
 #include "obp.h"
 #include "obp_abi.h"
 
-struct obp_fuse;
-struct obp_sys;
-struct obp_block;
-struct obp_irq;
+struct obp_fuse_bpf;
+struct obp_sys_bpf;
+struct obp_block_bpf;
+struct obp_irq_bpf;
 
 struct obp {
 	struct obp_opts opts;
 	unsigned layers;            /* loaded: OBP_LAYER_BIT()s */
 	char why[OBP_L__COUNT][200]; /* why a wanted layer did not load */
-	struct obp_fuse *fuse;      /* layer fuse, or NULL */
-	struct obp_sys *sys;        /* layers syscall and lower, or NULL */
-	struct obp_block *block;    /* layer block, or NULL */
-	struct obp_irq *irq;        /* layer irq, or NULL */
+	struct obp_fuse_bpf *fuse;  /* layer fuse, or NULL */
+	struct obp_sys_bpf *sys;    /* layers syscall and lower, or NULL */
+	struct obp_block_bpf *block; /* layer block, or NULL */
+	struct obp_irq_bpf *irq;    /* layer irq, or NULL */
 	unsigned pmc_n;             /* irq: events opened, 0 .. pmc_n - 1 */
 	const char *pmc_names[OBP_PMC_MAX]; /* their counter names */
 	int pmc_ncpu;               /* CPUs in pmc_fds */

@@ -32,7 +32,7 @@
 #define OBP_PID_INIT_INO 0xEFFFFFFCu
 
 struct obp_vt {
-	struct obp_vt_skel *skel;
+	struct obp_vt_bpf *skel;
 	struct obp_vt_slot *slots; /* mmapped vt_slots, OBP_VT_SLOTS of them */
 	size_t slots_len;          /* bytes mapped */
 	unsigned hint;             /* where the next free slot is looked for */
@@ -98,14 +98,14 @@ int obp_vt_open(struct obp_vt **out, char *why, size_t whylen)
 		return -ENOMEM;
 	}
 	obp_libbpf_quiet();
-	vt->skel = obp_vt_skel__open();
+	vt->skel = obp_vt_bpf__open();
 	if (!vt->skel) {
 		err = -errno;
 		goto fail;
 	}
 	vectors_pick(vt);
-	err = obp_vt_skel__load(vt->skel);
-	err = err ? err : obp_vt_skel__attach(vt->skel);
+	err = obp_vt_bpf__load(vt->skel);
+	err = err ? err : obp_vt_bpf__attach(vt->skel);
 	if (err)
 		goto fail;
 	vt->slots_len = sizeof(struct obp_vt_slot) * OBP_VT_SLOTS;
@@ -130,7 +130,7 @@ void obp_vt_close(struct obp_vt *vt)
 		return;
 	if (vt->slots)
 		munmap(vt->slots, vt->slots_len);
-	obp_vt_skel__destroy(vt->skel);
+	obp_vt_bpf__destroy(vt->skel);
 	free(vt);
 }
 
