@@ -4,24 +4,66 @@
 #define OBP_IMPL_H
 
 #include <linux/types.h>
+#include <sys/types.h>
 
 #include "osprof/clock.h"
 #include "obp.h"
 #include "obp_abi.h"
 
-struct obp_fuse_bpf;
-struct obp_sys_bpf;
-struct obp_block_bpf;
-struct obp_irq_bpf;
+/* What obp.c keeps of a loaded BPF object. */
+struct obp_object {
+	void *skel;      /* the loader's skeleton; NULL: not loaded */
+	int hists_fd;    /* its histogram map */
+	int stats_fd;    /* its stats map */
+	__u32 *enabled;  /* its programs' recording switch, in mmapped
+			  * data (obp_common.bpf.h's obp_enabled) */
+};
+
+/* Fill *@o from skeleton @s, once attached: every object has the
+ * histogram and stats maps and the switch of obp_common.bpf.h. */
+#define OBP_OBJECT_SET(o, s)                                         \
+	(*(o) = (struct obp_object){                                 \
+		.skel = (s),                                         \
+		.hists_fd = bpf_map__fd((s)->maps.hists),            \
+		.stats_fd = bpf_map__fd((s)->maps.stats),            \
+		.enabled = &(s)->data->obp_enabled,                  \
+	})
+
+/*
+ * One BPF object's loader (obp_<name>.c beside obp_<name>.bpf.c): the
+ * layers its object holds, and how it opens and closes. obp.c's table
+ * lists the loaders in the order they open; a later one may use what an
+ * earlier one set in struct obp (fuse reuses syscall's pids maps).
+ */
+struct obp_loader {
+	unsigned layers;        /* OBP_LAYER_BIT()s of the object */
+	unsigned kinds[OBP_L__COUNT]; /* each layer's key kind (enum obp_kind);
+				 * 0: its maps hold only the layer's, of
+				 * several kinds */
+	const char *what;       /* its name in reasons: "fuse layer" */
+	/*
+	 * Open, load and attach the object for layers @want (of ->layers):
+	 * *@out set (OBP_OBJECT_SET) once it is attached, then 0 or -errno of
+	 * a step after it (the object stays, with the reason); -errno with
+	 * *@out untouched when it did not load.
+	 */
+	int (*open)(struct obp *b, unsigned want, struct obp_object *out);
+	/* Detach and free a loaded object's skeleton. */
+	void (*close)(struct obp *b, void *skel);
+};
+
+extern const struct obp_loader obp_sys_loader;
+extern const struct obp_loader obp_fuse_loader;
+extern const struct obp_loader obp_block_loader;
+extern const struct obp_loader obp_irq_loader;
 
 struct obp {
 	struct obp_opts opts;
 	unsigned layers;            /* loaded: OBP_LAYER_BIT()s */
 	char why[OBP_L__COUNT][200]; /* why a wanted layer did not load */
-	struct obp_fuse_bpf *fuse;  /* layer fuse, or NULL */
-	struct obp_sys_bpf *sys;    /* layers syscall and lower, or NULL */
-	struct obp_block_bpf *block; /* layer block, or NULL */
-	struct obp_irq_bpf *irq;    /* layer irq, or NULL */
+	struct obp_object obj[OBP_L__COUNT]; /* by row of obp.c's loaders */
+	int pids_fd;                /* syscall's pids and pids_gen maps, which */
+	int pids_gen_fd;            /* fuse shares (obp_pids.bpf.h); -1: none */
 	unsigned pmc_n;             /* irq: events opened, 0 .. pmc_n - 1 */
 	const char *pmc_names[OBP_PMC_MAX]; /* their counter names */
 	int pmc_ncpu;               /* CPUs in pmc_fds */
@@ -30,6 +72,12 @@ struct obp {
 	uint64_t start_unix_ns;     /* when recording began (open, reset) */
 	uint64_t start_mono_ns;
 };
+
+/* The skeleton @ld loaded into @b, or NULL. */
+void *obp_object(const struct obp *b, const struct obp_loader *ld);
+
+/* Set process @tgid's role (OBP_ROLE_*) in the pids map: 0 or -errno. */
+int obp_pid_set(struct obp *b, pid_t tgid, __u32 role);
 
 /* Layer @l's histogram map and stats map, and the kind of its keys (0:
  * the map holds only the layer's, of several kinds): 0 or -ENOENT when
