@@ -4,7 +4,8 @@
 # programs, libosprof (soname, symlinks, only osp_ symbols), its headers
 # and pkg-config file, a program built against it through pkg-config and
 # run, the manual pages through man -l with warnings on, the bash
-# completions (loaded and asked), the docs, and the module's DKMS sources.
+# completions (loaded and asked), the docs and their links, and the
+# module's DKMS sources.
 # meson.build passes the directories as environment variables.
 #   install.sh BUILDDIR SOURCEDIR
 set -uo pipefail
@@ -140,9 +141,32 @@ if [ -f /usr/share/bash-completion/bash_completion ]; then
 	[ "$got" = "--seconds --seed" ] || bad "completion of 'osprof-randread --se' gave '$got'"
 fi
 
-# Docs.
-for f in README.md DESIGN.md README.report.md README.exporter.md README.kmod.md; do
-	[ -s "$d$DATADIR/doc/osprof/$f" ] || bad "doc $DATADIR/doc/osprof/$f"
+# Docs: the README and every docs/ page (and picture) as in the source,
+# laid out as there, and every relative link among them resolving, to a
+# heading where it names one (GitHub's anchors: lower case, punctuation
+# dropped, spaces as -).
+doc=$d$DATADIR/doc/osprof
+cmp -s "$src/README.md" "$doc/README.md" || bad "doc $DATADIR/doc/osprof/README.md"
+for f in "$src"/docs/*; do
+	cmp -s "$f" "$doc/docs/${f##*/}" || bad "doc $DATADIR/doc/osprof/docs/${f##*/}"
+done
+anchors() {
+	awk '/^```/ { fence = !fence; next } !fence && /^#+ / { sub(/^#+ +/, ""); print }' "$1" |
+		tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9 _-]//g; s/ /-/g'
+}
+for md in "$doc/README.md" "$doc"/docs/*.md; do
+	[ -f "$md" ] || continue
+	while read -r link; do
+		case "$link" in http://* | https://* | mailto:*) continue ;; esac
+		path=${link%%#*}
+		target=$md
+		[ -z "$path" ] || target=$(dirname "$md")/$path
+		if [ ! -e "$target" ]; then
+			bad "doc ${md#"$doc/"}: link $link: no ${target#"$doc/"}"
+		elif [ "$path" != "$link" ] && ! grep -qxF -- "${link#*#}" <<<"$(anchors "$target")"; then
+			bad "doc ${md#"$doc/"}: link $link: no such heading"
+		fi
+	done < <(grep -oE '\]\([^) ]+\)|src="[^"]+"' "$md" | sed -E 's/^(\]\(|src=")//; s/[)"]$//')
 done
 
 # The module's sources for DKMS: every file kbuild needs, and dkms.conf
