@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../exporter/oex.h"
+#include "oex.h"
 #include "ofz.h"
 
 static void check_addr(const char *text)
