@@ -5,14 +5,14 @@
  * JSON beside it), a directory of saved layer files, /proc/osprof (the
  * kernel module's text, read with core's osp_read_kmod), or one profile
  * file (osprof-trace's -o FILE, say). Which of these a
- * path is gets decided on each scrape, so a mount that goes away and comes
- * back is served again. Parsing is core's (osp_read_json, osp_read_kmod);
+ * path is gets decided on each scrape, by core's rule (osp_source_find,
+ * as osprof-report decides), so a mount that goes away and comes back is
+ * served again. Parsing is core's (osp_read_json, osp_read_kmod);
  * this file only finds the files.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "oex.h"
 #include "osprof/escape.h"
@@ -88,64 +88,34 @@ static void load_path(struct oex_source *src, const char *path,
 	free(text);
 }
 
-/* @dir/@name, as load_path reads it. */
-static void load_file(struct oex_source *src, const char *dir, const char *name,
-		      const char *kmod_layer, FILE *log)
-{
-	char *path = NULL;
-
-	if (asprintf(&path, "%s/%s", dir, name) < 0) {
-		log_line(log, dir, "out of memory");
-		return;
-	}
-	load_path(src, path, kmod_layer, log);
-	free(path);
-}
-
-static bool has(const char *dir, const char *name)
-{
-	char *path = NULL;
-	struct stat st;
-	bool ok;
-
-	if (asprintf(&path, "%s/%s", dir, name) < 0)
-		return false;
-	ok = stat(path, &st) == 0;
-	free(path);
-	return ok;
-}
-
-static void load_json_dir(struct oex_source *src, const char *dir, FILE *log)
-{
-	for (size_t i = 0; i < OSP_LAYER_FILES; i++)
-		load_file(src, dir, osp_layer_files[i], NULL, log);
-}
-
 void oex_source_load(struct oex_source *src, const char *path, FILE *log)
 {
-	char *ctl = NULL;
-	struct stat st;
+	const struct osp_source *found;
+	int rc = osp_source_find(path, &found);
 
 	src->path = path;
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+	if (rc == 0 && found->kind == OSP_SOURCE_FILE) {
 		/* One profile file (osprof-trace -o FILE writes such). */
 		load_path(src, path, NULL, log);
 		return;
 	}
-	if (has(path, ".osprof/stats.json")) {
-		if (asprintf(&ctl, "%s/.osprof", path) >= 0)
-			load_json_dir(src, ctl, log);
-		free(ctl);
-		return;
-	}
-	for (size_t i = 0; i < OSP_LAYER_FILES; i++) {
-		if (has(path, osp_layer_files[i])) {
-			load_json_dir(src, path, log);
-			return;
+	/*
+	 * Anything but a mount or a run directory is read as /proc/osprof,
+	 * each of its files skipped while missing: a path not there yet (the
+	 * module not loaded) is a source down, served once it comes.
+	 */
+	if (rc || (found->kind != OSP_SOURCE_MOUNT && found->kind != OSP_SOURCE_RUN_DIR))
+		found = &osp_sources[OSP_SOURCE_KMOD_DIR];
+	for (size_t i = 0; i < found->nfiles; i++) {
+		char *file = osp_source_file(path, found, i);
+
+		if (!file) {
+			log_line(log, path, "out of memory");
+			continue;
 		}
+		load_path(src, file, found->kmod_text ? found->files[i] : NULL, log);
+		free(file);
 	}
-	for (size_t i = 0; i < OSP_KMOD_LAYERS; i++)
-		load_file(src, path, osp_kmod_layers[i], osp_kmod_layers[i], log);
 }
 
 void oex_source_fini(struct oex_source *src)

@@ -14,6 +14,8 @@
  *  - a comma-separated list of the above ("a/fs.json,a/fuse.json"), when
  *    the argument as a whole names nothing: the layers of one run kept in
  *    separate places. A path that holds a comma still works as itself.
+ * Which of these a path is, core decides (osp_source_find, osprof/format.h),
+ * for osprof-exporter too; this file reads what it finds.
  * Every failure names the input; checksum failures are warnings.
  */
 #include <errno.h>
@@ -25,14 +27,6 @@
 #include "osprof/escape.h"
 #include "osprof/kmod.h"
 #include "osprof/format.h"
-
-static bool is_kmod_layer(const char *name)
-{
-	for (size_t i = 0; i < OSP_KMOD_LAYERS; i++)
-		if (strcmp(name, osp_kmod_layers[i]) == 0)
-			return true;
-	return false;
-}
 
 /* Print osp_profile_check's warnings as our own, naming the input. */
 static void warn_checksums(const char *spec, const struct osp_profile *p)
@@ -104,21 +98,9 @@ static int parse_text(struct orp_input *in, const char *path, const char *text,
 	return add_profile(in, p, path, err, errlen);
 }
 
-/* A file named lower, block or irq whose text is not JSON: the module's. */
-static const char *kmod_file_layer(const char *path, const char *text,
-				   size_t len)
-{
-	const char *base = strrchr(path, '/');
-
-	base = base ? base + 1 : path;
-	if (!is_kmod_layer(base) || len == 0 || text[strspn(text, " \t\r\n")] == '{')
-		return NULL;
-	return base;
-}
-
 /*
  * Load @path, as the module's text of @kmod_layer when given, else as
- * JSON unless kmod_file_layer says otherwise; when @optional, a file that
+ * JSON unless osp_source_kmod_layer says otherwise; when @optional, a file that
  * does not exist (or that the kernel module does not serve right now) is
  * skipped: returns 1.
  */
@@ -137,133 +119,78 @@ static int load_path(struct orp_input *in, const char *path,
 		return rc;
 	}
 	if (!kmod_layer)
-		kmod_layer = kmod_file_layer(path, text, len);
+		kmod_layer = osp_source_kmod_layer(path, text, len);
 	rc = parse_text(in, path, text, len, kmod_layer, err, errlen);
 	free(text);
 	return rc;
 }
 
-static char *join(const char *dir, const char *name)
-{
-	char *s;
-
-	return asprintf(&s, "%s/%s", dir, name) < 0 ? NULL : s;
-}
-
-static bool exists(const char *dir, const char *name)
-{
-	char *p = join(dir, name);
-	struct stat st;
-	bool ok = p && stat(p, &st) == 0;
-
-	free(p);
-	return ok;
-}
-
-/* Load @dir/@name (optional or not); -ENOMEM when the path cannot be built. */
-static int load_in(struct orp_input *in, const char *dir, const char *name,
-		   const char *kmod_layer, bool optional, char *err,
-		   size_t errlen)
-{
-	char *p = join(dir, name);
-	int rc;
-
-	if (!p) {
-		snprintf(err, errlen, "%s: out of memory", dir);
-		return -ENOMEM;
-	}
-	rc = load_path(in, p, kmod_layer, optional, err, errlen);
-	free(p);
-	return rc;
-}
-
-/* A control or run directory: every layer file present, at least one. */
-static int load_layer_dir(struct orp_input *in, const char *dir, char *err,
-			  size_t errlen)
+/*
+ * A mount, a run directory or /proc/osprof: every file of @src present
+ * under @path, at least one.
+ */
+static int load_set(struct orp_input *in, const char *path,
+		    const struct osp_source *src, char *err, size_t errlen)
 {
 	size_t before = in->n;
 	int rc = 0;
 
-	for (size_t i = 0; rc == 0 && i < OSP_LAYER_FILES; i++) {
-		rc = load_in(in, dir, osp_layer_files[i], NULL, true, err, errlen);
-		if (rc == 1)
-			rc = 0;
-	}
-	if (rc == 0 && in->n == before) {
-		snprintf(err, errlen, "%s: no layer file (stats.json, fuse.json, ...) could be read",
-			 dir);
-		rc = -ENOENT;
-	}
-	return rc;
-}
+	for (size_t i = 0; rc >= 0 && i < src->nfiles; i++) {
+		char *file = osp_source_file(path, src, i);
 
-/* /proc/osprof: every layer the module serves. */
-static int load_kmod_dir(struct orp_input *in, const char *dir, char *err,
-			 size_t errlen)
-{
-	for (size_t i = 0; i < OSP_KMOD_LAYERS; i++) {
-		int rc = load_in(in, dir, osp_kmod_layers[i], osp_kmod_layers[i], true,
-				 err, errlen);
-
-		if (rc < 0)
-			return rc;
+		if (!file) {
+			snprintf(err, errlen, "%s%s: out of memory", path, src->subdir);
+			return -ENOMEM;
+		}
+		rc = load_path(in, file, src->kmod_text ? src->files[i] : NULL, true,
+			       err, errlen);
+		free(file);
 	}
-	if (in->n == 0) {
+	if (rc < 0)
+		return rc;
+	/* Of /proc/osprof, an empty set only when nothing was read before it. */
+	if (src->kmod_text && in->n == 0) {
 		snprintf(err, errlen, "%s: the kernel module serves no layer here",
-			 dir);
+			 path);
+		return -ENOENT;
+	}
+	if (!src->kmod_text && in->n == before) {
+		snprintf(err, errlen, "%s%s: no layer file (stats.json, fuse.json, ...) could be read",
+			 path, src->subdir);
 		return -ENOENT;
 	}
 	return 0;
-}
-
-static int load_dir(struct orp_input *in, const char *dir, char *err,
-		    size_t errlen)
-{
-	char *ctl;
-	int rc;
-
-	if (exists(dir, ".osprof/stats.json")) {
-		ctl = join(dir, ".osprof");
-		if (!ctl) {
-			snprintf(err, errlen, "%s: out of memory", dir);
-			return -ENOMEM;
-		}
-		rc = load_layer_dir(in, ctl, err, errlen);
-		free(ctl);
-		return rc;
-	}
-	for (size_t i = 0; i < OSP_LAYER_FILES; i++)
-		if (exists(dir, osp_layer_files[i]))
-			return load_layer_dir(in, dir, err, errlen);
-	for (size_t i = 0; i < OSP_KMOD_LAYERS; i++)
-		if (exists(dir, osp_kmod_layers[i]))
-			return load_kmod_dir(in, dir, err, errlen);
-	snprintf(err, errlen,
-		 "%s: a directory but no profile: not an osprof-fs mount (no .osprof/stats.json) nor /proc/osprof",
-		 dir);
-	return -ENOENT;
 }
 
 /* One place of a set, its profiles added to @in. */
 static int load_one(struct orp_input *in, const char *path, char *err,
 		    size_t errlen)
 {
-	struct stat st;
+	const struct osp_source *src;
+	int rc;
 
 	if (strcmp(path, "-") == 0) {
 		struct osp_profile *p = osp_read_json_file("-", err, errlen);
 
 		return p ? add_profile(in, p, "stdin", err, errlen) : -EINVAL;
 	}
-	if (stat(path, &st) != 0) {
-		int rc = -errno;
-
+	rc = osp_source_find(path, &src);
+	if (rc) {
 		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
 		return rc;
 	}
-	if (S_ISDIR(st.st_mode))
-		return load_dir(in, path, err, errlen);
-	return load_path(in, path, NULL, false, err, errlen);
+	switch (src->kind) {
+	case OSP_SOURCE_FILE:
+	case OSP_SOURCE_OTHER:
+		return load_path(in, path, NULL, false, err, errlen);
+	case OSP_SOURCE_NO_PROFILE:
+		snprintf(err, errlen,
+			 "%s: a directory but no profile: not an osprof-fs mount (no .osprof/stats.json) nor /proc/osprof",
+			 path);
+		return -ENOENT;
+	default:
+		return load_set(in, path, src, err, errlen);
+	}
 }
 
 /* "a/fs.json,a/fuse.json": each part is a place of one set. */

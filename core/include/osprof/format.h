@@ -19,6 +19,7 @@
 #ifndef OSPROF_FORMAT_H
 #define OSPROF_FORMAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -96,5 +97,63 @@ extern const char *const osp_kmod_layers[OSP_KMOD_LAYERS];
  * "run.fuse.json"; "run" -> "run.fuse"). A new string, or NULL (ENOMEM).
  */
 char *osp_file_beside(const char *file, const char *name);
+
+/*
+ * What a path named as a profile source is: one rule for osprof-report
+ * and osprof-exporter. A directory is, in this order:
+ *  - a mount of osprof-fs, when it holds .osprof/stats.json: its layer
+ *    files (osp_layer_files) are read from PATH/.osprof (the control
+ *    directory itself is a run directory);
+ *  - a run directory, when it holds any of osp_layer_files;
+ *  - /proc/osprof's kind, when it holds any of osp_kmod_layers: each is
+ *    the kernel module's text of the layer it is named;
+ *  - else a directory with no profile.
+ * Anything else is one file: a regular file, or other (a device, a FIFO,
+ * a socket), which a program may read as a file or refuse.
+ * Whether a file is there is asked with stat (fstatat), never by opening
+ * it: a FIFO or a hung mount's file in place of stats.json does not block
+ * the choice.
+ */
+enum osp_source_kind {
+	OSP_SOURCE_FILE,
+	OSP_SOURCE_OTHER,
+	OSP_SOURCE_MOUNT,
+	OSP_SOURCE_RUN_DIR,
+	OSP_SOURCE_KMOD_DIR,
+	OSP_SOURCE_NO_PROFILE,
+	OSP_SOURCE_KINDS
+};
+/* What a kind of source reads: the files subdir/files[i] after its path. */
+struct osp_source {
+	enum osp_source_kind kind;
+	const char *name;          /* "file", "mount", "run directory", ... */
+	const char *subdir;        /* "/.osprof" for a mount, else "" */
+	const char *const *files;  /* names read there, each maybe missing; NULL for none */
+	size_t nfiles;
+	bool kmod_text;            /* files[i] is the module's text of layer files[i] */
+};
+/* One entry per kind, indexed by it. */
+extern const struct osp_source osp_sources[OSP_SOURCE_KINDS];
+/*
+ * osp_source_find - which kind of source @path is (the rules above), as a
+ * pointer into osp_sources in *@src. 0, or the -errno of looking at @path
+ * (-ENOENT, -ENOTDIR, -EACCES, -ENAMETOOLONG, ...), *@src untouched.
+ * Allocates nothing; thread-safe.
+ */
+int osp_source_find(const char *path, const struct osp_source **src);
+/*
+ * osp_source_file - the path of file @i (< src->nfiles) of source @path:
+ * "PATH/.osprof/fuse.json", "/proc/osprof/irq". A new string, or NULL
+ * (ENOMEM).
+ */
+char *osp_source_file(const char *path, const struct osp_source *src, size_t i);
+/*
+ * osp_source_kmod_layer - for one file read whole (@len bytes at @text):
+ * the kernel module's layer it holds when its name (after the last '/')
+ * is one of osp_kmod_layers and its text is not JSON (does not start with
+ * '{' after white space), else NULL. A saved /proc/osprof/lower is read
+ * as what it is.
+ */
+const char *osp_source_kmod_layer(const char *path, const char *text, size_t len);
 
 #endif /* OSPROF_FORMAT_H */
