@@ -22,6 +22,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "config.h"
+#include "osp_opt.h"
 
 enum {
 	EXIT_USAGE = 2,
@@ -137,32 +138,6 @@ static void die_usage(const char *fmt, ...)
 	usage_hint();
 }
 
-static unsigned opt_uint(const char *opt, const char *arg, unsigned min,
-			 unsigned max)
-{
-	uint64_t v;
-	int rc = osp_parse_u64(arg, min, max, &v);
-
-	if (rc == -ERANGE)
-		die_usage("%s: '%s' is out of range [%u, %u]", opt, arg, min, max);
-	if (rc < 0)
-		die_usage("%s: '%s' is not a whole number", opt, arg);
-	return (unsigned)v;
-}
-
-static double opt_double(const char *opt, const char *arg, double min,
-			 double max)
-{
-	double v;
-	int rc = osp_parse_double(arg, min, max, &v);
-
-	if (rc == -ERANGE)
-		die_usage("%s: '%s' is out of range [%g, %g]", opt, arg, min, max);
-	if (rc < 0)
-		die_usage("%s: '%s' is not a number", opt, arg);
-	return v;
-}
-
 static bool name_ok(const char *name)
 {
 	if (!*name || strlen(name) > 64)
@@ -191,7 +166,7 @@ static void add_config(struct obn_opts *o, char *name, char *shell_cmd,
 }
 
 /* --config NAME=COMMAND; arg stays owned by argv, we split a copy. */
-static void opt_config(struct obn_opts *o, const char *arg)
+static int opt_config(const struct osp_opt *opt, const char *arg)
 {
 	char *copy = strdup(arg), *eq = copy ? strchr(copy, '=') : NULL;
 
@@ -202,7 +177,8 @@ static void opt_config(struct obn_opts *o, const char *arg)
 	if (!eq || eq == copy || eq[1] == '\0')
 		die_usage("--config: '%s' is not NAME=COMMAND", arg);
 	*eq = '\0';
-	add_config(o, copy, eq + 1, NULL);
+	add_config(opt->dst, copy, eq + 1, NULL);
+	return 0;
 }
 
 enum {
@@ -210,78 +186,55 @@ enum {
 	OPT_CSV, OPT_JSON, OPT_PLOT,
 };
 
-static const struct option long_opts[] = {
-	{ "config", required_argument, NULL, 'c' },
-	{ "name", required_argument, NULL, 'n' },
-	{ "setup", required_argument, NULL, 's' },
-	{ "cleanup", required_argument, NULL, 'C' },
-	{ "min-runs", required_argument, NULL, 'm' },
-	{ "max-runs", required_argument, NULL, 'M' },
-	{ "hw", required_argument, NULL, 'H' },
-	{ "confidence", required_argument, NULL, OPT_CONFIDENCE },
-	{ "warmup", required_argument, NULL, 'w' },
-	{ "keep-going", no_argument, NULL, 'k' },
-	{ "threads", required_argument, NULL, 't' },
-	{ "cold", no_argument, NULL, OPT_COLD },
-	{ "warm", no_argument, NULL, OPT_WARM },
-	{ "remount", required_argument, NULL, OPT_REMOUNT },
-	{ "remount-cmd", required_argument, NULL, OPT_REMOUNT_CMD },
-	{ "zmax", required_argument, NULL, 'z' },
-	{ "csv", required_argument, NULL, OPT_CSV },
-	{ "json", required_argument, NULL, OPT_JSON },
-	{ "plot", required_argument, NULL, OPT_PLOT },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
-};
-
-/* One option; false when it is not ours (getopt already complained). */
-static bool one_opt(struct obn_opts *o, int c, const char **name)
-{
-	switch (c) {
-	case 'c': opt_config(o, optarg); break;
-	case 'n': *name = optarg; break;
-	case 's': o->setup = optarg; break;
-	case 'C': o->cleanup = optarg; break;
-	case 'm': o->min_runs = opt_uint("--min-runs", optarg, 2, 100000); break;
-	case 'M': o->max_runs = opt_uint("--max-runs", optarg, 2, 100000); break;
-	case 'H': o->hw_pct = opt_double("--hw", optarg, 0.001, 1000); break;
-	case OPT_CONFIDENCE:
-		o->level = opt_double("--confidence", optarg, 50, 99.9) / 100.0;
-		break;
-	case 'w': o->warmup = opt_uint("--warmup", optarg, 0, 100000); break;
-	case 'k': o->keep_going = true; break;
-	case 't': o->threads = opt_uint("--threads", optarg, 1, 1024); break;
-	case OPT_COLD: o->cold = true; break;
-	case OPT_WARM: o->cold = false; break;
-	case OPT_REMOUNT: o->remount_mnt = optarg; break;
-	case OPT_REMOUNT_CMD: o->remount_cmd = optarg; break;
-	case 'z': o->zmax = opt_double("--zmax", optarg, 0.1, 100); break;
-	case OPT_CSV: o->csv_path = optarg; break;
-	case OPT_JSON: o->json_path = optarg; break;
-	case OPT_PLOT: o->plot_dir = optarg; break;
-	case 'q': o->quiet = true; break;
-	case 'h': fputs(usage_text, stdout); exit(0);
-	case 'V': printf("osprof-bench %s\n", OSPROF_VERSION); exit(0);
-	default: return false;
-	}
-	return true;
-}
-
 static void parse_args(int argc, char **argv, struct obn_opts *o)
 {
 	const char *name = NULL;
-	int c;
+	double confidence_pct = 0;
+	const struct osp_opt opts[] = {
+		{ 'c', "config", OSP_OPT_CALL, o, .call = opt_config },
+		{ 'n', "name", OSP_OPT_STR, &name },
+		{ 's', "setup", OSP_OPT_STR, &o->setup },
+		{ 'C', "cleanup", OSP_OPT_STR, &o->cleanup },
+		{ 'm', "min-runs", OSP_OPT_UINT, &o->min_runs, .umin = 2, .umax = 100000 },
+		{ 'M', "max-runs", OSP_OPT_UINT, &o->max_runs, .umin = 2, .umax = 100000 },
+		{ 'H', "hw", OSP_OPT_DOUBLE, &o->hw_pct, .dmin = 0.001, .dmax = 1000 },
+		{ OPT_CONFIDENCE, "confidence", OSP_OPT_DOUBLE, &confidence_pct,
+		  .dmin = 50, .dmax = 99.9 },
+		{ 'w', "warmup", OSP_OPT_UINT, &o->warmup, .umin = 0, .umax = 100000 },
+		{ 'k', "keep-going", OSP_OPT_TRUE, &o->keep_going },
+		{ 't', "threads", OSP_OPT_UINT, &o->threads, .umin = 1, .umax = 1024 },
+		{ OPT_COLD, "cold", OSP_OPT_TRUE, &o->cold },
+		{ OPT_WARM, "warm", OSP_OPT_FALSE, &o->cold },
+		{ OPT_REMOUNT, "remount", OSP_OPT_STR, &o->remount_mnt },
+		{ OPT_REMOUNT_CMD, "remount-cmd", OSP_OPT_STR, &o->remount_cmd },
+		{ 'z', "zmax", OSP_OPT_DOUBLE, &o->zmax, .dmin = 0.1, .dmax = 100 },
+		{ OPT_CSV, "csv", OSP_OPT_STR, &o->csv_path },
+		{ OPT_JSON, "json", OSP_OPT_STR, &o->json_path },
+		{ OPT_PLOT, "plot", OSP_OPT_STR, &o->plot_dir },
+		{ 'q', "quiet", OSP_OPT_TRUE, &o->quiet },
+		{ 'h', "help", OSP_OPT_PRINT, .text = usage_text },
+		{ 'V', "version", OSP_OPT_PRINT, .text = "osprof-bench " OSPROF_VERSION "\n" },
+		{ 0 },
+	};
+	struct osp_opt_fail f;
+	char why[256];
+	int rc;
 
 	/* min_runs 0: not given, 5 or --max-runs if that is fewer. */
 	*o = (struct obn_opts){ .min_runs = 0, .max_runs = 30, .threads = 1,
 		.hw_pct = 5.0, .level = 0.95, .zmax = 2.0 };
 	/* '+': the command's own options are not ours. */
-	while ((c = getopt_long(argc, argv, "+c:n:s:C:m:M:H:w:kt:z:qhV",
-				long_opts, NULL)) != -1)
-		if (!one_opt(o, c, &name))
-			usage_hint();
+	rc = osp_opt_parse(opts, "+", argc, argv, &f);
+	if (rc > 0) /* --help or --version, printed */
+		exit(0);
+	if (rc && !f.opt) /* getopt has said why */
+		usage_hint();
+	if (rc) {
+		osp_opt_why(&f, why, sizeof(why));
+		die_usage("%s", why);
+	}
+	if (confidence_pct)
+		o->level = confidence_pct / 100.0;
 	if (optind < argc && o->nconfigs)
 		die_usage("give either -- COMMAND or --config, not both");
 	if (optind < argc) {

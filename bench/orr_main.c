@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "osp_opt.h"
 #include "osprof/clock.h"
 #include "osprof/parse.h"
 
@@ -43,6 +44,7 @@ struct orr_opts {
 	bool direct;
 	uint64_t ops;		/* reads per reader, or 0: run for seconds */
 	double seconds;
+	bool seconds_given;	/* --seconds, which excludes --ops */
 	uint64_t seed;
 	uint64_t file_bytes;	/* found when validating the file */
 };
@@ -97,65 +99,52 @@ static void die(const char *fmt, ...)
 	exit(EXIT_USAGE);
 }
 
-static uint64_t opt_u64(const char *opt, const char *arg, uint64_t min,
-			uint64_t max, bool size)
+/* --seconds S: its own words for any refusal. */
+static int opt_seconds(const struct osp_opt *opt, const char *arg)
 {
-	uint64_t v;
-	int rc = size ? osp_parse_size(arg, min, max, &v) :
-			osp_parse_u64(arg, min, max, &v);
+	struct orr_opts *o = opt->dst;
 
-	if (rc == -ERANGE)
-		die("%s: '%s' is out of range [%" PRIu64 ", %" PRIu64 "]", opt, arg,
-		    min, max);
-	if (rc < 0)
-		die("%s: '%s' is not a whole number", opt, arg);
-	return v;
+	if (osp_parse_double(arg, 0.001, 86400, &o->seconds) < 0)
+		die("--seconds: '%s' is not a number in [0.001, 86400]", arg);
+	o->seconds_given = true;
+	return 0;
 }
-
-static const struct option long_opts[] = {
-	{ "procs", required_argument, NULL, 'p' },
-	{ "size", required_argument, NULL, 's' },
-	{ "direct", no_argument, NULL, 'd' },
-	{ "ops", required_argument, NULL, 'n' },
-	{ "seconds", required_argument, NULL, 't' },
-	{ "seed", required_argument, NULL, 'r' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
-};
 
 static void parse_args(int argc, char **argv, struct orr_opts *o)
 {
-	bool have_seconds = false;
-	int c;
+	const struct osp_opt opts[] = {
+		{ 'p', "procs", OSP_OPT_UINT, &o->procs, .umin = 1, .umax = 1024 },
+		{ 's', "size", OSP_OPT_SIZE, &o->size_bytes, .umin = 1, .umax = 1ULL << 30 },
+		{ 'd', "direct", OSP_OPT_TRUE, &o->direct },
+		{ 'n', "ops", OSP_OPT_U64, &o->ops, .umin = 1, .umax = UINT64_MAX / 2 },
+		{ 't', "seconds", OSP_OPT_CALL, o, .call = opt_seconds },
+		{ 'r', "seed", OSP_OPT_U64, &o->seed, .umin = 0, .umax = UINT64_MAX },
+		{ 'h', "help", OSP_OPT_PRINT, .text = usage_text },
+		{ 'V', "version", OSP_OPT_PRINT, .text = "osprof-randread " OSPROF_VERSION "\n" },
+		{ 0 },
+	};
+	struct osp_opt_fail f;
+	char why[256];
+	int rc;
 
 	*o = (struct orr_opts){ .procs = 2, .size_bytes = 512, .seconds = 5.0,
 				.seed = 1 };
-	while ((c = getopt_long(argc, argv, "p:s:dn:t:r:hV", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'p': o->procs = (unsigned)opt_u64("--procs", optarg, 1, 1024, false); break;
-		case 's': o->size_bytes = opt_u64("--size", optarg, 1, 1ULL << 30, true); break;
-		case 'd': o->direct = true; break;
-		case 'n': o->ops = opt_u64("--ops", optarg, 1, UINT64_MAX / 2, false); break;
-		case 't':
-			if (osp_parse_double(optarg, 0.001, 86400, &o->seconds) < 0)
-				die("--seconds: '%s' is not a number in [0.001, 86400]",
-				    optarg);
-			have_seconds = true;
-			break;
-		case 'r': o->seed = opt_u64("--seed", optarg, 0, UINT64_MAX, false); break;
-		case 'h': fputs(usage_text, stdout); exit(0);
-		case 'V': printf("osprof-randread %s\n", OSPROF_VERSION); exit(0);
-		default:
-			fprintf(stderr, "Try 'osprof-randread --help' for more information.\n");
-			exit(EXIT_USAGE);
-		}
+	rc = osp_opt_parse(opts, "", argc, argv, &f);
+	if (rc > 0) /* --help or --version, printed */
+		exit(0);
+	if (rc && !f.opt) {
+		fprintf(stderr, "Try 'osprof-randread --help' for more information.\n");
+		exit(EXIT_USAGE);
+	}
+	if (rc) {
+		osp_opt_why(&f, why, sizeof(why));
+		die("%s", why);
 	}
 	if (optind != argc - 1)
 		die(optind == argc ? "no FILE given" : "one FILE only, got '%s' too",
 		    argv[argc - 1]);
 	o->path = argv[optind];
-	if (have_seconds && o->ops)
+	if (o->seconds_given && o->ops)
 		die("give --ops or --seconds, not both");
 	if (o->direct && o->size_bytes % DIRECT_SIZE_UNIT)
 		die("--direct: --size %" PRIu64 " is not a multiple of %d bytes",

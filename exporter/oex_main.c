@@ -26,6 +26,7 @@
 
 #include "config.h"
 #include "oex_http.h"
+#include "osp_opt.h"
 #include "osprof/escape.h"
 
 static void usage(FILE *out)
@@ -134,35 +135,30 @@ static int stop(struct oex_http *http)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "listen", required_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *listen_text = OEX_DEFAULT_LISTEN;
+	const struct osp_opt opts[] = {
+		{ 'l', "listen", OSP_OPT_STR, &listen_text },
+		{ 'h', "help", OSP_OPT_STOP },
+		{ 'V', "version", OSP_OPT_PRINT, .text = OEX_PROG " " OSPROF_VERSION "\n" },
+		{ 0 },
+	};
+	struct osp_opt_fail f;
 	struct sockaddr_storage ss;
 	struct oex_http *http;
 	socklen_t sslen;
 	char err[128];
 	sigset_t sigs;
-	int c, fd, sig;
+	int rc = osp_opt_parse(opts, "", argc, argv, &f), fd, sig;
 
-	while ((c = getopt_long(argc, argv, "l:hV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'l':
-			listen_text = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			printf(OEX_PROG " %s\n", OSPROF_VERSION);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
+	if (rc == 'h') {
+		usage(stdout);
+		return 0;
+	}
+	if (rc == 'V')
+		return 0;
+	if (rc) {
+		usage(stderr);
+		return 2;
 	}
 	if (oex_addr_parse(listen_text, &ss, &sslen, err, sizeof(err)) != 0) {
 		fprintf(stderr, OEX_PROG ": bad --listen address '");

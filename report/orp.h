@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "osp_opt.h"
 #include "osprof/analysis.h"
 #include "osprof/profile.h"
 #include "osprof/values.h"
@@ -46,19 +47,18 @@ int orp_exit_stdout(int rc);
 __attribute__((format(printf, 2, 3)))
 int orp_usage_error(const char *cmd, const char *fmt, ...);
 /*
- * The default case of a subcommand's option switch: -h prints @help and
- * returns 1; anything else is getopt's "bad option": -EINVAL, said.
+ * orp_opts_parse - a subcommand's options, @opts as osp_opt_parse takes
+ * them (its 'h' row of kind OSP_OPT_STOP shows @help). 0, optind at the
+ * first operand; 1 once the help is shown; -EINVAL with the reason said
+ * as @cmd's usage error (an OSP_OPT_CALL says its own).
  */
-int orp_opt_other(const char *cmd, int c, void (*help)(void));
-
+int orp_opts_parse(const char *cmd, const struct osp_opt *opts, int argc,
+		   char **argv, void (*help)(void));
 /*
- * Parse option @opt's value @s into @out with core's osp_parse_u64 or
- * osp_parse_double (the whole of @s, in [@min, @max]), or print why not.
- * 0 or -EINVAL.
+ * Parse option --@name's value @s into @out with core's osp_parse_double
+ * (the whole of @s, in [@min, @max]), or say why not. 0 or -EINVAL.
  */
-int orp_opt_u64(const char *cmd, const char *opt, const char *s, uint64_t min,
-		uint64_t max, uint64_t *out);
-int orp_opt_double(const char *cmd, const char *opt, const char *s,
+int orp_opt_double(const char *cmd, const char *name, const char *s,
 		   double min, double max, double *out);
 
 /*

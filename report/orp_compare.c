@@ -247,93 +247,65 @@ static void help(void)
 }
 
 /* A volume fraction, or "off" (stored as -1, which core reads as off). */
-static int opt_frac(const char *opt, double *out)
+static int opt_frac(const struct osp_opt *opt, const char *arg)
 {
-	if (strcmp(optarg, "off") == 0) {
-		*out = -1.0;
+	if (strcmp(arg, "off") == 0) {
+		*(double *)opt->dst = -1.0;
 		return 0;
 	}
-	return orp_opt_double(CMD, opt, optarg, 0, 1e9, out);
+	return orp_opt_double(CMD, opt->name, arg, 0, 1e9, opt->dst);
 }
 
-static int parse_opt(int c, struct compare_args *a)
+static int opt_method(const struct osp_opt *opt, const char *arg)
 {
-	struct osp_cmp_opts *o = &a->cmp.opts;
+	if (osp_dist_method_parse(arg, opt->dst) == 0)
+		return 0;
+	orp_usage_error(CMD, "unknown method '%s'", arg);
+	return -EINVAL;
+}
 
-	switch (c) {
-	case 'm':
-		if (osp_dist_method_parse(optarg, &o->method) == 0)
-			return 0;
-		orp_usage_error(CMD, "unknown method '%s'", optarg);
-		return -EINVAL;
-	case 't':
-		return orp_opt_double(CMD, "--threshold", optarg, 0, 1e9, &o->threshold);
-	case 's':
-		return orp_opt_double(CMD, "--min-share", optarg, 0, 1, &o->min_share);
-	case 'e':
-		return orp_opt_double(CMD, "--equal", optarg, 0, 1e9, &o->equal_frac);
-	case 'N':
-		return orp_opt_double(CMD, "--noise", optarg, 0, 1e6, &o->noise_factor);
-	case 'C':
-		return opt_frac("--count-change", &o->count_frac);
-	case 'L':
-		return opt_frac("--latency-change", &o->latency_frac);
-	case 'T':
-		o->per_time = true;
-		return 0;
-	case 'l':
-		a->cmp.layer = optarg;
-		return 0;
-	case 'a':
-		a->all = true;
-		return 0;
-	case 'p':
-		a->plot_dir = optarg;
-		return 0;
-	case 'j':
+/* --format: json, or a chart format for --plot. */
+static int opt_format(const struct osp_opt *opt, const char *arg)
+{
+	struct compare_args *a = opt->dst;
+
+	if (strcmp(arg, "json") == 0) {
 		a->json = true;
 		return 0;
-	case 'f':
-		if (strcmp(optarg, "json") == 0) {
-			a->json = true;
-			return 0;
-		}
-		if (orp_fmt_parse(optarg, &a->fmt) == 0)
-			return 0;
-		orp_usage_error(CMD, "unknown format '%s'", optarg);
-		return -EINVAL;
-	default:
-		return orp_opt_other(CMD, c, help);
 	}
+	if (orp_fmt_parse(arg, &a->fmt) == 0)
+		return 0;
+	orp_usage_error(CMD, "unknown format '%s'", arg);
+	return -EINVAL;
 }
 
 static int parse_args(int argc, char **argv, struct compare_args *a)
 {
-	static const struct option longopts[] = {
-		{ "method", required_argument, NULL, 'm' },
-		{ "threshold", required_argument, NULL, 't' },
-		{ "min-share", required_argument, NULL, 's' },
-		{ "equal", required_argument, NULL, 'e' },
-		{ "noise", required_argument, NULL, 'N' },
-		{ "count-change", required_argument, NULL, 'C' },
-		{ "latency-change", required_argument, NULL, 'L' },
-		{ "per-time", no_argument, NULL, 'T' },
-		{ "layer", required_argument, NULL, 'l' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "plot", required_argument, NULL, 'p' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	struct osp_cmp_opts *o = &a->cmp.opts;
+	const struct osp_opt opts[] = {
+		{ 'm', "method", OSP_OPT_CALL, &o->method, .call = opt_method },
+		{ 't', "threshold", OSP_OPT_DOUBLE, &o->threshold, .dmin = 0, .dmax = 1e9 },
+		{ 's', "min-share", OSP_OPT_DOUBLE, &o->min_share, .dmin = 0, .dmax = 1 },
+		{ 'e', "equal", OSP_OPT_DOUBLE, &o->equal_frac, .dmin = 0, .dmax = 1e9 },
+		{ 'N', "noise", OSP_OPT_DOUBLE, &o->noise_factor, .dmin = 0, .dmax = 1e6 },
+		{ 'C', "count-change", OSP_OPT_CALL, &o->count_frac, .call = opt_frac },
+		{ 'L', "latency-change", OSP_OPT_CALL, &o->latency_frac, .call = opt_frac },
+		{ 'T', "per-time", OSP_OPT_TRUE, &o->per_time },
+		{ 'l', "layer", OSP_OPT_STR, &a->cmp.layer },
+		{ 'a', "all", OSP_OPT_TRUE, &a->all },
+		{ 'p', "plot", OSP_OPT_STR, &a->plot_dir },
+		{ 'f', "format", OSP_OPT_CALL, a, .call = opt_format },
+		{ 'j', "json", OSP_OPT_TRUE, &a->json },
+		{ 'h', "help", OSP_OPT_STOP },
+		{ 0 },
 	};
-	int c, rc;
+	int rc;
 
-	osp_cmp_opts_default(&a->cmp.opts, OSP_DIST_EMD);
+	osp_cmp_opts_default(o, OSP_DIST_EMD);
 	a->fmt = ORP_FMT_PNG;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "m:t:s:e:N:C:L:Tl:ap:f:jh", longopts, NULL)) != -1)
-		if ((rc = parse_opt(c, a)) != 0)
-			return rc;
+	rc = orp_opts_parse(CMD, opts, argc, argv, help);
+	if (rc)
+		return rc;
 	if (argc - optind != 2) {
 		orp_usage_error(CMD, "two profile sets needed, A and B");
 		return -EINVAL;

@@ -122,40 +122,34 @@ static int write_openmetrics(FILE *f, const struct orp_input *in)
 	return ferror(f) ? -EIO : 0;
 }
 
+static int opt_format(const struct osp_opt *opt, const char *arg)
+{
+	unsigned fmt;
+
+	if (osp_parse_name(arg, export_names, EXP__COUNT, &fmt)) {
+		orp_usage_error(CMD, "unknown format '%s'", arg);
+		return -EINVAL;
+	}
+	*(enum export_fmt *)opt->dst = (enum export_fmt)fmt;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct export_args *a)
 {
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'F' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "layer", required_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct osp_opt opts[] = {
+		{ 'F', "format", OSP_OPT_CALL, &a->fmt, .call = opt_format },
+		{ 'o', "output", OSP_OPT_STR, &a->out },
+		{ 'l', "layer", OSP_OPT_STR, &a->layer },
+		{ 'h', "help", OSP_OPT_STOP },
+		{ 0 },
 	};
-	unsigned fmt;
-	int c;
+	int rc;
 
 	a->fmt = EXP__COUNT;
 	a->out = "-";
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "F:o:l:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'F':
-			if (osp_parse_name(optarg, export_names, EXP__COUNT, &fmt)) {
-				orp_usage_error(CMD, "unknown format '%s'", optarg);
-				return -EINVAL;
-			}
-			a->fmt = (enum export_fmt)fmt;
-			break;
-		case 'o':
-			a->out = optarg;
-			break;
-		case 'l':
-			a->layer = optarg;
-			break;
-		default:
-			return orp_opt_other(CMD, c, help);
-		}
-	}
+	rc = orp_opts_parse(CMD, opts, argc, argv, help);
+	if (rc)
+		return rc;
 	if (a->fmt == EXP__COUNT || argc - optind != 1) {
 		orp_usage_error(CMD, "%s", a->fmt == EXP__COUNT ? "--format is required"
 								: "one PROFILE needed");

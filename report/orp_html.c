@@ -531,43 +531,32 @@ static void remove_tmpdir(const char *dir)
 	rmdir(dir);
 }
 
+static int opt_method(const struct osp_opt *opt, const char *arg)
+{
+	if (osp_dist_method_parse(arg, opt->dst)) {
+		orp_usage_error(CMD, "unknown method '%s'", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct html_args *a)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "layer", required_argument, NULL, 'l' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "method", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct osp_opt opts[] = {
+		{ 'o', "output", OSP_OPT_STR, &a->out },
+		{ 'l', "layer", OSP_OPT_STR, &a->cmp.layer },
+		{ 'n', "top", OSP_OPT_U64, &a->top, .umin = 1, .umax = 16 },
+		{ 'm', "method", OSP_OPT_CALL, &a->cmp.opts.method, .call = opt_method },
+		{ 'h', "help", OSP_OPT_STOP },
+		{ 0 },
 	};
-	int c;
+	int rc;
 
 	a->top = 12;
 	osp_cmp_opts_default(&a->cmp.opts, OSP_DIST_EMD);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:l:n:m:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			a->out = optarg;
-			break;
-		case 'l':
-			a->cmp.layer = optarg;
-			break;
-		case 'n':
-			if (orp_opt_u64(CMD, "--top", optarg, 1, 16, &a->top))
-				return -EINVAL;
-			break;
-		case 'm':
-			if (osp_dist_method_parse(optarg, &a->cmp.opts.method)) {
-				orp_usage_error(CMD, "unknown method '%s'", optarg);
-				return -EINVAL;
-			}
-			break;
-		default:
-			return orp_opt_other(CMD, c, help);
-		}
-	}
+	rc = orp_opts_parse(CMD, opts, argc, argv, help);
+	if (rc)
+		return rc;
 	if (!a->out || argc - optind < 1 || argc - optind > 2) {
 		orp_usage_error(CMD, "%s", !a->out ? "-o FILE is required"
 						  : "one PROFILE, and optionally B, needed");

@@ -49,31 +49,17 @@ static void help(void)
 
 static int parse_args(int argc, char **argv, struct merge_args *a)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "layer", required_argument, NULL, 'l' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct osp_opt opts[] = {
+		{ 'o', "output", OSP_OPT_STR, &a->out },
+		{ 'l', "layer", OSP_OPT_STR, &a->layer },
+		{ 'f', "force", OSP_OPT_TRUE, &a->force },
+		{ 'h', "help", OSP_OPT_STOP },
+		{ 0 },
 	};
-	int c;
+	int rc = orp_opts_parse(CMD, opts, argc, argv, help);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:l:fh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			a->out = optarg;
-			break;
-		case 'l':
-			a->layer = optarg;
-			break;
-		case 'f':
-			a->force = true;
-			break;
-		default:
-			return orp_opt_other(CMD, c, help);
-		}
-	}
+	if (rc)
+		return rc;
 	if (!a->out || optind >= argc) {
 		orp_usage_error(CMD, "%s", !a->out ? "-o OUT is required" : "no PROFILE given");
 		return -EINVAL;

@@ -68,59 +68,46 @@ static void help(void)
 	       "  " ORP_PROG " plot run/fs.json,run/fuse.json -o layers/\n");
 }
 
+static int opt_format(const struct osp_opt *opt, const char *arg)
+{
+	if (orp_fmt_parse(arg, opt->dst)) {
+		orp_usage_error(CMD, "unknown format '%s'", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int opt_tl_clock(const struct osp_opt *opt, const char *arg)
+{
+	unsigned i;
+
+	if (osp_parse_name(arg, tl_clock_names, ORP_TL__COUNT, &i)) {
+		orp_usage_error(CMD, "--timeline-clock: '%s' is neither elapsed nor wall", arg);
+		return -EINVAL;
+	}
+	*(enum orp_tl_clock *)opt->dst = (enum orp_tl_clock)i;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct plot_args *a)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "layer", required_argument, NULL, 'l' },
-		{ "compare", required_argument, NULL, 'c' },
-		{ "timeline-clock", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct osp_opt opts[] = {
+		{ 'o', "output", OSP_OPT_STR, &a->dir },
+		{ 'f', "format", OSP_OPT_CALL, &a->fmt, .call = opt_format },
+		{ 'n', "top", OSP_OPT_U64, &a->top, .umin = 1, .umax = 16 },
+		{ 'l', "layer", OSP_OPT_STR, &a->layer },
+		{ 'c', "compare", OSP_OPT_STR, &a->against },
+		{ 't', "timeline-clock", OSP_OPT_CALL, &a->tl_clock, .call = opt_tl_clock },
+		{ 'h', "help", OSP_OPT_STOP },
+		{ 0 },
 	};
-	int c;
+	int rc;
 
 	a->fmt = ORP_FMT_PNG;
 	a->top = 12;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:f:n:l:c:t:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			a->dir = optarg;
-			break;
-		case 'f':
-			if (orp_fmt_parse(optarg, &a->fmt)) {
-				orp_usage_error(CMD, "unknown format '%s'", optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'n':
-			if (orp_opt_u64(CMD, "--top", optarg, 1, 16, &a->top))
-				return -EINVAL;
-			break;
-		case 'l':
-			a->layer = optarg;
-			break;
-		case 'c':
-			a->against = optarg;
-			break;
-		case 't': {
-			unsigned i;
-
-			if (osp_parse_name(optarg, tl_clock_names, ORP_TL__COUNT, &i)) {
-				orp_usage_error(CMD, "--timeline-clock: '%s' is neither elapsed nor wall",
-						optarg);
-				return -EINVAL;
-			}
-			a->tl_clock = (enum orp_tl_clock)i;
-			break;
-		}
-		default:
-			return orp_opt_other(CMD, c, help);
-		}
-	}
+	rc = orp_opts_parse(CMD, opts, argc, argv, help);
+	if (rc)
+		return rc;
 	if (!a->dir || argc - optind != 1) {
 		orp_usage_error(CMD, "%s", !a->dir ? "-o DIR is required" : "one PROFILE needed");
 		return -EINVAL;

@@ -257,57 +257,46 @@ static int check_ops(const struct show_args *a, struct orp_input *in, size_t nin
 	return 0;
 }
 
+/* --op NAME, one more operation to show. */
+static int opt_op(const struct osp_opt *opt, const char *arg)
+{
+	struct show_args *a = opt->dst;
+
+	a->ops[a->nops++] = arg;
+	return 0;
+}
+
+static int opt_format(const struct osp_opt *opt, const char *arg)
+{
+	if (strcmp(arg, "json") != 0 && strcmp(arg, "text") != 0) {
+		orp_usage_error(CMD, "unknown format '%s' (text or json)", arg);
+		return -EINVAL;
+	}
+	*(bool *)opt->dst = strcmp(arg, "json") == 0;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct show_args *a)
 {
-	static const struct option longopts[] = {
-		{ "top", required_argument, NULL, 'n' },
-		{ "op", required_argument, NULL, 'O' },
-		{ "layer", required_argument, NULL, 'l' },
-		{ "layered", no_argument, NULL, 'L' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "values", no_argument, NULL, 'V' },
-		{ "by", no_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct osp_opt opts[] = {
+		{ 'n', "top", OSP_OPT_U64, &a->top, .umin = 1, .umax = UINT32_MAX },
+		{ 'O', "op", OSP_OPT_CALL, a, .call = opt_op },
+		{ 'l', "layer", OSP_OPT_STR, &a->layer },
+		{ 'L', "layered", OSP_OPT_TRUE, &a->layered },
+		{ 'F', "format", OSP_OPT_CALL, &a->json, .call = opt_format },
+		{ 'V', "values", OSP_OPT_TRUE, &a->values },
+		{ 'b', "by", OSP_OPT_TRUE, &a->by },
+		{ 'h', "help", OSP_OPT_STOP },
+		{ 0 },
 	};
-	int c;
+	int rc;
 
 	a->ops = calloc((size_t)argc + 1, sizeof(*a->ops));
 	if (!a->ops)
 		return -ENOMEM;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "n:O:l:LF:Vbh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (orp_opt_u64(CMD, "--top", optarg, 1, UINT32_MAX, &a->top))
-				return -EINVAL;
-			break;
-		case 'O':
-			a->ops[a->nops++] = optarg;
-			break;
-		case 'l':
-			a->layer = optarg;
-			break;
-		case 'L':
-			a->layered = true;
-			break;
-		case 'V':
-			a->values = true;
-			break;
-		case 'b':
-			a->by = true;
-			break;
-		case 'F':
-			if (strcmp(optarg, "json") != 0 && strcmp(optarg, "text") != 0) {
-				orp_usage_error(CMD, "unknown format '%s' (text or json)", optarg);
-				return -EINVAL;
-			}
-			a->json = strcmp(optarg, "json") == 0;
-			break;
-		default:
-			return orp_opt_other(CMD, c, help);
-		}
-	}
+	rc = orp_opts_parse(CMD, opts, argc, argv, help);
+	if (rc)
+		return rc;
 	if (optind >= argc) {
 		orp_usage_error(CMD, "no PROFILE given");
 		return -EINVAL;

@@ -59,34 +59,17 @@ static void help(void)
 
 static int parse_args(int argc, char **argv, struct top_args *a)
 {
-	static const struct option longopts[] = {
-		{ "interval", required_argument, NULL, 'i' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct osp_opt opts[] = {
+		{ 'i', "interval", OSP_OPT_DOUBLE, &a->interval_s, .dmin = 0.01, .dmax = 86400 },
+		{ 'c', "count", OSP_OPT_U64, &a->count, .umin = 1, .umax = UINT32_MAX },
+		{ 'n', "top", OSP_OPT_U64, &a->top, .umin = 1, .umax = 100000 },
+		{ 'h', "help", OSP_OPT_STOP },
+		{ 0 },
 	};
-	int c;
+	int rc = orp_opts_parse(CMD, opts, argc, argv, help);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:c:n:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			if (orp_opt_double(CMD, "--interval", optarg, 0.01, 86400, &a->interval_s))
-				return -EINVAL;
-			break;
-		case 'c':
-			if (orp_opt_u64(CMD, "--count", optarg, 1, UINT32_MAX, &a->count))
-				return -EINVAL;
-			break;
-		case 'n':
-			if (orp_opt_u64(CMD, "--top", optarg, 1, 100000, &a->top))
-				return -EINVAL;
-			break;
-		default:
-			return orp_opt_other(CMD, c, help);
-		}
-	}
+	if (rc)
+		return rc;
 	if (optind != argc - 1) {
 		orp_usage_error(CMD, "%s", optind >= argc ? "no MNT given" : "one MNT only");
 		return -EINVAL;

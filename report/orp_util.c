@@ -56,39 +56,56 @@ int orp_usage_error(const char *cmd, const char *fmt, ...)
 	return ORP_EXIT_ERROR;
 }
 
-int orp_opt_other(const char *cmd, int c, void (*help)(void))
+/* Say why --@name's value @s was refused (osp_parse_*'s @rc), as a usage error. */
+static void say_u64(const char *cmd, const char *name, const char *s, int rc,
+		    uint64_t min, uint64_t max)
 {
-	if (c == 'h') {
+	if (rc == -ERANGE)
+		orp_usage_error(cmd, "--%s %s: out of range %llu..%llu", name, s,
+				(unsigned long long)min, (unsigned long long)max);
+	else
+		orp_usage_error(cmd, "--%s '%s': not a whole number", name, s);
+}
+
+static void say_double(const char *cmd, const char *name, const char *s, int rc,
+		       double min, double max)
+{
+	if (rc == -ERANGE)
+		orp_usage_error(cmd, "--%s %s: out of range %g..%g", name, s, min, max);
+	else
+		orp_usage_error(cmd, "--%s '%s': not a number", name, s);
+}
+
+int orp_opts_parse(const char *cmd, const struct osp_opt *opts, int argc,
+		   char **argv, void (*help)(void))
+{
+	struct osp_opt_fail f;
+	int rc = osp_opt_parse(opts, "", argc, argv, &f);
+
+	if (rc == 'h') {
 		help();
 		return 1;
 	}
-	orp_usage_error(cmd, "bad option");
+	if (rc == 0)
+		return 0;
+	if (!f.opt)
+		orp_usage_error(cmd, "bad option");
+	else if (f.opt->kind == OSP_OPT_U64)
+		say_u64(cmd, f.opt->name, f.arg, rc, f.opt->umin, f.opt->umax);
+	else if (f.opt->kind == OSP_OPT_DOUBLE)
+		say_double(cmd, f.opt->name, f.arg, rc, f.opt->dmin, f.opt->dmax);
+	/* An OSP_OPT_CALL has said why. */
 	return -EINVAL;
 }
 
-int orp_opt_u64(const char *cmd, const char *opt, const char *s, uint64_t min,
-		uint64_t max, uint64_t *out)
-{
-	int err = osp_parse_u64(s, min, max, out);
-
-	if (err == -ERANGE)
-		orp_usage_error(cmd, "%s %s: out of range %llu..%llu", opt, s,
-				(unsigned long long)min, (unsigned long long)max);
-	else if (err)
-		orp_usage_error(cmd, "%s '%s': not a whole number", opt, s);
-	return err ? -EINVAL : 0;
-}
-
-int orp_opt_double(const char *cmd, const char *opt, const char *s,
+int orp_opt_double(const char *cmd, const char *name, const char *s,
 		   double min, double max, double *out)
 {
-	int err = osp_parse_double(s, min, max, out);
+	int rc = osp_parse_double(s, min, max, out);
 
-	if (err == -ERANGE)
-		orp_usage_error(cmd, "%s %s: out of range %g..%g", opt, s, min, max);
-	else if (err)
-		orp_usage_error(cmd, "%s '%s': not a number", opt, s);
-	return err ? -EINVAL : 0;
+	if (rc)
+		say_double(cmd, name, s, rc, min, max);
+	return rc ? -EINVAL : 0;
 }
 
 /* Give up: close and remove the temporary file. */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * osprof-trace's command line: options in one struct with their defaults,
- * getopt_long, every number through core's strict parsers, and the help
- * with copy-pastable examples. Nothing here touches the system: a bad
- * command line changes nothing.
+ * one table for core's osp_opt_parse, every number through core's strict
+ * parsers, and the help with copy-pastable examples. Nothing here touches
+ * the system: a bad command line changes nothing.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "osp_opt.h"
 #include "otr.h"
 #include "osprof/parse.h"
 
@@ -75,13 +76,21 @@ static enum obp_layer first_layer(const char *list, unsigned mask)
 	return (enum obp_layer)__builtin_ctz(mask);
 }
 
-static int parse_layers(struct otr_opts *o, const char *s, char *err, size_t errlen)
+/* What the table's calls get: the options, and where to say what is wrong. */
+struct parse_ctx {
+	struct otr_opts *o;
+	char *err;
+	size_t errlen;
+};
+
+static int parse_layers(const struct osp_opt *opt, const char *s)
 {
+	struct parse_ctx *x = opt->dst;
 	char why[OTR_ERRLEN];
 	unsigned m;
 
 	if (obp_layers_parse(s, &m, why, sizeof(why))) {
-		snprintf(err, errlen, "--layers: %s", why);
+		snprintf(x->err, x->errlen, "--layers: %s", why);
 		return -EINVAL;
 	}
 	/* lower is an osprof-fs daemon's own calls: here that is the
@@ -89,91 +98,89 @@ static int parse_layers(struct otr_opts *o, const char *s, char *err, size_t err
 	if (strcmp(s, "all") == 0)
 		m &= ~OBP_LAYER_BIT(OBP_L_LOWER);
 	if (m & OBP_LAYER_BIT(OBP_L_LOWER)) {
-		snprintf(err, errlen, "--layers: lower is osprof-fs's layer (its daemon's calls); "
+		snprintf(x->err, x->errlen, "--layers: lower is osprof-fs's layer (its daemon's calls); "
 			 "to trace a daemon here, give its pid: -p PID");
 		return -EINVAL;
 	}
 	if (!m) {
-		snprintf(err, errlen, "--layers '%s': no layer to trace", s);
+		snprintf(x->err, x->errlen, "--layers '%s': no layer to trace", s);
 		return -EINVAL;
 	}
-	o->layers = m;
-	o->layers_given = true;
-	o->first = first_layer(s, m);
+	x->o->layers = m;
+	x->o->layers_given = true;
+	x->o->first = first_layer(s, m);
 	return 0;
 }
 
-static int parse_pid(struct otr_opts *o, const char *s, char *err, size_t errlen)
+static int parse_pid(const struct osp_opt *opt, const char *s)
 {
+	struct parse_ctx *x = opt->dst;
 	uint64_t v;
 
 	if (osp_parse_u64(s, 1, INT_MAX, &v)) {
-		snprintf(err, errlen, "-p '%s': not a process id (1 .. %d)", s, INT_MAX);
+		snprintf(x->err, x->errlen, "-p '%s': not a process id (1 .. %d)", s, INT_MAX);
 		return -EINVAL;
 	}
-	if (o->npids == OTR_PIDS_MAX) {
-		snprintf(err, errlen, "-p %s: more than %d processes", s, OTR_PIDS_MAX);
+	if (x->o->npids == OTR_PIDS_MAX) {
+		snprintf(x->err, x->errlen, "-p %s: more than %d processes", s, OTR_PIDS_MAX);
 		return -EINVAL;
 	}
-	o->pids[o->npids++] = (pid_t)v;
+	x->o->pids[x->o->npids++] = (pid_t)v;
 	return 0;
 }
 
-static int parse_interval(struct otr_opts *o, const char *s, char *err, size_t errlen)
+static int parse_interval(const struct osp_opt *opt, const char *s)
 {
+	struct parse_ctx *x = opt->dst;
 	double v;
 
 	if (osp_parse_double(s, 0.001, 86400.0, &v)) {
-		snprintf(err, errlen, "--interval '%s': not a number of seconds in 0.001 .. 86400", s);
+		snprintf(x->err, x->errlen, "--interval '%s': not a number of seconds in 0.001 .. 86400", s);
 		return -EINVAL;
 	}
-	o->interval_ns = (uint64_t)(v * 1e9 + 0.5);
+	x->o->interval_ns = (uint64_t)(v * 1e9 + 0.5);
 	return 0;
 }
 
 int otr_opts_parse(struct otr_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "cgroup", required_argument, NULL, 'c' },
-		{ "mount", required_argument, NULL, 'm' },
-		{ "layers", required_argument, NULL, 'L' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	struct parse_ctx x = { o, err, errlen };
+	const struct osp_opt opts[] = {
+		{ 'p', "pid", OSP_OPT_CALL, &x, .call = parse_pid },
+		{ 'c', "cgroup", OSP_OPT_STR, &o->cgroup },
+		{ 'm', "mount", OSP_OPT_STR, &o->mount },
+		{ 'L', "layers", OSP_OPT_CALL, &x, .call = parse_layers },
+		{ 'i', "interval", OSP_OPT_CALL, &x, .call = parse_interval },
+		{ 'o', "output", OSP_OPT_STR, &o->out },
+		{ 'h', "help", OSP_OPT_STOP },
+		{ 0 },
 	};
+	struct osp_opt_fail f;
 	bool dashdash;
-	int c, rc = 0;
+	int rc;
 
 	memset(o, 0, sizeof(*o));
 	o->layers = OBP_LAYER_BIT(OBP_L_SYSCALL);
 	o->first = OBP_L_SYSCALL;
-	opterr = 0; /* our own one-line messages */
-	optind = 1;
-	/* '+': the command's own options are not ours. */
-	while (!rc && (c = getopt_long(argc, argv, "+:p:c:m:L:i:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p': rc = parse_pid(o, optarg, err, errlen); break;
-		case 'c': o->cgroup = optarg; break;
-		case 'm': o->mount = optarg; break;
-		case 'L': rc = parse_layers(o, optarg, err, errlen); break;
-		case 'i': rc = parse_interval(o, optarg, err, errlen); break;
-		case 'o': o->out = optarg; break;
-		case 'h': help(); return 1;
-		case ':':
-			snprintf(err, errlen, "%s needs a value", argv[optind - 1]);
-			return -EINVAL;
-		default:
-			if (optopt)
-				snprintf(err, errlen, "unknown option -%c (see --help)", optopt);
-			else
-				snprintf(err, errlen, "unknown option %s (see --help)", argv[optind - 1]);
-			return -EINVAL;
-		}
+	/* '+': the command's own options are not ours; ':' our own one-line messages. */
+	rc = osp_opt_parse(opts, "+:", argc, argv, &f);
+	if (rc == 'h') {
+		help();
+		return 1;
 	}
-	if (rc)
+	if (rc && f.opt)
 		return rc;
+	if (rc && f.c == ':') {
+		snprintf(err, errlen, "%s needs a value", argv[optind - 1]);
+		return -EINVAL;
+	}
+	if (rc) {
+		if (optopt)
+			snprintf(err, errlen, "unknown option -%c (see --help)", optopt);
+		else
+			snprintf(err, errlen, "unknown option %s (see --help)", argv[optind - 1]);
+		return -EINVAL;
+	}
 	dashdash = optind > 1 && strcmp(argv[optind - 1], "--") == 0;
 	if (optind < argc)
 		o->cmd = &argv[optind];
