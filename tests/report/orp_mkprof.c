@@ -6,7 +6,7 @@
  * written with osp_write_json. Latencies are drawn from log-normal peaks
  * with a fixed seed, so every run writes the same bytes.
  *
- *   orp-test-mkprof KIND OUT [SEED [RES]]
+ *   orp-test-mkprof KIND OUT [SEED [RES [RAW]]]
  *
  * KIND is one of:
  *   base     layer fs, 8 operations; read has a cache peak (~800 ns) and
@@ -16,8 +16,13 @@
  *   irq      layer irq, 3 interrupt lines with performance counters
  *   many     layer fs, 40 operations (rendering speed)
  * These stand in for osprof-fs mounts until the mount tests produce them.
+ * RAW, when given, receives every latency recorded, one `OP CENTRE_NS
+ * LATENCY_NS` a line (CENTRE_NS names the peak it was drawn from): the
+ * truth a test compares the report's counts, totals, percentiles,
+ * buckets and peaks with.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +34,9 @@
 #include "osprof/set.h"
 
 static uint64_t rng_state;
+/* The RAW file (or NULL) and the names of the set being recorded. */
+static FILE *raw;
+static const char *const *raw_names;
 
 /* xorshift64*: small, deterministic, good enough for test data. */
 static double uniform(void)
@@ -52,8 +60,11 @@ static void peak(struct osp_set *s, unsigned op, unsigned n, double centre_ns,
 {
 	for (unsigned i = 0; i < n; i++) {
 		double v = centre_ns * exp2(sigma * normal());
+		uint64_t ns = (uint64_t)(v < 1 ? 1 : v);
 
-		osp_set_record(s, op, (uint64_t)(v < 1 ? 1 : v), 0);
+		osp_set_record(s, op, ns, 0);
+		if (raw)
+			fprintf(raw, "%s %.0f %" PRIu64 "\n", raw_names[op], centre_ns, ns);
 	}
 }
 
@@ -78,6 +89,7 @@ static struct osp_set *make_fs(unsigned res, bool shifted)
 {
 	struct osp_set *s = osp_set_new(fs_ops, 8, res, false);
 
+	raw_names = fs_ops;
 	/* An interval nobody waits for: the ticks below are the snapshots. */
 	if (!s || osp_set_timeline_start(s, 3600ull * 1000000000ull, 16))
 		return NULL;
@@ -94,6 +106,7 @@ static struct osp_set *make_lower(unsigned res)
 	static const char *const ops[] = { "read", "write" };
 	struct osp_set *s = osp_set_new(ops, 2, res, false);
 
+	raw_names = ops;
 	if (!s)
 		return NULL;
 	peak(s, 0, 900, 600, 0.3);
@@ -107,6 +120,7 @@ static struct osp_set *make_irq(unsigned res)
 	static const char *const ops[] = { "24:nvme0q1", "30:virtio0-input", "0:timer" };
 	struct osp_set *s = osp_set_new(ops, 3, res, false);
 
+	raw_names = ops;
 	if (!s)
 		return NULL;
 	peak(s, 0, 500, 2500, 0.3);
@@ -124,6 +138,7 @@ static struct osp_set *make_many(unsigned res)
 		if (asprintf(&names[i], "op%02d", i) < 0)
 			return NULL;
 	s = osp_set_new((const char *const *)names, 40, res, false);
+	raw_names = (const char *const *)names;
 	for (int i = 0; s && i < 40; i++) {
 		peak(s, (unsigned)i, 500 + 50 * (unsigned)i, 500.0 * (1 + i % 7), 0.4);
 		peak(s, (unsigned)i, 20 + (unsigned)i, 1e6 * (1 + i % 3), 0.5);
@@ -194,8 +209,12 @@ int main(int argc, char **argv)
 	const char *layer = "fs";
 	int err;
 
-	if (argc < 3 || argc > 5) {
-		fprintf(stderr, "usage: orp-test-mkprof base|shifted|lower|irq|many OUT [SEED [RES]]\n");
+	if (argc < 3 || argc > 6) {
+		fprintf(stderr, "usage: orp-test-mkprof base|shifted|lower|irq|many OUT [SEED [RES [RAW]]]\n");
+		return 2;
+	}
+	if (argc > 5 && !(raw = fopen(argv[5], "w"))) {
+		fprintf(stderr, "orp-test-mkprof: %s: %s\n", argv[5], strerror(errno));
 		return 2;
 	}
 	rng_state = (argc > 3 ? arg_u64(argv[3]) : 0) * 0x9e3779b97f4a7c15ull + 42;
@@ -220,6 +239,10 @@ int main(int argc, char **argv)
 	osp_set_free(s);
 	if (err) {
 		fprintf(stderr, "orp-test-mkprof: %s: %s\n", argv[2], strerror(-err));
+		return 2;
+	}
+	if (raw && (ferror(raw) | fclose(raw)) != 0) {
+		fprintf(stderr, "orp-test-mkprof: %s: %s\n", argv[5], strerror(EIO));
 		return 2;
 	}
 	return 0;

@@ -15,6 +15,9 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <errno.h>
+#include <json.h>
+#include <limits.h>
+#include <math.h>
 #include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,23 +65,28 @@ static char *profile(const char *kind)
 	return NULL;
 }
 
-/* A directory laid out like an osprof-fs mount: .osprof/stats.json and
- * lower.json beside it. */
-static char *mount_dir(void)
+/* A directory @name laid out like an osprof-fs mount: @fs as
+ * .osprof/stats.json and @lower as lower.json beside it. */
+static char *mount_of(const char *name, const char *fs, const char *lower)
 {
-	char *mnt = tpath("mnt"), *ctl = tpath("mnt/.osprof"), *text;
+	char *mnt = tpath("%s", name), *ctl = tpath("%s/.osprof", name), *text;
 
 	if (exists(ctl))
 		return mnt;
 	cr_assert_eq(mkdir(mnt, 0755), 0);
 	cr_assert_eq(mkdir(ctl, 0755), 0);
-	text = slurp(profile("base"));
-	spit(tpath("mnt/.osprof/stats.json"), text, strlen(text));
+	text = slurp(fs);
+	spit(tpath("%s/.osprof/stats.json", name), text, strlen(text));
 	free(text);
-	text = slurp(profile("lower"));
-	spit(tpath("mnt/.osprof/lower.json"), text, strlen(text));
+	text = slurp(lower);
+	spit(tpath("%s/.osprof/lower.json", name), text, strlen(text));
 	free(text);
 	return mnt;
+}
+
+static char *mount_dir(void)
+{
+	return mount_of("mnt", profile("base"), profile("lower"));
 }
 
 static size_t count_lines(const char *s)
@@ -166,39 +174,413 @@ static void expect_svg(const char *path)
 	free(t);
 }
 
+/* ---- what orp-test-mkprof recorded ------------------------------------------ */
+
+#define TRUTH_NB 65 /* buckets at resolution 1 */
+#define TRUTH_PEAKS 4
+
+/* One peak() call of orp-test-mkprof, over all its phases. */
+struct truth_peak {
+	double centre_ns;
+	uint64_t count;
+	unsigned lo, hi; /* the buckets its values fell in */
+	uint64_t sum;
+};
+
+/* Every latency orp-test-mkprof recorded for one operation. */
+struct truth_op {
+	char name[32];
+	uint64_t count, sum, min, max;
+	uint64_t bucket[TRUTH_NB];
+	uint64_t *v; /* every value, sorted */
+	size_t npeaks;
+	struct truth_peak peak[TRUTH_PEAKS];
+};
+
+struct truth {
+	char *profile; /* the profile it wrote */
+	size_t nops;
+	struct truth_op op[40];
+	uint64_t requests, sum;
+};
+
+/* DESIGN's bucket at resolution 1: v in (2^(i-1), 2^i], 1 and 0 in 0. */
+static unsigned truth_bucket(uint64_t ns)
+{
+	return ns <= 1 ? 0 : 64 - (unsigned)__builtin_clzll(ns - 1);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static struct truth_op *truth_op(struct truth *t, const char *name)
+{
+	for (size_t i = 0; i < t->nops; i++)
+		if (strcmp(t->op[i].name, name) == 0)
+			return &t->op[i];
+	cr_assert_lt(t->nops, sizeof(t->op) / sizeof(t->op[0]));
+	snprintf(t->op[t->nops].name, sizeof(t->op[0].name), "%s", name);
+	t->op[t->nops].min = UINT64_MAX;
+	return &t->op[t->nops++];
+}
+
+/* A profile of @mk (an orp-test-mkprof KIND) at resolution 1 and seed 0,
+ * and every latency recorded in it, whatever ORP_PROFILE_* says. */
+static struct truth *recorded(const char *mk)
+{
+	struct truth *t = own(calloc(1, sizeof(*t)));
+	char *raw = tpath("%s.raw", mk), name[64];
+	unsigned long long ns;
+	double centre;
+	struct run r;
+	FILE *f;
+
+	t->profile = tpath("%s-truth.json", mk);
+	r = run_argv((char *const[]){ (char *)env_or("ORP_MKPROF", "orp-test-mkprof"), (char *)mk,
+				      t->profile, "0", "1", raw, NULL });
+	cr_assert_eq(r.status, 0, "orp-test-mkprof %s: %s", mk, r.err);
+	f = fopen(raw, "r");
+	cr_assert_not_null(f, "%s", raw);
+	while (fscanf(f, "%63s %lf %llu", name, &centre, &ns) == 3) {
+		struct truth_op *o = truth_op(t, name);
+		unsigned b = truth_bucket(ns);
+		size_t k;
+
+		for (k = 0; k < o->npeaks && o->peak[k].centre_ns != centre; k++)
+			;
+		if (k == o->npeaks) {
+			cr_assert_lt(k, TRUTH_PEAKS);
+			o->peak[o->npeaks++] = (struct truth_peak){ centre, 0, b, b, 0 };
+		}
+		o->peak[k].count++;
+		o->peak[k].sum += ns;
+		o->peak[k].lo = b < o->peak[k].lo ? b : o->peak[k].lo;
+		o->peak[k].hi = b > o->peak[k].hi ? b : o->peak[k].hi;
+		o->v = realloc(o->v, (o->count + 1) * sizeof(*o->v));
+		cr_assert_not_null(o->v);
+		o->v[o->count++] = ns;
+		o->sum += ns;
+		o->min = ns < o->min ? ns : o->min;
+		o->max = ns > o->max ? ns : o->max;
+		o->bucket[b]++;
+		t->requests++;
+		t->sum += ns;
+	}
+	cr_assert(feof(f), "%s: a line that is not OP CENTRE NS", raw);
+	fclose(f);
+	for (size_t i = 0; i < t->nops; i++)
+		qsort(own(t->op[i].v), t->op[i].count, sizeof(uint64_t), cmp_u64);
+	return t;
+}
+
+/* The same operations, sorted as show's table: most total time first. */
+static int cmp_truth_total(const void *a, const void *b)
+{
+	const struct truth_op *x = *(const struct truth_op *const *)a;
+	const struct truth_op *y = *(const struct truth_op *const *)b;
+
+	if (x->sum != y->sum)
+		return x->sum < y->sum ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * DESIGN's percentile p of @o: the bucket where p% of the requests is
+ * reached, and within it geometric interpolation between its bounds,
+ * narrowed to the recorded min and max.
+ */
+static double truth_percentile(const struct truth_op *o, double p)
+{
+	double rank = p / 100.0 * (double)o->count, below = 0.0;
+	unsigned i = 0;
+
+	while (i < TRUTH_NB && (o->bucket[i] == 0 || below + (double)o->bucket[i] < rank))
+		below += (double)o->bucket[i++];
+	cr_assert_lt(i, TRUTH_NB);
+	double lo = fmax(i ? ldexp(1.0, (int)i - 1) : 0.0, (double)o->min);
+	double hi = fmin(ldexp(1.0, (int)i), (double)o->max);
+	double frac = (rank - below) / (double)o->bucket[i];
+
+	return lo <= 0.0 ? hi * frac : hi <= lo ? hi : lo * pow(hi / lo, frac);
+}
+
+/* The recorded value of rank p% (1-based, rounded up), as a percentile's
+ * bucket must hold it. */
+static uint64_t truth_rank(const struct truth_op *o, double p)
+{
+	uint64_t k = (uint64_t)ceil(p / 100.0 * (double)o->count);
+
+	return o->v[k ? k - 1 : 0];
+}
+
+/* A peak's mean as the report gives it: exact when it is the op's only
+ * peak, else from its buckets' geometric midpoints. */
+static double truth_peak_mean(const struct truth_op *o, const struct truth_peak *pk)
+{
+	double n = 0.0, sum = 0.0;
+
+	if (o->npeaks == 1)
+		return (double)o->sum / (double)o->count;
+	for (unsigned i = pk->lo; i <= pk->hi; i++) {
+		n += (double)o->bucket[i];
+		sum += (double)o->bucket[i] * exp2(i ? i - 0.5 : 0.0);
+	}
+	return sum / n;
+}
+
+/* osp_fmt_ns of @ns, kept until teardown. */
+static const char *ns_text(double ns)
+{
+	return osp_fmt_ns(own(malloc(16)), 16, ns);
+}
+
+/* The line of @text starting with @prefix (at a line's start), owned; NULL when none. */
+static char *line_starting(const char *text, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (strncmp(l, prefix, n) == 0)
+			return own(strndup(l, strcspn(l, "\n")));
+	return NULL;
+}
+
+/* The rows of the table whose header line ends with @header (its newline
+ * included) in @text, up to a blank line; each a line, owned. */
+static size_t table_rows(const char *text, const char *header, char **row, size_t max)
+{
+	const char *l = strstr(text, header);
+	size_t n = 0;
+
+	cr_assert_not_null(l, "no table %s in:\n%s", header, text);
+	/* From the header's own newline, each line up to a blank one. */
+	for (l += strlen(header) - 1; l && l[1] && l[1] != '\n'; l = strchr(l + 1, '\n')) {
+		cr_assert_lt(n, max);
+		row[n++] = own(strndup(l + 1, strcspn(l + 1, "\n")));
+	}
+	return n;
+}
+
+/*
+ * One show text of a profile of @t, with @shown of its operations (most
+ * total time first; all when 0): the header's counts, every cell of every
+ * table row, every histogram row with its stars, every peak row -- each
+ * derived from the recorded latencies, not from the profile.
+ */
+static void expect_show_text(const char *out, const struct truth *t, const char *layer,
+			     size_t shown)
+{
+	const struct truth_op *by_total[40];
+	uint64_t requests = 0, sum = 0;
+	char *row[128], want[512];
+	size_t n;
+
+	for (size_t i = 0; i < t->nops; i++)
+		by_total[i] = &t->op[i];
+	qsort(by_total, t->nops, sizeof(by_total[0]), cmp_truth_total);
+	shown = shown ? shown : t->nops;
+	for (size_t i = 0; i < shown; i++) {
+		requests += by_total[i]->count;
+		sum += by_total[i]->sum;
+	}
+	snprintf(want, sizeof(want), "osprof %s profile: %zu operations, %llu requests in 4s", layer,
+		 shown, (unsigned long long)requests);
+	cr_expect_not_null(line_starting(out, want), "no '%s' in:\n%s", want, out);
+
+	n = table_rows(out, "\nOPERATION             COUNT     TOTAL      MEAN       P50       P99       MAX  %TIME\n",
+		       row, 128);
+	cr_expect_eq(n, shown, "%zu table rows, expected %zu:\n%s", n, shown, out);
+	for (size_t i = 0; i < n && i < shown; i++) {
+		const struct truth_op *o = by_total[i];
+		char name[64], cnt[32], tot[16], mean[16], p50[16], p99[16], max[16], pct[16], extra[8];
+		int cells = sscanf(row[i], "%63s %31s %15s %15s %15s %15s %15s %15s %7s", name, cnt, tot,
+				   mean, p50, p99, max, pct, extra);
+
+		cr_assert_eq(cells, 8, "row %zu has %d cells: '%s'", i, cells, row[i]);
+		cr_expect_str_eq(name, o->name, "row %zu: %s (most total time first)", i, row[i]);
+		cr_expect_eq(strtoull(cnt, NULL, 10), o->count, "%s", row[i]);
+		cr_expect_str_eq(tot, ns_text((double)o->sum), "total: %s", row[i]);
+		cr_expect_str_eq(mean, ns_text((double)o->sum / (double)o->count), "mean: %s", row[i]);
+		cr_expect_str_eq(p50, ns_text(truth_percentile(o, 50)), "p50: %s", row[i]);
+		cr_expect_str_eq(p99, ns_text(truth_percentile(o, 99)), "p99: %s", row[i]);
+		cr_expect_str_eq(max, ns_text((double)o->max), "max: %s", row[i]);
+		snprintf(want, sizeof(want), "%.1f%%", 100.0 * (double)o->sum / (double)sum);
+		cr_expect_str_eq(pct, want, "%%time: %s", row[i]);
+	}
+
+	for (size_t i = 0; i < shown; i++) {
+		const struct truth_op *o = by_total[i];
+		unsigned lo = truth_bucket(o->min), hi = truth_bucket(o->max);
+		uint64_t top = 0;
+
+		snprintf(want, sizeof(want), "\n%s: count %llu, total %s, mean %s\n", o->name,
+			 (unsigned long long)o->count, ns_text((double)o->sum),
+			 ns_text((double)o->sum / (double)o->count));
+		const char *h = strstr(out, want);
+
+		cr_assert_not_null(h, "no '%s' in:\n%s", want + 1, out);
+		n = table_rows(h + 1, "latency : count      distribution\n", row, 128);
+		/* The bars; then counters or a warning may follow. */
+		for (size_t k = 0; k < n; k++)
+			if (row[k][strlen(row[k]) - 1] != '|')
+				n = k;
+		cr_expect_eq(n, hi - lo + 1, "%s: %zu histogram rows, buckets %u..%u", o->name, n, lo, hi);
+		for (unsigned b = lo; b <= hi; b++)
+			top = o->bucket[b] > top ? o->bucket[b] : top;
+		for (unsigned b = lo; b <= hi && b - lo < n; b++) {
+			char label[40], bar[41];
+			unsigned stars = (unsigned)(o->bucket[b] * 40 / top);
+
+			snprintf(label, sizeof(label), "(%s, %s]", ns_text(ldexp(1.0, (int)b - 1)),
+				 ns_text(ldexp(1.0, (int)b)));
+			memset(bar, ' ', 40);
+			memset(bar, '*', stars);
+			bar[40] = '\0';
+			snprintf(want, sizeof(want), "%22s : %-10llu |%s|", label,
+				 (unsigned long long)o->bucket[b], bar);
+			cr_expect_str_eq(row[b - lo], want, "%s bucket %u", o->name, b);
+		}
+	}
+
+	n = table_rows(out, "\nOPERATION        PEAK BUCKETS   LATENCY                     COUNT  SHARE      MEAN\n",
+		       row, 128);
+	size_t r = 0;
+
+	for (size_t i = 0; i < shown; i++) {
+		const struct truth_op *o = by_total[i];
+
+		for (size_t k = 0; k < o->npeaks; k++, r++) {
+			const struct truth_peak *pk = &o->peak[k];
+			char buckets[24], range[48];
+
+			/* The peaks mkprof drew lie apart: one row each. */
+			if (k)
+				cr_assert_gt(pk->lo, o->peak[k - 1].hi + 1, "%s: peaks %zu and %zu touch",
+					     o->name, k - 1, k);
+			snprintf(buckets, sizeof(buckets), "%u..%u", pk->lo, pk->hi);
+			snprintf(range, sizeof(range), "(%s, %s]", ns_text(ldexp(1.0, (int)pk->lo - 1)),
+				 ns_text(ldexp(1.0, (int)pk->hi)));
+			snprintf(want, sizeof(want), "%-16s %4zu %-9s %-22s %10llu %5.1f%% %9s",
+				 k ? "" : o->name, k + 1, buckets, range, (unsigned long long)pk->count,
+				 100.0 * (double)pk->count / (double)o->count,
+				 ns_text(truth_peak_mean(o, pk)));
+			cr_expect(r < n && strcmp(row[r], want) == 0, "peak row %zu: '%s', expected '%s'",
+				  r, r < n ? row[r] : "(none)", want);
+		}
+	}
+	cr_expect_eq(n, r, "%zu peak rows, expected %zu:\n%s", n, r, out);
+}
+
 /* ---- show ------------------------------------------------------------------ */
 
-Test(report, show_prints_the_table_histograms_and_peaks)
+Test(report, show_prints_the_recorded_counts_totals_percentiles_buckets_and_peaks)
 {
-	struct run r = REPORT("show", profile("base"));
+	struct truth *t = recorded("base");
+	struct run r = REPORT("show", t->profile);
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_expect_not_null(strstr(r.out, "OPERATION"));
-	cr_expect_not_null(strstr(r.out, "P99"));
-	cr_expect_not_null(strstr(r.out, "distribution"));
-	cr_expect_not_null(strstr(r.out, "clock monotonic"));
-	/* read: the cache peak and the disk peak. */
-	cr_assert_not_null(strstr(r.out, "\npeaks:\n"), "%s", r.out);
-	cr_expect_not_null(strstr(r.out, "\nread                1 "), "%s", r.out);
-	cr_expect_not_null(strstr(r.out, "\n                    2 "), "%s", r.out);
-	/* core's stats view prints them, once (show adds none of its own). */
-	cr_expect_null(strstr(strstr(r.out, "\npeaks:\n") + 1, "\npeaks:\n"), "%s", r.out);
 	cr_expect_str_empty(r.err);
+	cr_expect_eq(t->nops, 8);
+	cr_expect_eq(t->requests, 4 * (275 + 100 + 200 + 60 + 30 + 30 + 5 + 2));
+	cr_expect_not_null(line_starting(r.out, "clock monotonic (1.000 cycles/ns), resolution 1 bucket per power of 2, unit ns"),
+			   "%s", r.out);
+	cr_expect_not_null(line_starting(r.out, "options: cache=auto"), "%s", r.out);
+	cr_expect_not_null(line_starting(r.out, "source: mount=/mnt/test"), "%s", r.out);
+	expect_show_text(r.out, t, "fs", 0);
+	/* core's stats view prints the peaks, once (show adds none of its own). */
+	cr_expect_null(strstr(strstr(r.out, "\npeaks:\n") + 1, "\npeaks:\n"), "%s", r.out);
+}
+
+/* Forty operations, each with a peak of ~1 us and one of ~1 ms. */
+Test(report, show_of_forty_operations_prints_every_recorded_number)
+{
+	struct truth *t = recorded("many");
+	struct run r = REPORT("show", t->profile);
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_eq(t->nops, 40);
+	expect_show_text(r.out, t, "fs", 0);
+}
+
+Test(report, show_json_holds_the_recorded_numbers)
+{
+	struct truth *t = recorded("base");
+	struct run r = REPORT("show", "--format", "json", t->profile);
+	struct json_object *doc, *prof, *ops;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	doc = json_tokener_parse(r.out);
+	cr_assert_not_null(doc, "not JSON: %s", r.out);
+	cr_assert(json_object_object_get_ex(doc, "profiles", &prof) &&
+		  json_object_array_length(prof) == 1, "%s", r.out);
+	prof = json_object_array_get_idx(prof, 0);
+	cr_expect_eq(json_object_get_int64(json_object_object_get(prof, "operations")), 8);
+	cr_assert(json_object_object_get_ex(prof, "ops", &ops));
+	cr_assert_eq(json_object_array_length(ops), t->nops);
+	for (size_t i = 0; i < t->nops; i++) {
+		struct json_object *op = json_object_array_get_idx(ops, i), *peaks;
+		const char *name = json_object_get_string(json_object_object_get(op, "name"));
+		const struct truth_op *o = truth_op(t, name);
+#define U(key) json_object_get_uint64(json_object_object_get(op, key))
+#define D(key) json_object_get_double(json_object_object_get(op, key))
+		double p50 = D("p50_ns"), p99 = D("p99_ns");
+
+		cr_assert_eq(t->nops, 8, "an operation %s that mkprof did not record", name);
+		cr_expect_eq(U("count"), o->count, "%s", name);
+		cr_expect_eq(U("sum_ns"), o->sum, "%s", name);
+		cr_expect_eq(U("min_ns"), o->min, "%s", name);
+		cr_expect_eq(U("max_ns"), o->max, "%s", name);
+		cr_expect_float_eq(D("mean_ns"), (double)o->sum / (double)o->count, 1e-9 * D("mean_ns"), "%s", name);
+		cr_expect_float_eq(p50, truth_percentile(o, 50), 1e-9 * p50, "%s", name);
+		cr_expect_float_eq(p99, truth_percentile(o, 99), 1e-9 * p99, "%s", name);
+		/* Whatever the interpolation, a percentile lies in the bucket
+		 * of the recorded value of its rank. */
+		cr_expect_eq(truth_bucket((uint64_t)ceil(p50)), truth_bucket(truth_rank(o, 50)), "%s p50 %f", name, p50);
+		cr_expect_eq(truth_bucket((uint64_t)ceil(p99)), truth_bucket(truth_rank(o, 99)), "%s p99 %f", name, p99);
+		cr_expect_float_eq(D("time_share"), (double)o->sum / (double)t->sum, 1e-12, "%s", name);
+		cr_expect(json_object_get_boolean(json_object_object_get(op, "checksum_ok")), "%s", name);
+		cr_assert(json_object_object_get_ex(op, "peaks", &peaks));
+		cr_assert_eq(json_object_array_length(peaks), o->npeaks, "%s", name);
+		for (size_t k = 0; k < o->npeaks; k++) {
+			struct json_object *pk = json_object_array_get_idx(peaks, k);
+			double mean = json_object_get_double(json_object_object_get(pk, "mean_ns"));
+
+			cr_expect_eq(json_object_get_uint64(json_object_object_get(pk, "count")), o->peak[k].count,
+				     "%s peak %zu", name, k);
+			cr_expect_eq(json_object_get_uint64(json_object_object_get(pk, "lo")), o->peak[k].lo);
+			cr_expect_eq(json_object_get_uint64(json_object_object_get(pk, "hi")), o->peak[k].hi);
+			cr_expect_float_eq(mean, truth_peak_mean(o, &o->peak[k]), 1e-9 * mean, "%s peak %zu", name, k);
+		}
+#undef U
+#undef D
+	}
+	json_object_put(doc);
 }
 
 Test(report, show_top_and_op_choose_operations)
 {
-	struct run r = REPORT("show", "--top", "1", profile("base"));
+	struct truth *t = recorded("base");
+	struct run r = REPORT("show", "--top", "1", t->profile);
+	struct truth sub = { .profile = t->profile };
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_expect_not_null(strstr(r.out, "\nread "));
-	cr_expect_null(strstr(r.out, "\ngetattr "));
-	r = REPORT("show", "--op", "getattr", "--op", "write", profile("base"));
+	cr_expect_not_null(line_starting(r.out, "(showing 1 of 8 operations: the totals and %TIME below are of these)"),
+			   "%s", r.out);
+	/* read, the most total time, alone: its share is all of what is shown. */
+	expect_show_text(r.out, t, "fs", 1);
+	cr_expect_str_eq(line_starting(r.out, "read "),
+			 "read                   1100     315ms     286us     785ns    4.16ms    5.21ms 100.0%");
+	r = REPORT("show", "--op", "getattr", "--op", "write", t->profile);
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_expect_not_null(strstr(r.out, "\ngetattr "));
-	cr_expect_not_null(strstr(r.out, "\nwrite "));
-	cr_expect_null(strstr(r.out, "\nread "));
-	r = REPORT("show", "--op", "nosuch", profile("base"));
+	sub.op[sub.nops++] = *truth_op(t, "getattr");
+	sub.op[sub.nops++] = *truth_op(t, "write");
+	expect_show_text(r.out, &sub, "fs", 0);
+	cr_expect_null(line_starting(r.out, "read "), "%s", r.out);
+	r = REPORT("show", "--op", "nosuch", t->profile);
 	cr_expect_eq(r.status, 2);
 	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
 	cr_expect_not_null(strstr(r.err, "nosuch"));
@@ -224,20 +606,61 @@ Test(report, show_names_every_histogram_whose_checksum_fails)
 	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
 }
 
+/* The part of show's output from the line holding @marker to the next "==> ". */
+static char *section(const char *out, const char *marker)
+{
+	const char *from = strstr(out, marker), *to;
+
+	cr_assert_not_null(from, "no %s in:\n%s", marker, out);
+	to = strstr(from, "\n==> ");
+	return own(strndup(from, to ? (size_t)(to - from + 1) : strlen(from)));
+}
+
 Test(report, show_reads_every_layer_of_a_mount)
 {
-	struct run r = REPORT("show", mount_dir());
+	struct truth *fs = recorded("base"), *lower = recorded("lower");
+	char *mnt = mount_of("truth-mnt", fs->profile, lower->profile);
+	struct run r = REPORT("show", mnt);
+	char want[PATH_MAX + 32];
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_expect_not_null(strstr(r.out, "(layer fs) <=="));
-	cr_expect_not_null(strstr(r.out, "(layer lower) <=="));
-	r = REPORT("show", "--layer", "lower", mount_dir());
+	snprintf(want, sizeof(want), "==> %s (layer fs) <==", mnt);
+	cr_expect_str_eq(line_starting(r.out, "==> "), want, "%s", r.out);
+	expect_show_text(section(r.out, "(layer fs) <==\n"), fs, "fs", 0);
+	expect_show_text(section(r.out, "(layer lower) <==\n"), lower, "lower", 0);
+	r = REPORT("show", "--layer", "lower", mnt);
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_expect_not_null(strstr(r.out, "osprof lower profile"));
+	expect_show_text(r.out, lower, "lower", 0);
 	cr_expect_null(strstr(r.out, "osprof fs profile"));
-	r = REPORT("show", "--layer", "block", mount_dir());
+	cr_expect_null(strstr(r.out, "==> "), "one layer, no layered view: %s", r.out);
+	r = REPORT("show", "--layer", "block", mnt);
 	cr_expect_eq(r.status, 2);
 	cr_expect_not_null(strstr(r.err, "no layer block (it has: fs, lower)"), "%s", r.err);
+}
+
+/* Each interrupt line's counters, as the kernel module sums them per line. */
+Test(report, show_prints_each_interrupt_line_with_its_counters)
+{
+	struct truth *t = recorded("irq");
+	struct run r = REPORT("show", t->profile);
+	char head[128], want[256];
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(t->nops, 3);
+	expect_show_text(r.out, t, "irq", 0);
+	for (size_t i = 0; i < t->nops; i++) {
+		unsigned long long n = t->op[i].count;
+		const char *h;
+
+		snprintf(head, sizeof(head), "\n%s: count %llu,", t->op[i].name, n);
+		h = strstr(r.out, head);
+		cr_assert_not_null(h, "no %s in:\n%s", head + 1, r.out);
+		snprintf(want, sizeof(want), "counters: cycles=%llu instructions=%llu branches=%llu"
+			 " branch_misses=%llu l1i_misses=%llu l1d_misses=%llu", n * (3000 + 1000 * i),
+			 n * (2500 + 400 * i), n * (500 + 50 * i), n * (10 + 5 * i), n * (40 + 10 * i),
+			 n * (60 + 20 * i));
+		cr_expect_str_eq(line_starting(h + 1, "counters:"), want, "%s", t->op[i].name);
+	}
 }
 
 /* ---- plot ------------------------------------------------------------------ */
