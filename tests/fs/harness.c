@@ -204,6 +204,16 @@ uint64_t h_count(const struct osp_profile *p, const char *op)
 	return o ? o->lat.count : 0;
 }
 
+char *h_line(const char *text, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (strncmp(l, prefix, n) == 0)
+			return strndup(l, strcspn(l, "\n"));
+	return NULL;
+}
+
 char *h_slurp(const char *path, size_t *len)
 {
 	int fd = open(path, O_RDONLY);

@@ -56,6 +56,9 @@ struct osp_profile *h_profile(struct mnt *m);
 /* Count of operation @op in @p (0 when absent). */
 uint64_t h_count(const struct osp_profile *p, const char *op);
 
+/* The line of @text that starts with @prefix (at a line's start), without
+ * its newline, malloc'd; NULL when there is none. */
+char *h_line(const char *text, const char *prefix);
 /* Whole file into a NUL-terminated malloc'd buffer; NULL on error. */
 char *h_slurp(const char *path, size_t *len);
 /* Write @s to @path (O_TRUNC); 0 or -errno of the failing call. */

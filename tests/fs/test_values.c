@@ -149,17 +149,6 @@ static void read_n(const char *path, size_t size, int n)
 	free(buf);
 }
 
-/* The line of @out that starts with @prefix (at a line's start), malloc'd; NULL when none. */
-static char *line_of(const char *out, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	for (const char *l = out; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
-		if (strncmp(l, prefix, n) == 0)
-			return strndup(l, strcspn(l, "\n"));
-	return NULL;
-}
-
 static struct json_object *jget(struct json_object *o, const char *key)
 {
 	struct json_object *v;
@@ -277,7 +266,7 @@ static struct json_object *expect_values_shown(const char *input, const char *op
 			cr_expect_eq(sum, ju64(tab, "count"), "%s peak %zu: %s buckets", op, k, kind);
 		}
 		snprintf(prefix, sizeof(prefix), "%s peak %zu of ", op, k + 1);
-		line = line_of(text, prefix);
+		line = h_line(text, prefix);
 		cr_expect_str_eq(line ? line : "(none)", wanted, "in:\n%s", text);
 		free(line);
 		free(wanted);
