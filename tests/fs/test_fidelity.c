@@ -52,6 +52,8 @@ Test(fidelity, reads_of_1_5_ms_peak_in_the_bucket_holding_1_5_ms)
 	/* Bucket 21 is (2^20, 2^21] ns = (1.05 ms, 2.10 ms]. */
 	cr_expect(osp_bucket_lower_ns(peak, 1) < 1.5e6 && osp_bucket_upper_ns(peak, 1) >= 1.5e6,
 		  "peak bucket %u does not hold 1.5 ms", peak);
+	/* Timing: never shorter than the sleep; most of the 100 in the peak
+	 * (a shared machine delays a few). */
 	cr_expect_geq(rd->lat.min, 1500000, "never shorter than the sleep");
 	cr_expect_gt(osp_hist_bucket(&rd->lat, peak), 50, "most reads in the peak");
 	osp_profile_free(p);
