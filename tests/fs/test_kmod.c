@@ -240,9 +240,16 @@ Test(kmod_gen, each_layer_gets_its_layer_name_host_and_source)
 	fake_fs(&fs);
 	for (size_t i = 0; i < 3; i++) {
 		struct osp_profile *p = sample_profile(&fs, layers[i]);
+		size_t len, records = 0;
+		char *text = sample(layers[i], &len);
 
+		/* One operation per record: every line but the header. */
+		for (char *c = strchr(text, '\n'); c && c[1]; c = strchr(c + 1, '\n'))
+			records++;
+		free(text);
 		cr_expect_str_eq(p->layer, layers[i]);
-		cr_expect_gt(p->nops, 0);
+		cr_expect_eq(p->nops, records, "%s: %zu operations of %zu records", layers[i], p->nops,
+			     records);
 		cr_expect_eq(osp_profile_check(p, stderr), 0, "%s checksums", layers[i]);
 		expect_source(p);
 		osp_profile_free(p);
