@@ -147,10 +147,24 @@ Test(by, by_json_found_beside_a_dump_and_under_its_own_name)
 	cr_expect_not_null(strstr(r.err, "run.by.json beside it"), "%s", r.err);
 }
 
+/* Operation @op's count in the table of by value @v. */
+static uint64_t table_count(json_object *v, const char *op)
+{
+	json_object *ops = json_object_object_get(json_object_object_get(v, "table"), "ops");
+
+	for (size_t i = 0; i < json_object_array_length(ops); i++) {
+		json_object *o = json_object_array_get_idx(ops, i);
+
+		if (strcmp(json_object_get_string(json_object_object_get(o, "name")), op) == 0)
+			return json_object_get_uint64(json_object_object_get(o, "count"));
+	}
+	return 0;
+}
+
 Test(by, format_json_has_the_values_in_order)
 {
 	struct run r = REPORT("show", "--by", "--format", "json", m.dir);
-	json_object *doc, *in, *vals, *v0, *v1, *s;
+	json_object *doc, *in, *vals, *v[3];
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	doc = json_tokener_parse(r.out);
@@ -158,14 +172,23 @@ Test(by, format_json_has_the_values_in_order)
 	in = json_object_array_get_idx(json_object_object_get(doc, "inputs"), 0);
 	cr_assert_not_null(in);
 	cr_expect_str_eq(json_object_get_string(json_object_object_get(in, "key")), "file");
+	/* The two files, and the root (the lookups of their names). */
 	vals = json_object_object_get(in, "values");
-	cr_assert_geq(json_object_array_length(vals), 2);
-	v0 = json_object_array_get_idx(vals, 0);
-	v1 = json_object_array_get_idx(vals, 1);
-	s = json_object_object_get(v0, "value");
-	cr_expect_str_eq(json_object_get_string(s), "/slow4");
-	cr_expect_geq(json_object_get_uint64(json_object_object_get(v0, "total_ns")),
-		      json_object_get_uint64(json_object_object_get(v1, "total_ns")));
+	cr_assert_eq(json_object_array_length(vals), 3, "%s", r.out);
+	cr_expect_eq(json_object_get_uint64(json_object_object_get(in, "value_count")), 3);
+	for (size_t i = 0; i < 3; i++)
+		v[i] = json_object_array_get_idx(vals, i);
+	/* Most total time first: 6 reads of 20 ms, 2 of 5 ms, lookups. */
+	cr_expect_str_eq(json_object_get_string(json_object_object_get(v[0], "value")), "/slow4");
+	cr_expect_str_eq(json_object_get_string(json_object_object_get(v[1], "value")), "/slow");
+	cr_expect_str_eq(json_object_get_string(json_object_object_get(v[2], "value")), "/");
+	for (size_t i = 1; i < 3; i++)
+		cr_expect_geq(json_object_get_uint64(json_object_object_get(v[i - 1], "total_ns")),
+			      json_object_get_uint64(json_object_object_get(v[i], "total_ns")));
+	cr_expect_eq(table_count(v[0], "read"), 6);
+	cr_expect_eq(table_count(v[1], "read"), 2);
+	cr_expect_eq(table_count(v[2], "read"), 0);
+	cr_expect_eq(json_object_get_uint64(json_object_object_get(in, "folded_requests")), 0);
 	cr_expect_not_null(json_object_object_get(in, "other"));
 	json_object_put(doc);
 }
