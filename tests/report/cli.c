@@ -106,6 +106,16 @@ bool exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
+char *line_starting(const char *text, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (strncmp(l, prefix, n) == 0)
+			return own(strndup(l, strcspn(l, "\n")));
+	return NULL;
+}
+
 struct run run_argv(char *const *argv)
 {
 	static int seq;

@@ -27,6 +27,9 @@ char *slurp_n(const char *path, size_t *len);
 char *slurp(const char *path);
 void spit(const char *path, const char *text, size_t len);
 bool exists(const char *path);
+/* The line of @text starting with @prefix (at a line's start), without its
+ * newline, kept until teardown; NULL when there is none. */
+char *line_starting(const char *text, const char *prefix);
 
 struct run {
 	int status; /* exit status, or -1 when killed */

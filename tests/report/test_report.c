@@ -338,17 +338,6 @@ static const char *ns_text(double ns)
 	return osp_fmt_ns(own(malloc(16)), 16, ns);
 }
 
-/* The line of @text starting with @prefix (at a line's start), owned; NULL when none. */
-static char *line_starting(const char *text, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
-		if (strncmp(l, prefix, n) == 0)
-			return own(strndup(l, strcspn(l, "\n")));
-	return NULL;
-}
-
 /* The rows of the table whose header line ends with @header (its newline
  * included) in @text, up to a blank line; each a line, owned. */
 static size_t table_rows(const char *text, const char *header, char **row, size_t max)
