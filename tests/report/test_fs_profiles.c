@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../fs/harness.h"
+#include "cli.h"
 #include "osprof/format.h"
 
 /* Three mounts of one sleepfs: A and A2 read "slow", B reads "slow4". */
@@ -121,13 +122,35 @@ static int report(const char *args, char **out)
 
 Test(fs_profiles, show_reads_a_real_profile)
 {
-	char args[PATH_MAX + 16], *out;
+	char args[PATH_MAX + 16], *out, err[512];
+	struct osp_profile *p;
 
 	snprintf(args, sizeof(args), "show '%s'", a);
 	cr_assert_eq(report(args, &out), 0, "%s", out);
-	cr_expect_not_null(strstr(out, "\nread "), "%s", out);
-	cr_expect_not_null(strstr(out, "\nlookup "), "%s", out);
-	cr_expect_not_null(strstr(out, "peaks:"), "%s", out);
+	p = osp_read_json_file(a, err, sizeof(err));
+	cr_assert_not_null(p, "%s", err);
+	/* The workload's 100 reads; each row's count, total and max the profile's. */
+	cr_expect_eq(h_count(p, "read"), 100);
+	for (size_t i = 0; i < p->nops; i++) {
+		const struct osp_op *o = &p->ops[i];
+		char prefix[64], name[64], tot[16], max[16], want[16];
+		unsigned long long n;
+		const char *row;
+
+		snprintf(prefix, sizeof(prefix), "%s ", o->name);
+		row = line_starting(out, prefix);
+		if (!o->lat.count) {
+			cr_expect_null(row, "%s has no requests: %s", o->name, row);
+			continue;
+		}
+		cr_assert_not_null(row, "no row %s in:\n%s", o->name, out);
+		cr_assert_eq(sscanf(row, "%63s %llu %15s %*s %*s %*s %15s", name, &n, tot, max), 4, "%s", row);
+		cr_expect_eq(n, o->lat.count, "%s", row);
+		cr_expect_str_eq(tot, osp_fmt_ns(want, sizeof(want), (double)o->lat.sum), "%s", row);
+		cr_expect_str_eq(max, osp_fmt_ns(want, sizeof(want), (double)o->lat.max), "%s", row);
+	}
+	osp_profile_free(p);
+	cr_expect_not_null(line_starting(out, "peaks:"), "%s", out);
 	cr_expect_null(strstr(out, "warning"), "%s", out);
 	free(out);
 	/* The mount itself is an input too. */
@@ -147,13 +170,17 @@ Test(fs_profiles, two_runs_of_one_workload_do_not_differ)
 
 Test(fs_profiles, the_slowed_read_ranks_first)
 {
-	char args[3 * PATH_MAX], *out, *row;
+	char args[3 * PATH_MAX], *out;
+	const char *row;
 
 	snprintf(args, sizeof(args), "compare '%s' '%s'", a, b);
 	cr_expect_eq(report(args, &out), 1, "%s", out);
-	row = strstr(out, "\n    1 fs ");
+	/* read, 100 requests on either side; nothing ranked after it. */
+	row = line_starting(out, "    1 ");
 	cr_assert_not_null(row, "%s", out);
-	cr_expect_eq(strncmp(row, "\n    1 fs       read ", 21), 0, "%s", out);
+	cr_expect_eq(strncmp(row, "    1 fs       read               different         100        100 ", 67), 0,
+		     "%s", out);
+	cr_expect_null(line_starting(out, "    2 "), "%s", out);
 	free(out);
 }
 
@@ -178,7 +205,15 @@ Test(fs_profiles, plot_html_export_and_merge)
 	free(s);
 	snprintf(args, sizeof(args), "export --format csv '%s'", a);
 	cr_assert_eq(report(args, &out), 0, "%s", out);
-	cr_expect_not_null(strstr(out, "read"), "%s", out);
+	{
+		unsigned long long reads = 0;
+		char *save = NULL;
+
+		for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+			if (strncmp(l, "fs,read,lat,", 12) == 0)
+				reads += strtoull(strrchr(l, ',') + 1, NULL, 10);
+		cr_expect_eq(reads, 100, "read's bucket rows hold its 100 requests");
+	}
 	free(out);
 	snprintf(args, sizeof(args), "merge '%s' '%s' -o '%s/m.json'", a, a, m.top);
 	cr_assert_eq(report(args, &out), 0, "%s", out);
