@@ -29,19 +29,25 @@ static void down(void)
 
 TestSuite(slow, .fini = down, .timeout = 120);
 
-/* MNT/.osprof/@name parsed as JSON (checked), with its format. */
-static json_object *ctl_json(const char *name, const char *format)
+/* File @path parsed as JSON (checked), with its format. */
+static json_object *json_file(const char *path, const char *format)
 {
-	char *text = h_slurp(h_at(m.ctl, name), NULL);
+	char *text = h_slurp(path, NULL);
 	json_object *doc, *f;
 
-	cr_assert_not_null(text, "%s", name);
+	cr_assert_not_null(text, "%s", path);
 	doc = json_tokener_parse(text);
-	cr_assert_not_null(doc, "%s does not parse: %s", name, text);
+	cr_assert_not_null(doc, "%s does not parse: %s", path, text);
 	free(text);
 	cr_assert(json_object_object_get_ex(doc, "format", &f));
 	cr_assert_str_eq(json_object_get_string(f), format);
 	return doc;
+}
+
+/* MNT/.osprof/@name parsed as JSON (checked), with its format. */
+static json_object *ctl_json(const char *name, const char *format)
+{
+	return json_file(h_at(m.ctl, name), format);
 }
 
 static int64_t get_i(json_object *o, const char *key)
@@ -393,6 +399,36 @@ static char *next_block(FILE *f)
 	return block;
 }
 
+/* @block's row of file @path: @reqs requests, @rd bytes read, none written
+ * (0 requests: no row). */
+static void expect_top_file(const char *block, const char *path, unsigned long long reqs,
+			    unsigned long long rd)
+{
+	char *end = NULL, want[64];
+	unsigned long long n = 0, r = 0, w = 0;
+	const char *l;
+
+	snprintf(want, sizeof(want), " %s\n", path);
+	for (l = block; (l = strstr(l, want)); l++) {
+		const char *start = l;
+
+		while (start > block && start[-1] != '\n')
+			start--;
+		n = strtoull(start, &end, 10);
+		r = strtoull(end, &end, 10);
+		w = strtoull(end, &end, 10);
+		break;
+	}
+	if (!reqs) {
+		cr_expect_null(l, "%s is idle: %s", path, block);
+		return;
+	}
+	cr_assert_not_null(l, "no row %s in: %s", path, block);
+	cr_expect_eq(n, reqs, "%s: %llu requests in: %s", path, n, block);
+	cr_expect_eq(r, rd, "%s: %llu bytes read in: %s", path, r, block);
+	cr_expect_eq(w, 0, "%s: %llu bytes written in: %s", path, w, block);
+}
+
 Test(slow, report_top_shows_totals_then_each_interval)
 {
 	static const char *const args[] = { "-o", "top", NULL };
@@ -419,14 +455,13 @@ Test(slow, report_top_shows_totals_then_each_interval)
 	cr_assert_not_null(b1);
 	cr_assert_not_null(b2, "a second block after: %s", b1);
 	cr_expect_null(b3, "two blocks only: %s", b3);
-	cr_expect(strstr(b1, "totals since mount or reset"), "%s", b1);
-	/* READ_B and WRITE_B of the file and of this process */
-	cr_expect(strstr(b1, "          30            0 ") && strstr(b1, " /a\n"), "%s", b1);
-	cr_expect(!strstr(b1, " /b\n"), "%s", b1);
-	cr_expect(strstr(b2, "last interval"), "%s", b2);
-	cr_expect(strstr(b2, "          40            0 ") && strstr(b2, " /b\n"),
-		  "%s", b2);
-	cr_expect(!strstr(b2, " /a\n"), "idle in the interval: %s", b2);
+	cr_expect(strstr(b1, "  totals since mount or reset\n"), "%s", b1);
+	/* Each file's open, reads, flush and release; its bytes read. */
+	expect_top_file(b1, "/a", 6, 30);
+	expect_top_file(b1, "/b", 0, 0);
+	cr_expect(strstr(b2, "  last interval\n"), "%s", b2);
+	expect_top_file(b2, "/b", 5, 40);
+	expect_top_file(b2, "/a", 0, 0);
 	free(b1);
 	free(b2);
 	free(b3);
@@ -470,22 +505,40 @@ Test(slow, report_top_quits_on_q_and_restores_the_terminal)
 Test(slow, dump_writes_the_slow_log_and_top_beside_the_profile)
 {
 	char dump[PATH_MAX];
+	static const char *const ops[] = { "lookup", "create", "write", "flush", "release" };
 	const char *args[] = { "-o", "slow=0,top", "--dump", dump, NULL };
-	char *text;
+	json_object *doc, *reqs;
 
 	h_tree(&m);
 	snprintf(dump, sizeof(dump), "%s/run.json", m.top);
 	h_start(&m, args);
 	cr_assert_eq(h_write_str(h_at(m.dir, "f"), "x"), 0);
 	cr_expect_eq(h_stop(&m), 0);
-	text = h_slurp(h_at(m.top, "run.slow.json"), NULL);
-	cr_assert_not_null(text, "run.slow.json written");
-	cr_expect(strstr(text, "\"format\": \"osprof-slow\""), "%s", text);
-	cr_expect(strstr(text, "\"op\": \"create\"") && strstr(text, "\"path\": \"/f\""), "%s", text);
-	free(text);
-	text = h_slurp(h_at(m.top, "run.top.json"), NULL);
-	cr_assert_not_null(text, "run.top.json written");
-	cr_expect(strstr(text, "\"format\": \"osprof-top\""), "%s", text);
-	cr_expect(strstr(text, "\"path\": \"/f\""), "%s", text);
-	free(text);
+	/* Every request slow at 0: the file's lookup, create, write, flush
+	 * and release, in that order. */
+	doc = json_file(h_at(m.top, "run.slow.json"), "osprof-slow");
+	reqs = get_a(doc, "requests");
+	cr_assert_eq(json_object_array_length(reqs), 5, "%s", json_object_to_json_string(doc));
+	for (size_t i = 0; i < 5; i++) {
+		json_object *e = json_object_array_get_idx(reqs, i);
+
+		cr_expect_str_eq(get_s(e, "op"), ops[i], "request %zu", i);
+		cr_expect_str_eq(get_s(e, "path"), "/f");
+		cr_expect_eq(get_i(e, "size"), strcmp(ops[i], "write") == 0 ? 1 : 0);
+	}
+	json_object_put(doc);
+	/* The same 5 by file: the lookup and create in /, the rest in /f. */
+	doc = json_file(h_at(m.top, "run.top.json"), "osprof-top");
+	reqs = get_a(doc, "files");
+	cr_assert_eq(json_object_array_length(reqs), 2, "%s", json_object_to_json_string(doc));
+	for (size_t i = 0; i < 2; i++) {
+		json_object *e = json_object_array_get_idx(reqs, i);
+		bool f = strcmp(get_s(e, "path"), "/f") == 0;
+
+		cr_expect(f || strcmp(get_s(e, "path"), "/") == 0, "%s", get_s(e, "path"));
+		cr_expect_eq(get_i(e, "requests"), f ? 3 : 2, "%s", get_s(e, "path"));
+		cr_expect_eq(get_i(e, "write_bytes"), f ? 1 : 0, "%s", get_s(e, "path"));
+		cr_expect_eq(get_i(e, "read_bytes"), 0);
+	}
+	json_object_put(doc);
 }
