@@ -11,8 +11,8 @@
  *
  *   osprof-by-cost [--records N]
  *
- * Links fs/ofs_by.c, ofs_keys.c and ofs_who.c; the daemon's parts they
- * reach otherwise are stubbed here.
+ * Takes fs/ofs_by.c, ofs_keys.c and ofs_who.c from the daemon's library;
+ * the daemon's parts they reach otherwise are stubbed here.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,6 +23,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "ofs.h"
+#include "ofs_dump.h"
 #include "osprof/parse.h"
 
 #define BATCH 1000

@@ -500,23 +500,6 @@ bool ofs_kmod_vt_start(struct ofs *fs);
 /* Stop it: the virtual ns of the interval just ended (0, counted, on error). */
 uint64_t ofs_kmod_vt_stop(struct ofs *fs);
 
-/*
- * ofs_mount_at - what /proc/self/mountinfo says is mounted last exactly at
- * @path: its type (*@type, malloc'd) and device (*@dev, as st_dev).
- * 0, -ENOENT when nothing is mounted there, -errno.
- */
-int ofs_mount_at(const char *path, char **type, dev_t *dev);
-
-/* Write @p as JSON to @path through a temporary file renamed over it:
- * never a torn file. 0 or -errno. */
-int ofs_dump_write(const char *path, const struct osp_profile *p);
-/* The same with what @write writes of @ctx (0 or -errno). */
-int ofs_dump_to(const char *path, int (*write)(FILE *f, const void *ctx), const void *ctx);
-/* --dump: what @write writes of @ctx as FILE.@name.json beside --dump's
- * FILE, a failure said on stderr. 0 or -errno. */
-int ofs_dump_beside(struct ofs *fs, const char *name,
-		    int (*write)(FILE *f, const void *ctx), const void *ctx);
-
 /* ---- the lower layer timed by the daemon (ofs_lower.c) ---- */
 /* Its profile set, enabled as the fs layer is. 0 or -ENOMEM. */
 int ofs_lower_new(struct ofs *fs);
@@ -737,6 +720,8 @@ void ofs_top_record(struct ofs_req *r, uint64_t lat_ns);
 void ofs_top_reset(struct ofs *fs);
 /* .osprof/top and top.json (@arg "text" or "json"). 0 or -errno. */
 int ofs_top_gen(struct ofs *fs, const char *arg, FILE *out);
+/* --dump: FILE.top.json beside FILE, with -o top. 0 or -errno (said). */
+int ofs_top_dump(struct ofs *fs);
 
 /* ---- value profiles, -o values (ofs_values.c) ---- */
 /* With -o values, allocate the tables (fs->values): 0 or -ENOMEM. */
@@ -755,5 +740,7 @@ void ofs_values_reset(struct ofs *fs);
 bool ofs_values_present(struct ofs *fs, const char *arg);
 int ofs_values_gen_text(struct ofs *fs, const char *arg, FILE *out);
 int ofs_values_gen_json(struct ofs *fs, const char *arg, FILE *out);
+/* --dump: FILE.values.json beside FILE, with -o values. 0 or -errno (said). */
+int ofs_values_dump(struct ofs *fs);
 
 #endif /* OSPROF_FS_OFS_H */

@@ -30,6 +30,8 @@
 #include "osprof/set.h"
 #include "obp.h"
 #include "ofs.h"
+#include "ofs_dump.h"
+#include "ofs_mount.h"
 
 /*
  * Why the layers of @missing did not load, on one line: the reason alone

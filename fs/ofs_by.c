@@ -34,6 +34,7 @@
 
 #include "obp.h"
 #include "ofs.h"
+#include "ofs_dump.h"
 #include "ofs_keys.h"
 #include "osprof/escape.h"
 #include "osprof/format.h"

@@ -21,53 +21,8 @@
 #include "osprof/format.h"
 #include "obp.h"
 #include "ofs.h"
-
-/* Undo mountinfo's octal escapes (\040 for a space) in place. */
-static void unescape(char *s)
-{
-	char *o = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] && s[3]) {
-			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
-}
-
-int ofs_mount_at(const char *path, char **type, dev_t *dev)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "r");
-	char *line = NULL;
-	size_t cap = 0;
-	int found = -ENOENT;
-
-	*type = NULL;
-	if (!f)
-		return -errno;
-	while (getline(&line, &cap, f) > 0) {
-		char mnt[4096], fstype[256];
-		char *sep = strstr(line, " - ");
-		unsigned ma, mi;
-
-		if (!sep || sscanf(line, "%*s %*s %u:%u %*s %4095s", &ma, &mi, mnt) != 3 ||
-		    sscanf(sep + 3, "%255s", fstype) != 1)
-			continue;
-		unescape(mnt);
-		if (strcmp(mnt, path) == 0) {
-			free(*type);
-			*type = strdup(fstype);
-			*dev = makedev(ma, mi);
-			found = *type ? 0 : -ENOMEM;
-		}
-	}
-	free(line);
-	fclose(f);
-	return found;
-}
+#include "ofs_dump.h"
+#include "ofs_mount.h"
 
 /* A stale or foreign FUSE mount on the mountpoint makes it busy. */
 static int check_mountpoint(const struct ofs_opts *o)
@@ -247,57 +202,6 @@ static int serve(struct ofs *fs)
 	return res;
 }
 
-int ofs_dump_to(const char *path, int (*write)(FILE *f, const void *ctx), const void *ctx)
-{
-	char *tmp = NULL;
-	FILE *f;
-	int fd, err;
-
-	if (asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)
-		return -ENOMEM;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		err = -errno;
-		if (fd >= 0)
-			close(fd);
-		free(tmp);
-		return err;
-	}
-	err = write(f, ctx);
-	if (fclose(f) != 0 && !err)
-		err = -EIO;
-	if (!err && rename(tmp, path) != 0)
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	free(tmp);
-	return err;
-}
-
-int ofs_dump_beside(struct ofs *fs, const char *name,
-		    int (*write)(FILE *f, const void *ctx), const void *ctx)
-{
-	char *path = osp_file_beside(fs->opts.dump, name);
-	int err = path ? ofs_dump_to(path, write, ctx) : -ENOMEM;
-
-	if (err)
-		fprintf(stderr, "osprof-fs: --dump %s: %s\n", path ? path : fs->opts.dump,
-			strerror(-err));
-	free(path);
-	return err;
-}
-
-static int write_profile(FILE *f, const void *p)
-{
-	return osp_write_json(f, p);
-}
-
-int ofs_dump_write(const char *path, const struct osp_profile *p)
-{
-	return ofs_dump_to(path, write_profile, p);
-}
-
 static int dump_profile(struct ofs *fs)
 {
 	struct osp_profile *p = ofs_profile_build(fs);
@@ -307,28 +211,6 @@ static int dump_profile(struct ofs *fs)
 		fprintf(stderr, "osprof-fs: --dump %s: %s\n", fs->opts.dump, strerror(-err));
 	osp_profile_free(p);
 	return err;
-}
-
-static int values_json(FILE *out, const void *fs)
-{
-	return ofs_values_gen_json((struct ofs *)fs, NULL, out);
-}
-
-static int top_json(FILE *out, const void *fs)
-{
-	return ofs_top_gen((struct ofs *)fs, "json", out);
-}
-
-/* -o top: its tables beside the profile, FILE.top.json. */
-static int dump_top(struct ofs *fs)
-{
-	return fs->top ? ofs_dump_beside(fs, "top", top_json, fs) : 0;
-}
-
-/* -o values: its tables beside the profile, FILE.values.json. */
-static int dump_values(struct ofs *fs)
-{
-	return fs->values ? ofs_dump_beside(fs, "values", values_json, fs) : 0;
 }
 
 /* Every start-up failure says why: @err (-errno) in setting up @what. */
@@ -405,8 +287,8 @@ int main(int argc, char **argv)
 	/* A signal number means a clean stop by SIGINT/SIGTERM. */
 	ret = res < 0 ? 1 : 0;
 	if (fs.opts.dump && (dump_profile(&fs) != 0) + (ofs_bpf_dump(&fs) != 0) +
-			    (ofs_slow_dump(&fs) != 0) + (dump_values(&fs) != 0) +
-			    (ofs_by_dump(&fs) != 0) + (dump_top(&fs) != 0))
+			    (ofs_slow_dump(&fs) != 0) + (ofs_values_dump(&fs) != 0) +
+			    (ofs_by_dump(&fs) != 0) + (ofs_top_dump(&fs) != 0))
 		ret = 1;
 out_signals:
 	fuse_remove_signal_handlers(fs.se);

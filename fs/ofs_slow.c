@@ -28,6 +28,7 @@
 #include "osprof/escape.h"
 #include "obp.h"
 #include "ofs.h"
+#include "ofs_dump.h"
 
 /* A path longer than this is cut, and ends in "..." */
 #define SLOW_PATH_LEN 480

@@ -25,6 +25,7 @@
 #include "osprof/escape.h"
 #include "osprof/hist.h"
 #include "ofs.h"
+#include "ofs_dump.h"
 #include "ofs_keys.h"
 
 #define TOP_LABEL_LEN 256
@@ -358,4 +359,14 @@ out:
 	free(rows[0]);
 	free(rows[1]);
 	return err;
+}
+
+static int top_json(FILE *out, const void *fs)
+{
+	return ofs_top_gen((struct ofs *)fs, "json", out);
+}
+
+int ofs_top_dump(struct ofs *fs)
+{
+	return fs->top ? ofs_dump_beside(fs, "top", top_json, fs) : 0;
 }

@@ -35,6 +35,7 @@
 
 #include "osprof/format.h"
 #include "osprof/values.h"
+#include "ofs_dump.h"
 #include "ofs_pt.h"
 
 /* The tables, in the order of the files' listings. */
@@ -279,4 +280,14 @@ int ofs_values_gen_json(struct ofs *fs, const char *arg, FILE *out)
 	}
 	fputs("\n]}\n", out);
 	return ferror(out) ? -EIO : 0;
+}
+
+static int values_json(FILE *out, const void *fs)
+{
+	return ofs_values_gen_json((struct ofs *)fs, NULL, out);
+}
+
+int ofs_values_dump(struct ofs *fs)
+{
+	return fs->values ? ofs_dump_beside(fs, "values", values_json, fs) : 0;
 }

@@ -14,7 +14,7 @@
 
 #include "ofs.h"
 
-/* The rest of the daemon is stubbed (fs/ofs_req_stub.c); it counts the
+/* The rest of the daemon is stubbed (ofs_req_stub.c); it counts the
  * identities given back here. */
 extern unsigned ofs_req_stub_creds_left;
 

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * What a request's context (ofs_req.c) reaches of the rest of the daemon,
- * reduced to nothing, for the programs that take ofs_req.c on its own
- * (tests/fs/test_req.c, bench/osprof_values_cost.c): osprof.ko's virtual
+ * What a request's context (fs/ofs_req.c) reaches of the rest of the
+ * daemon, reduced to nothing, for its unit test (test_req.c, which counts
+ * the slow log's and the top view's calls itself): osprof.ko's virtual
  * timers and eBPF virtual time are never on; taking the caller's identity
  * only marks it taken, and giving it back counts in
- * ofs_req_stub_creds_left.
+ * ofs_req_stub_creds_left. With every symbol ofs_req.o needs defined
+ * here, the linker takes ofs_req.o alone from the daemon's library: the
+ * test runs the daemon's own object, not a copy compiled for it.
  */
 #include "ofs.h"
 
@@ -45,21 +47,8 @@ void ofs_creds_leave(struct ofs_creds_saved *s)
 	s->switched = false;
 }
 
-/* The slow log, the top view and -o by, off: weak, so a program that
- * counts their calls (tests/fs/test_req.c) defines its own. */
-__attribute__((weak)) void ofs_slow_log(struct ofs_req *r, uint64_t lat_ns)
-{
-	(void)r;
-	(void)lat_ns;
-}
-
-__attribute__((weak)) void ofs_top_record(struct ofs_req *r, uint64_t lat_ns)
-{
-	(void)r;
-	(void)lat_ns;
-}
-
-__attribute__((weak)) void ofs_by_record(struct ofs_req *r, uint64_t lat_ns, uint64_t cpu_ns)
+/* -o by, off. */
+void ofs_by_record(struct ofs_req *r, uint64_t lat_ns, uint64_t cpu_ns)
 {
 	(void)r;
 	(void)lat_ns;
