@@ -23,7 +23,12 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "ofs.h"
+#include "ofs_by.h"
 #include "ofs_dump.h"
+#include "ofs_inode.h"
+#include "ofs_opts.h"
+#include "ofs_profile.h"
+#include "ofs_req.h"
 #include "osprof/parse.h"
 
 #define BATCH 1000

@@ -15,6 +15,11 @@
 
 #include "osprof/parse.h"
 #include "ofs.h"
+#include "ofs_inode.h"
+#include "ofs_req.h"
+#include "ofs_slow.h"
+#include "ofs_top.h"
+#include "ofs_who.h"
 
 #define BATCH 1000
 

@@ -20,7 +20,10 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "osprof/parse.h"
+#include "ofs.h"
 #include "ofs_pt.h"
+#include "ofs_req.h"
+#include "ofs_values.h"
 
 #define BATCH 1000
 

@@ -30,8 +30,13 @@
 #include "osprof/set.h"
 #include "obp.h"
 #include "ofs.h"
+#include "ofs_bpf.h"
 #include "ofs_dump.h"
+#include "ofs_kmod.h"
+#include "ofs_lower.h"
 #include "ofs_mount.h"
+#include "ofs_opts.h"
+#include "ofs_profile.h"
 
 /*
  * Why the layers of @missing did not load, on one line: the reason alone

@@ -34,8 +34,14 @@
 
 #include "obp.h"
 #include "ofs.h"
+#include "ofs_by.h"
 #include "ofs_dump.h"
+#include "ofs_inode.h"
 #include "ofs_keys.h"
+#include "ofs_opts.h"
+#include "ofs_profile.h"
+#include "ofs_req.h"
+#include "ofs_who.h"
 #include "osprof/escape.h"
 #include "osprof/format.h"
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ofs.h"
+#include "ofs_creds.h"
 
 #define MAX_GROUPS 256
 

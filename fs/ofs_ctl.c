@@ -24,7 +24,19 @@
 
 #include "osprof/format.h"
 #include "ofs.h"
+#include "ofs_bpf.h"
+#include "ofs_by.h"
+#include "ofs_ctl.h"
 #include "ofs_ctl_cmd.h"
+#include "ofs_inode.h"
+#include "ofs_kmod.h"
+#include "ofs_list.h"
+#include "ofs_lock.h"
+#include "ofs_opts.h"
+#include "ofs_profile.h"
+#include "ofs_slow.h"
+#include "ofs_top.h"
+#include "ofs_values.h"
 
 #define CTL_DIR_INO 2
 
@@ -164,60 +176,6 @@ static const struct ctl_entry *entry_of(fuse_ino_t ino)
 	return &entries[ino - CTL_DIR_INO - 1];
 }
 
-/* Layer @layer from the daemon's profile set @set, with this mount's
- * source, clock and options; NULL on -ENOMEM. */
-struct osp_profile *ofs_set_profile(struct ofs *fs, struct osp_set *set, const char *layer)
-{
-	struct osp_profile *p = osp_profile_new(layer, fs->opts.res);
-	int err;
-
-	if (!p)
-		return NULL;
-	err = osp_set_snapshot(set, p);
-	err = err ? err : ofs_profile_set_source(fs, p);
-	err = err ? err : osp_str_set(&p->clock_source, osp_clock_source_name(fs->clk.source));
-	p->cycles_per_ns = fs->clk.cycles_per_ns;
-	err = err ? err : ofs_opts_describe(fs, p);
-	if (err) {
-		osp_profile_free(p);
-		return NULL;
-	}
-	return p;
-}
-
-struct osp_profile *ofs_profile_build(struct ofs *fs)
-{
-	return ofs_set_profile(fs, fs->set, "fs");
-}
-
-void ofs_profile_drop_empty(struct osp_profile *p)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < p->nops; i++) {
-		if (p->ops[i].lat.count || p->ops[i].lat.nbk)
-			p->ops[k++] = p->ops[i];
-		else
-			osp_op_fini(&p->ops[i]);
-	}
-	p->nops = k;
-}
-
-struct osp_profile *ofs_lower_profile(struct ofs *fs)
-{
-	struct osp_profile *p = ofs_set_profile(fs, fs->lower, "lower");
-
-	if (!p)
-		return NULL;
-	/* Only the calls made: the set lists every call it knows. */
-	ofs_profile_drop_empty(p);
-	if (osp_kv_set_str(&p->source, "layer_source", "osprof-fs")) {
-		osp_profile_free(p);
-		return NULL;
-	}
-	return p;
-}
-
 /* The fs-layer profile in the form @arg names: stats, json, metrics, timeline. */
 static int gen_profile(struct ofs *fs, const char *arg, FILE *out)
 {
@@ -294,24 +252,6 @@ static int gen_ctl(struct ofs *fs, const char *arg, FILE *out)
 }
 
 /* ---- commands ---- */
-
-int ofs_timeline_start(struct ofs *fs, uint64_t interval_ns, unsigned capacity)
-{
-	int err = osp_set_timeline_start(fs->set, interval_ns, capacity);
-
-	err = err ? err : ofs_bpf_timeline_start(fs, interval_ns, capacity);
-	err = err ? err : ofs_by_timeline_start(fs, interval_ns, capacity);
-	if (err)
-		ofs_timeline_stop(fs);
-	return err;
-}
-
-void ofs_timeline_stop(struct ofs *fs)
-{
-	osp_set_timeline_stop(fs->set);
-	ofs_bpf_timeline_stop(fs);
-	ofs_by_timeline_stop(fs);
-}
 
 /* The snapshots a timeline command keeps: as given, else -o timeline_size. */
 static uint64_t cmd_snapshots(const struct ofs *fs, const struct ofs_ctl_cmd *c)

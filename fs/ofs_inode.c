@@ -29,6 +29,9 @@
 #include <unistd.h>
 
 #include "ofs.h"
+#include "ofs_creds.h"
+#include "ofs_inode.h"
+#include "ofs_list.h"
 #include "ofs_lower.h"
 
 #define HASH_BITS_MIN 10

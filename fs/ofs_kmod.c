@@ -28,6 +28,8 @@
 #include "osprof/kmod.h"
 #include "osprof_vt.h"
 #include "ofs.h"
+#include "ofs_kmod.h"
+#include "ofs_profile.h"
 
 #define KMOD_PROC "/proc/osprof"
 /* Far above what the module prints (its irq file is the largest, ~40 KiB). */

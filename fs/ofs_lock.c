@@ -34,7 +34,11 @@
 #include <sys/file.h>
 #include <time.h>
 
+#include "ofs.h"
+#include "ofs_list.h"
+#include "ofs_lock.h"
 #include "ofs_pt.h"
+#include "ofs_req.h"
 
 /* The signal that interrupts a waiter's flock(). */
 #define OFS_LOCK_SIG (SIGRTMIN + 3)

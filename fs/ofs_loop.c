@@ -57,6 +57,7 @@
 #include <unistd.h>
 
 #include "ofs.h"
+#include "ofs_loop.h"
 #include "ofs_poll.h"
 
 struct ofs_loop {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "ofs_lower.h"
+#include "ofs_profile.h"
 
 const char *const ofs_lcall_names[OFS_LC__COUNT] = {
 	[OFS_LC_OPENAT] = "openat",
@@ -57,4 +58,19 @@ int ofs_lower_new(struct ofs *fs)
 		return -ENOMEM;
 	osp_set_enable(fs->lower, !fs->opts.noprofile);
 	return 0;
+}
+
+struct osp_profile *ofs_lower_profile(struct ofs *fs)
+{
+	struct osp_profile *p = ofs_set_profile(fs, fs->lower, "lower");
+
+	if (!p)
+		return NULL;
+	/* Only the calls made: the set lists every call it knows. */
+	ofs_profile_drop_empty(p);
+	if (osp_kv_set_str(&p->source, "layer_source", "osprof-fs")) {
+		osp_profile_free(p);
+		return NULL;
+	}
+	return p;
 }

@@ -58,6 +58,11 @@ enum ofs_lcall {
 
 extern const char *const ofs_lcall_names[OFS_LC__COUNT];
 
+/* Its profile set, enabled as the fs layer is. 0 or -ENOMEM. */
+int ofs_lower_new(struct ofs *fs);
+/* Its profile (the calls made), with this mount's source; NULL on -ENOMEM. */
+struct osp_profile *ofs_lower_profile(struct ofs *fs);
+
 /* The clock at a call's start, 0 when the layer is off or disabled. */
 static inline uint64_t ofs_lower_start(const struct ofs *fs)
 {

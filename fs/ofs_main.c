@@ -19,10 +19,23 @@
 #include <unistd.h>
 
 #include "osprof/format.h"
-#include "obp.h"
 #include "ofs.h"
+#include "ofs_bpf.h"
+#include "ofs_by.h"
+#include "ofs_creds.h"
+#include "ofs_ctl.h"
 #include "ofs_dump.h"
+#include "ofs_inode.h"
+#include "ofs_kmod.h"
+#include "ofs_lock.h"
+#include "ofs_loop.h"
 #include "ofs_mount.h"
+#include "ofs_opts.h"
+#include "ofs_prof.h"
+#include "ofs_profile.h"
+#include "ofs_slow.h"
+#include "ofs_top.h"
+#include "ofs_values.h"
 
 /* A stale or foreign FUSE mount on the mountpoint makes it busy. */
 static int check_mountpoint(const struct ofs_opts *o)

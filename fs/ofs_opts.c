@@ -20,6 +20,9 @@
 #include "osprof/parse.h"
 #include "obp.h"
 #include "ofs.h"
+#include "ofs_opts.h"
+#include "ofs_slow.h"
+#include "ofs_top.h"
 
 /* Raw option strings, parsed and checked after fuse_opt has run. */
 struct raw {

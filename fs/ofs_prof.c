@@ -12,7 +12,12 @@
 #include <errno.h>
 #include <string.h>
 
+#include "ofs.h"
+#include "ofs_bpf.h"
+#include "ofs_ctl.h"
+#include "ofs_prof.h"
 #include "ofs_pt.h"
+#include "ofs_req.h"
 
 const char *const ofs_op_names[OFS_OP__COUNT] = {
 	[OFS_OP_LOOKUP] = "lookup",

@@ -4,6 +4,8 @@
  * kernel. Its handlers (ofs_pt_*.c) are pure passthrough; the timing
  * wrapper's table (ofs_prof.c) calls them.
  */
+#include "ofs.h"
+#include "ofs_opts.h"
 #include "ofs_pt.h"
 
 void ofs_pt_init(void *userdata, struct fuse_conn_info *conn)

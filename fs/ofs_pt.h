@@ -3,7 +3,7 @@
  * Private to the passthrough (ofs_pt_*.c): the open-file and open-dir
  * records kept in fuse_file_info.fh, and the handlers each file provides
  * to the timing wrapper's ops table (ofs_prof.c). Each handler takes the
- * request's context (struct ofs_req, ofs.h) in place of libfuse's request
+ * request's context (struct ofs_req, ofs_req.h) in place of libfuse's request
  * and answers it through pt_reply_*, or hands it on (ofs_lock_wait).
  */
 #ifndef OSPROF_FS_OFS_PT_H
@@ -15,6 +15,8 @@
 #include <sys/statvfs.h>
 
 #include "ofs.h"
+#include "ofs_inode.h"
+#include "ofs_req.h"
 
 struct ofs_file {
 	struct ofs_open o;     /* counted by the inode table */
@@ -86,6 +88,10 @@ static inline void pt_reply_none(struct ofs_req *r)
 	ofs_req_close(r);
 	fuse_reply_none(r->req);
 }
+
+void ofs_pt_init(void *userdata, struct fuse_conn_info *conn);
+/* Thread-local I/O buffer aligned for O_DIRECT; NULL on -ENOMEM. */
+void *ofs_pt_iobuf(size_t len);
 
 /* Reply with the entry of @name in @dir (after it was created there). */
 void pt_reply_new_entry(struct ofs_req *r, struct ofs_inode *dir, const char *name);

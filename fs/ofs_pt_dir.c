@@ -13,8 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ofs.h"
+#include "ofs_inode.h"
+#include "ofs_list.h"
 #include "ofs_lower.h"
 #include "ofs_pt.h"
+#include "ofs_req.h"
 
 /* Close and free; also, at teardown, a directory never released. */
 static void dir_drop(struct ofs_open *o)

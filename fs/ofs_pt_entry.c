@@ -13,8 +13,12 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "ofs.h"
+#include "ofs_creds.h"
+#include "ofs_inode.h"
 #include "ofs_lower.h"
 #include "ofs_pt.h"
+#include "ofs_req.h"
 
 void pt_reply_new_entry(struct ofs_req *r, struct ofs_inode *dir, const char *name)
 {

@@ -16,8 +16,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ofs.h"
+#include "ofs_creds.h"
+#include "ofs_inode.h"
+#include "ofs_list.h"
+#include "ofs_lock.h"
 #include "ofs_lower.h"
+#include "ofs_opts.h"
 #include "ofs_pt.h"
+#include "ofs_req.h"
 
 #define IOBUF_ALIGN 4096
 

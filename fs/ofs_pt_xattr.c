@@ -8,8 +8,11 @@
 #include <errno.h>
 #include <sys/xattr.h>
 
+#include "ofs.h"
+#include "ofs_inode.h"
 #include "ofs_lower.h"
 #include "ofs_pt.h"
+#include "ofs_req.h"
 
 /* fd of @ino and its magic path, or reply the error and return -1. */
 static int xattr_begin(struct ofs_req *r, fuse_ino_t ino, struct ofs_inode **in,

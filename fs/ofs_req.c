@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * A request's context (struct ofs_req, ofs.h): opened by the wrapper's
+ * A request's context (struct ofs_req, ofs_req.h): opened by the wrapper's
  * handler, closed by the reply. Timing a request costs two cycle-counter
  * reads and one lock-free record, nothing when recording is disabled.
  * With -o cpu_time the thread's CPU time for the request is recorded too;
@@ -14,6 +14,14 @@
 #include <time.h>
 
 #include "ofs.h"
+#include "ofs_bpf.h"
+#include "ofs_by.h"
+#include "ofs_creds.h"
+#include "ofs_kmod.h"
+#include "ofs_req.h"
+#include "ofs_slow.h"
+#include "ofs_top.h"
+#include "ofs_values.h"
 
 static uint64_t thread_cpu_ns(void)
 {

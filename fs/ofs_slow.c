@@ -7,7 +7,7 @@
  * JSON (.osprof/slow.json).
  *
  * Cost. The threshold is an atomic in struct ofs read by every closed
- * request (ofs_slow_record, ofs.h): one load and one branch, the same
+ * request (ofs_slow_record, ofs_slow.h): one load and one branch, the same
  * whether the log is off (UINT64_MAX) or no request is slow. Only a slow
  * request pays more: the wall clock, its process name (cached, ofs_who.c),
  * its path (readlink of its descriptor in /proc) and the ring's
@@ -29,6 +29,9 @@
 #include "obp.h"
 #include "ofs.h"
 #include "ofs_dump.h"
+#include "ofs_req.h"
+#include "ofs_slow.h"
+#include "ofs_who.h"
 
 /* A path longer than this is cut, and ends in "..." */
 #define SLOW_PATH_LEN 480

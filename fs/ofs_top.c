@@ -26,7 +26,11 @@
 #include "osprof/hist.h"
 #include "ofs.h"
 #include "ofs_dump.h"
+#include "ofs_inode.h"
 #include "ofs_keys.h"
+#include "ofs_req.h"
+#include "ofs_top.h"
+#include "ofs_who.h"
 
 #define TOP_LABEL_LEN 256
 #define TOP_BUCKETS OSP_HIST_NBUCKETS(1)

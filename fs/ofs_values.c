@@ -35,8 +35,11 @@
 
 #include "osprof/format.h"
 #include "osprof/values.h"
+#include "ofs.h"
 #include "ofs_dump.h"
 #include "ofs_pt.h"
+#include "ofs_req.h"
+#include "ofs_values.h"
 
 /* The tables, in the order of the files' listings. */
 enum vt {

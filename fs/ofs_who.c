@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "ofs.h"
+#include "ofs_inode.h"
+#include "ofs_who.h"
 
 /*
  * The cache: direct-mapped by pid, each entry a seqlock (even: stable,

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "ofs.h"
+#include "ofs_opts.h"
 #include "ofz.h"
 
 #define OFZ_MAX_WORDS 64

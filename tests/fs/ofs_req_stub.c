@@ -10,6 +10,11 @@
  * test runs the daemon's own object, not a copy compiled for it.
  */
 #include "ofs.h"
+#include "ofs_bpf.h"
+#include "ofs_by.h"
+#include "ofs_creds.h"
+#include "ofs_kmod.h"
+#include "ofs_req.h"
 
 unsigned ofs_req_stub_creds_left;
 

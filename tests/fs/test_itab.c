@@ -18,6 +18,9 @@
 
 #include "harness.h"
 #include "ofs.h"
+#include "ofs_creds.h"
+#include "ofs_inode.h"
+#include "ofs_who.h"
 
 static struct mnt m;
 

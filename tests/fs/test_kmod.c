@@ -22,6 +22,7 @@
 
 #include "harness.h"
 #include "ofs.h"
+#include "ofs_kmod.h"
 #include "osprof/format.h"
 
 #ifndef OFS_TEST_KMOD_DATA

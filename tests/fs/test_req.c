@@ -13,6 +13,12 @@
 #include <time.h>
 
 #include "ofs.h"
+#include "ofs_creds.h"
+#include "ofs_pt.h"
+#include "ofs_req.h"
+#include "ofs_slow.h"
+#include "ofs_top.h"
+#include "ofs_values.h"
 
 /* The rest of the daemon is stubbed (ofs_req_stub.c); it counts the
  * identities given back here. */

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/* The control directory (ofs_ctl.c): its inodes and its ops table. */
+#ifndef OSPROF_FS_OFS_CTL_H
+#define OSPROF_FS_OFS_CTL_H
+
+#include "ofs.h"
+
+/* The directory's state in fs->ctl: 0 or -ENOMEM. */
+int ofs_ctl_new(struct ofs *fs);
+/* Free it, with the files still open (serving is over); NULL-safe. */
+void ofs_ctl_free(struct ofs *fs);
+/* True when @ino is one of the control directory's inodes. */
+static inline bool ofs_ctl_ino(fuse_ino_t ino)
+{
+	return ino > FUSE_ROOT_ID && ino < 64;
+}
+/* True for a lookup of the control directory's name in the root. */
+bool ofs_ctl_is_root_entry(struct ofs *fs, fuse_ino_t parent, const char *name);
+extern const struct fuse_lowlevel_ops ofs_ctl_ops;
+
+#endif /* OSPROF_FS_OFS_CTL_H */

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * osprof-fs's settings from the command line (ofs_opts.c): what each
+ * option holds, its parser, and the words that name the settings in
+ * profiles and in the control file.
+ */
+#ifndef OSPROF_FS_OFS_OPTS_H
+#define OSPROF_FS_OFS_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ofs;
+struct fuse_args;
+struct osp_profile;
+
+enum ofs_cache { OFS_CACHE_NEVER, OFS_CACHE_AUTO, OFS_CACHE_ALWAYS };
+
+/* What -o by= keeps a profile per value of (ofs_by.c); names in ofs_by_key_names. */
+enum ofs_by_key {
+	OFS_BY_NONE,
+	OFS_BY_PID,
+	OFS_BY_COMM,
+	OFS_BY_UID,
+	OFS_BY_DIR,
+	OFS_BY_FILE,
+	OFS_BY__COUNT
+};
+extern const char *const ofs_by_key_names[OFS_BY__COUNT];
+/*
+ * The most values -o by_max allows: each has a profile set, and each set
+ * takes one of the process's pthread keys (glibc has 1024).
+ */
+#define OFS_BY_MAX 512
+#define OFS_BY_MAX_STR "512"
+
+/* Settings from the command line; see ofs_opts.c for each one's meaning. */
+struct ofs_opts {
+	char *lower;           /* LOWERDIR as given */
+	char *mountpoint;      /* MOUNTPOINT as given */
+	char *lower_abs;       /* absolute paths, for the profile's source */
+	char *mount_abs;
+	char *dump;            /* --dump FILE, absolute; NULL for none */
+	char *ctl_name;        /* control directory name, default ".osprof" */
+	unsigned res;          /* histogram resolution */
+	unsigned timeline_ms;  /* 0: timeline off at mount */
+	unsigned timeline_size;
+	enum ofs_cache cache;
+	double entry_timeout;  /* seconds */
+	double attr_timeout;
+	bool writeback;
+	bool cpu_time;         /* CPU-time histogram per request */
+	bool vtimers;          /* ... measured by osprof.ko's virtual timers */
+	bool noprofile;        /* start with recording disabled */
+	bool values;           /* -o values: value profiles (ofs_values.c) */
+	bool allow_other;      /* seen among the -o options */
+	unsigned fd_cache;     /* O_PATH descriptors kept open at most */
+	int readdirplus;       /* -1 auto (kernel decides), 0 off, 1 on */
+	/* FUSE's own */
+	bool foreground, debug, singlethread;
+	unsigned max_threads, max_idle_threads;
+	unsigned poll_us;      /* > 0: ofs_loop_poll with this window */
+	bool clone_fd;
+	unsigned layers;       /* eBPF layers wanted (OBP_LAYER_BIT()s) */
+	bool lower_ebpf;       /* -o lower_source=ebpf: lower from eBPF, not
+				* from the daemon's own timing */
+	bool layers_auto;      /* no -o layers: those that load, quietly */
+	uint64_t slow_ns;      /* -o slow: log requests this slow; UINT64_MAX off */
+	unsigned slow_size;    /* -o slow_size: entries of the slow log */
+	bool top;              /* -o top: per-file and per-process tables */
+	unsigned top_max;      /* -o top_max: entries of each table */
+	enum ofs_by_key by;    /* -o by=KEY; OFS_BY_NONE: off */
+	unsigned by_max;       /* -o by_max=N: values with a profile of their own */
+};
+
+/*
+ * Parse argv into @fs->opts and @args (what remains for libfuse).
+ * Returns 0 to go on, 1 when --help/--version was answered, or -1 after
+ * printing a one-line error.
+ */
+int ofs_opts_parse(struct ofs *fs, struct fuse_args *args);
+void ofs_opts_free(struct ofs_opts *o);
+const char *ofs_cache_name(enum ofs_cache c);
+/* What the CPU histograms hold: "vtimer" (osprof.ko), "ebpf_vtime",
+ * "thread_cputime" or "none". */
+const char *ofs_cpu_source_name(const struct ofs *fs);
+/* Record the settings that shape the profile into @p->options. */
+int ofs_opts_describe(const struct ofs *fs, struct osp_profile *p);
+
+#endif /* OSPROF_FS_OFS_OPTS_H */
