@@ -37,7 +37,6 @@
 #include "ofs.h"
 #include "ofs_list.h"
 #include "ofs_lock.h"
-#include "ofs_pt.h"
 #include "ofs_req.h"
 
 /* The signal that interrupts a waiter's flock(). */
@@ -153,7 +152,7 @@ static void *waiter_main(void *arg)
 	}
 	/* After this no interrupt callback runs for w, nor is running. */
 	fuse_req_interrupt_func(w->r.req, NULL, NULL);
-	pt_reply_err(&w->r, err);
+	ofs_req_reply_err(&w->r, err);
 	pthread_mutex_lock(&q->mu);
 	ofs_list_del(&w->link);
 	q->n--;

@@ -70,7 +70,7 @@ _Static_assert(sizeof(ofs_op_names) / sizeof(ofs_op_names[0]) == OFS_OP__COUNT,
 		int e_ = ofs_req_open(&r, as_caller);                     \
 									  \
 		if (e_)                                                   \
-			pt_reply_err(&r, -e_);                            \
+			ofs_req_reply_err(&r, -e_);                            \
 		else                                                      \
 			call;                                             \
 		ofs_req_end(&r);                                          \
@@ -125,7 +125,7 @@ static void w_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		ofs_bpf_ctl_end(fs);
 		return;
 	}
-	TIMED(OFS_OP_LOOKUP, true, pt_lookup(&r, parent, name), .ino = parent, .name = name);
+	TIMED(OFS_OP_LOOKUP, true, ofs_pt_lookup(&r, parent, name), .ino = parent, .name = name);
 }
 
 static void w_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
@@ -134,7 +134,7 @@ static void w_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 		fuse_reply_none(req);
 		return;
 	}
-	TIMED(OFS_OP_FORGET, false, pt_forget(&r, ino, nlookup), .ino = ino);
+	TIMED(OFS_OP_FORGET, false, ofs_pt_forget(&r, ino, nlookup), .ino = ino);
 }
 
 static void w_forget_multi(fuse_req_t req, size_t count,
@@ -146,13 +146,13 @@ static void w_forget_multi(fuse_req_t req, size_t count,
 	for (size_t i = 0; i < count; i++)
 		if (!ofs_ctl_ino(f[i].ino))
 			f[n++] = f[i];
-	TIMED(OFS_OP_BATCH_FORGET, false, pt_forget_multi(&r, n, f));
+	TIMED(OFS_OP_BATCH_FORGET, false, ofs_pt_forget_multi(&r, n, f));
 }
 
 static void w_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, getattr, req, ino, fi);
-	TIMED(OFS_OP_GETATTR, false, pt_getattr(&r, ino, fi),
+	TIMED(OFS_OP_GETATTR, false, ofs_pt_getattr(&r, ino, fi),
 	      .ino = ino, .fh = FH(fi));
 }
 
@@ -160,14 +160,14 @@ static void w_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		      int valid, struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, setattr, req, ino, attr, valid, fi);
-	TIMED(OFS_OP_SETATTR, true, pt_setattr(&r, ino, attr, valid, fi),
+	TIMED(OFS_OP_SETATTR, true, ofs_pt_setattr(&r, ino, attr, valid, fi),
 	      .ino = ino, .fh = FH(fi));
 }
 
 static void w_readlink(fuse_req_t req, fuse_ino_t ino)
 {
 	CTL_OR_REFUSE(ino, readlink, req, ino);
-	TIMED(OFS_OP_READLINK, false, pt_readlink(&r, ino), .ino = ino);
+	TIMED(OFS_OP_READLINK, false, ofs_pt_readlink(&r, ino), .ino = ino);
 }
 
 static void w_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
@@ -175,7 +175,7 @@ static void w_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
 {
 	if (ctl_name_guard(req, parent, name))
 		return;
-	TIMED(OFS_OP_MKNOD, true, pt_mknod(&r, parent, name, mode, rdev),
+	TIMED(OFS_OP_MKNOD, true, ofs_pt_mknod(&r, parent, name, mode, rdev),
 	      .ino = parent, .name = name);
 }
 
@@ -184,7 +184,7 @@ static void w_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 {
 	if (ctl_name_guard(req, parent, name))
 		return;
-	TIMED(OFS_OP_MKDIR, true, pt_mkdir(&r, parent, name, mode),
+	TIMED(OFS_OP_MKDIR, true, ofs_pt_mkdir(&r, parent, name, mode),
 	      .ino = parent, .name = name);
 }
 
@@ -192,14 +192,14 @@ static void w_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	if (ctl_name_guard(req, parent, name))
 		return;
-	TIMED(OFS_OP_UNLINK, true, pt_unlink(&r, parent, name), .ino = parent, .name = name);
+	TIMED(OFS_OP_UNLINK, true, ofs_pt_unlink(&r, parent, name), .ino = parent, .name = name);
 }
 
 static void w_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	if (ctl_name_guard(req, parent, name))
 		return;
-	TIMED(OFS_OP_RMDIR, true, pt_rmdir(&r, parent, name), .ino = parent, .name = name);
+	TIMED(OFS_OP_RMDIR, true, ofs_pt_rmdir(&r, parent, name), .ino = parent, .name = name);
 }
 
 static void w_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
@@ -207,7 +207,7 @@ static void w_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
 {
 	if (ctl_name_guard(req, parent, name))
 		return;
-	TIMED(OFS_OP_SYMLINK, true, pt_symlink(&r, link, parent, name),
+	TIMED(OFS_OP_SYMLINK, true, ofs_pt_symlink(&r, link, parent, name),
 	      .ino = parent, .name = name);
 }
 
@@ -216,7 +216,7 @@ static void w_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 {
 	if (ctl_name_guard(req, parent, name) || ctl_name_guard(req, newparent, newname))
 		return;
-	TIMED(OFS_OP_RENAME, true, pt_rename(&r, parent, name, newparent, newname, flags),
+	TIMED(OFS_OP_RENAME, true, ofs_pt_rename(&r, parent, name, newparent, newname, flags),
 	      .ino = parent, .name = name);
 }
 
@@ -229,21 +229,21 @@ static void w_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 	}
 	if (ctl_name_guard(req, newparent, newname))
 		return;
-	TIMED(OFS_OP_LINK, true, pt_link(&r, ino, newparent, newname),
+	TIMED(OFS_OP_LINK, true, ofs_pt_link(&r, ino, newparent, newname),
 	      .ino = ino);
 }
 
 static void w_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, open, req, ino, fi);
-	TIMED(OFS_OP_OPEN, true, pt_open(&r, ino, fi), .ino = ino);
+	TIMED(OFS_OP_OPEN, true, ofs_pt_open(&r, ino, fi), .ino = ino);
 }
 
 static void w_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		   struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, read, req, ino, size, off, fi);
-	TIMED(OFS_OP_READ, false, pt_read(&r, ino, size, off, fi),
+	TIMED(OFS_OP_READ, false, ofs_pt_read(&r, ino, size, off, fi),
 	      .ino = ino, .fh = fi->fh, .size_bytes = size, .off = off);
 }
 
@@ -251,21 +251,21 @@ static void w_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		    size_t size, off_t off, struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, write, req, ino, buf, size, off, fi);
-	TIMED(OFS_OP_WRITE, false, pt_write(&r, ino, buf, size, off, fi),
+	TIMED(OFS_OP_WRITE, false, ofs_pt_write(&r, ino, buf, size, off, fi),
 	      .ino = ino, .fh = fi->fh, .size_bytes = size, .off = off);
 }
 
 static void w_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, flush, req, ino, fi);
-	TIMED(OFS_OP_FLUSH, false, pt_flush(&r, ino, fi),
+	TIMED(OFS_OP_FLUSH, false, ofs_pt_flush(&r, ino, fi),
 	      .ino = ino, .fh = fi->fh);
 }
 
 static void w_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, release, req, ino, fi);
-	TIMED(OFS_OP_RELEASE, false, pt_release(&r, ino, fi),
+	TIMED(OFS_OP_RELEASE, false, ofs_pt_release(&r, ino, fi),
 	      .ino = ino, .fh = fi->fh);
 }
 
@@ -273,21 +273,21 @@ static void w_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 		    struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, fsync, req, ino, datasync, fi);
-	TIMED(OFS_OP_FSYNC, false, pt_fsync(&r, ino, datasync, fi),
+	TIMED(OFS_OP_FSYNC, false, ofs_pt_fsync(&r, ino, datasync, fi),
 	      .ino = ino, .fh = fi->fh);
 }
 
 static void w_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, opendir, req, ino, fi);
-	TIMED(OFS_OP_OPENDIR, true, pt_opendir(&r, ino, fi), .ino = ino);
+	TIMED(OFS_OP_OPENDIR, true, ofs_pt_opendir(&r, ino, fi), .ino = ino);
 }
 
 static void w_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		      struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, readdir, req, ino, size, off, fi);
-	TIMED(OFS_OP_READDIR, false, pt_readdir(&r, ino, size, off, fi),
+	TIMED(OFS_OP_READDIR, false, ofs_pt_readdir(&r, ino, size, off, fi),
 	      .ino = ino, .fh = fi->fh, .size_bytes = size, .off = off);
 }
 
@@ -295,7 +295,7 @@ static void w_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
 			  off_t off, struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, readdirplus, req, ino, size, off, fi);
-	TIMED(OFS_OP_READDIRPLUS, true, pt_readdirplus(&r, ino, size, off, fi),
+	TIMED(OFS_OP_READDIRPLUS, true, ofs_pt_readdirplus(&r, ino, size, off, fi),
 	      .ino = ino, .fh = fi->fh, .size_bytes = size, .off = off);
 }
 
@@ -303,7 +303,7 @@ static void w_releasedir(fuse_req_t req, fuse_ino_t ino,
 			 struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, releasedir, req, ino, fi);
-	TIMED(OFS_OP_RELEASEDIR, false, pt_releasedir(&r, ino, fi),
+	TIMED(OFS_OP_RELEASEDIR, false, ofs_pt_releasedir(&r, ino, fi),
 	      .ino = ino, .fh = fi->fh);
 }
 
@@ -311,7 +311,7 @@ static void w_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 		       struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, fsyncdir, req, ino, datasync, fi);
-	TIMED(OFS_OP_FSYNCDIR, false, pt_fsyncdir(&r, ino, datasync, fi),
+	TIMED(OFS_OP_FSYNCDIR, false, ofs_pt_fsyncdir(&r, ino, datasync, fi),
 	      .ino = ino, .fh = fi->fh);
 }
 
@@ -320,14 +320,14 @@ static void w_statfs(fuse_req_t req, fuse_ino_t ino)
 	/* The control directory lives on the mount: report the lower root. */
 	if (ofs_ctl_ino(ino))
 		ino = FUSE_ROOT_ID;
-	TIMED(OFS_OP_STATFS, false, pt_statfs(&r, ino), .ino = ino);
+	TIMED(OFS_OP_STATFS, false, ofs_pt_statfs(&r, ino), .ino = ino);
 }
 
 static void w_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 		       const char *value, size_t size, int flags)
 {
 	CTL_OR_REFUSE(ino, setxattr, req, ino, name, value, size, flags);
-	TIMED(OFS_OP_SETXATTR, true, pt_setxattr(&r, ino, name, value, size, flags),
+	TIMED(OFS_OP_SETXATTR, true, ofs_pt_setxattr(&r, ino, name, value, size, flags),
 	      .ino = ino, .size_bytes = size);
 }
 
@@ -335,28 +335,28 @@ static void w_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 		       size_t size)
 {
 	CTL_OR_REFUSE(ino, getxattr, req, ino, name, size);
-	TIMED(OFS_OP_GETXATTR, true, pt_getxattr(&r, ino, name, size),
+	TIMED(OFS_OP_GETXATTR, true, ofs_pt_getxattr(&r, ino, name, size),
 	      .ino = ino, .size_bytes = size);
 }
 
 static void w_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
 	CTL_OR_REFUSE(ino, listxattr, req, ino, size);
-	TIMED(OFS_OP_LISTXATTR, true, pt_listxattr(&r, ino, size),
+	TIMED(OFS_OP_LISTXATTR, true, ofs_pt_listxattr(&r, ino, size),
 	      .ino = ino, .size_bytes = size);
 }
 
 static void w_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
 	CTL_OR_REFUSE(ino, removexattr, req, ino, name);
-	TIMED(OFS_OP_REMOVEXATTR, true, pt_removexattr(&r, ino, name),
+	TIMED(OFS_OP_REMOVEXATTR, true, ofs_pt_removexattr(&r, ino, name),
 	      .ino = ino);
 }
 
 static void w_access(fuse_req_t req, fuse_ino_t ino, int mask)
 {
 	CTL_OR_REFUSE(ino, access, req, ino, mask);
-	TIMED(OFS_OP_ACCESS, true, pt_access(&r, ino, mask), .ino = ino);
+	TIMED(OFS_OP_ACCESS, true, ofs_pt_access(&r, ino, mask), .ino = ino);
 }
 
 static void w_create(fuse_req_t req, fuse_ino_t parent, const char *name,
@@ -364,7 +364,7 @@ static void w_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 {
 	if (ctl_name_guard(req, parent, name))
 		return;
-	TIMED(OFS_OP_CREATE, true, pt_create(&r, parent, name, mode, fi),
+	TIMED(OFS_OP_CREATE, true, ofs_pt_create(&r, parent, name, mode, fi),
 	      .ino = parent, .name = name);
 }
 
@@ -372,7 +372,7 @@ static void w_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 		    int op)
 {
 	CTL_OR_REFUSE(ino, flock, req, ino, fi, op);
-	TIMED(OFS_OP_FLOCK, false, pt_flock(&r, ino, fi, op),
+	TIMED(OFS_OP_FLOCK, false, ofs_pt_flock(&r, ino, fi, op),
 	      .ino = ino, .fh = fi->fh);
 }
 
@@ -380,7 +380,7 @@ static void w_fallocate(fuse_req_t req, fuse_ino_t ino, int mode,
 			off_t offset, off_t length, struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, fallocate, req, ino, mode, offset, length, fi);
-	TIMED(OFS_OP_FALLOCATE, false, pt_fallocate(&r, ino, mode, offset, length, fi),
+	TIMED(OFS_OP_FALLOCATE, false, ofs_pt_fallocate(&r, ino, mode, offset, length, fi),
 	      .ino = ino, .fh = fi->fh, .size_bytes = (uint64_t)length, .off = offset);
 }
 
@@ -395,7 +395,7 @@ static void w_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 		return;
 	}
 	TIMED(OFS_OP_COPY_FILE_RANGE, false,
-	      pt_copy_file_range(&r, ino_in, off_in, fi_in, ino_out, off_out,
+	      ofs_pt_copy_file_range(&r, ino_in, off_in, fi_in, ino_out, off_out,
 				 fi_out, len, flags),
 	      .ino = ino_in, .fh = fi_in->fh, .size_bytes = len, .off = off_in);
 }
@@ -404,7 +404,7 @@ static void w_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
 		    struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, lseek, req, ino, off, whence, fi);
-	TIMED(OFS_OP_LSEEK, false, pt_lseek(&r, ino, off, whence, fi),
+	TIMED(OFS_OP_LSEEK, false, ofs_pt_lseek(&r, ino, off, whence, fi),
 	      .ino = ino, .fh = fi->fh, .off = off);
 }
 

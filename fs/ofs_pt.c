@@ -6,7 +6,7 @@
  */
 #include "ofs.h"
 #include "ofs_opts.h"
-#include "ofs_pt.h"
+#include "ofs_pt_impl.h"
 
 void ofs_pt_init(void *userdata, struct fuse_conn_info *conn)
 {

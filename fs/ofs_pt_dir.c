@@ -17,7 +17,7 @@
 #include "ofs_inode.h"
 #include "ofs_list.h"
 #include "ofs_lower.h"
-#include "ofs_pt.h"
+#include "ofs_pt_impl.h"
 #include "ofs_req.h"
 
 /* Close and free; also, at teardown, a directory never released. */
@@ -29,7 +29,7 @@ static void dir_drop(struct ofs_open *o)
 	free(d);
 }
 
-void pt_opendir(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
+void ofs_pt_opendir(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct ofs *fs = r->fs;
 	struct ofs_inode *in = ofs_inode_of(fs, ino);
@@ -37,13 +37,13 @@ void pt_opendir(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
 	int fd, dfd, err;
 
 	if (!d) {
-		pt_reply_err(r, ENOMEM);
+		ofs_req_reply_err(r, ENOMEM);
 		return;
 	}
 	fd = ofs_inode_fd(fs, in);
 	if (fd < 0) {
 		free(d);
-		pt_reply_err(r, -fd);
+		ofs_req_reply_err(r, -fd);
 		return;
 	}
 	dfd = OFS_LOWER(fs, OFS_LC_OPENAT, openat(fd, ".", O_RDONLY | O_DIRECTORY));
@@ -69,14 +69,14 @@ void pt_opendir(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	if (err) {
 		free(d);
-		pt_reply_err(r, err);
+		ofs_req_reply_err(r, err);
 		return;
 	}
 	ofs_inode_open_get(fs, in, &d->o, dir_drop);
 	fi->fh = (uintptr_t)d;
 	fi->cache_readdir = fs->cache_readdir;
 	fi->keep_cache = fs->cache_readdir;
-	if (pt_reply_open(r, fi) == -ENOENT)
+	if (ofs_req_reply_open(r, fi) == -ENOENT)
 		ofs_inode_open_put(fs, &d->o);
 }
 
@@ -132,7 +132,7 @@ static void do_readdir(struct ofs_req *r, fuse_ino_t ino, size_t size, off_t off
 	int err = 0;
 
 	if (!buf) {
-		pt_reply_err(r, ENOMEM);
+		ofs_req_reply_err(r, ENOMEM);
 		return;
 	}
 	if (off != d->offset) {
@@ -165,32 +165,32 @@ static void do_readdir(struct ofs_req *r, fuse_ino_t ino, size_t size, off_t off
 	}
 	/* An error after some entries: return those; the next call sees it. */
 	if (err && rem == size)
-		pt_reply_err(r, err);
+		ofs_req_reply_err(r, err);
 	else
-		pt_reply_buf(r, buf, size - rem);
+		ofs_req_reply_buf(r, buf, size - rem);
 }
 
-void pt_readdir(struct ofs_req *r, fuse_ino_t ino, size_t size, off_t off,
-		struct fuse_file_info *fi)
+void ofs_pt_readdir(struct ofs_req *r, fuse_ino_t ino, size_t size, off_t off,
+		    struct fuse_file_info *fi)
 {
 	do_readdir(r, ino, size, off, fi, false);
 }
 
-void pt_readdirplus(struct ofs_req *r, fuse_ino_t ino, size_t size, off_t off,
-		    struct fuse_file_info *fi)
+void ofs_pt_readdirplus(struct ofs_req *r, fuse_ino_t ino, size_t size, off_t off,
+			struct fuse_file_info *fi)
 {
 	do_readdir(r, ino, size, off, fi, true);
 }
 
-void pt_releasedir(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
+void ofs_pt_releasedir(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
 	ofs_inode_open_put(r->fs, &pt_dir(fi)->o);
-	pt_reply_err(r, 0);
+	ofs_req_reply_err(r, 0);
 }
 
-void pt_fsyncdir(struct ofs_req *r, fuse_ino_t ino, int datasync,
-		 struct fuse_file_info *fi)
+void ofs_pt_fsyncdir(struct ofs_req *r, fuse_ino_t ino, int datasync,
+		     struct fuse_file_info *fi)
 {
 	struct ofs *fs = r->fs;
 	int fd = dirfd(pt_dir(fi)->dp);
@@ -198,5 +198,5 @@ void pt_fsyncdir(struct ofs_req *r, fuse_ino_t ino, int datasync,
 			   : OFS_LOWER(fs, OFS_LC_FSYNC, fsync(fd));
 
 	(void)ino;
-	pt_reply_err(r, res == 0 ? 0 : errno);
+	ofs_req_reply_err(r, res == 0 ? 0 : errno);
 }

@@ -17,21 +17,21 @@
 #include "ofs_creds.h"
 #include "ofs_inode.h"
 #include "ofs_lower.h"
-#include "ofs_pt.h"
+#include "ofs_pt_impl.h"
 #include "ofs_req.h"
 
-void pt_reply_new_entry(struct ofs_req *r, struct ofs_inode *dir, const char *name)
+void ofs_pt_reply_new_entry(struct ofs_req *r, struct ofs_inode *dir, const char *name)
 {
 	struct fuse_entry_param e;
 	int err = ofs_inode_lookup(r->fs, dir, name, &e);
 
 	if (err)
-		pt_reply_err(r, -err);
-	else if (pt_reply_entry(r, &e) != 0)
+		ofs_req_reply_err(r, -err);
+	else if (ofs_req_reply_entry(r, &e) != 0)
 		ofs_inode_forget(r->fs, ofs_inode_of(r->fs, e.ino), 1);
 }
 
-void pt_lookup(struct ofs_req *r, fuse_ino_t parent, const char *name)
+void ofs_pt_lookup(struct ofs_req *r, fuse_ino_t parent, const char *name)
 {
 	struct ofs *fs = r->fs;
 	struct fuse_entry_param e;
@@ -43,26 +43,26 @@ void pt_lookup(struct ofs_req *r, fuse_ino_t parent, const char *name)
 		err = 0;
 	}
 	if (err)
-		pt_reply_err(r, -err);
-	else if (pt_reply_entry(r, &e) != 0 && e.ino)
+		ofs_req_reply_err(r, -err);
+	else if (ofs_req_reply_entry(r, &e) != 0 && e.ino)
 		ofs_inode_forget(fs, ofs_inode_of(fs, e.ino), 1);
 }
 
-void pt_forget(struct ofs_req *r, fuse_ino_t ino, uint64_t nlookup)
+void ofs_pt_forget(struct ofs_req *r, fuse_ino_t ino, uint64_t nlookup)
 {
 	struct ofs *fs = r->fs;
 
 	ofs_inode_forget(fs, ofs_inode_of(fs, ino), nlookup);
-	pt_reply_none(r);
+	ofs_req_reply_none(r);
 }
 
-void pt_forget_multi(struct ofs_req *r, size_t count, struct fuse_forget_data *f)
+void ofs_pt_forget_multi(struct ofs_req *r, size_t count, struct fuse_forget_data *f)
 {
 	struct ofs *fs = r->fs;
 
 	for (size_t i = 0; i < count; i++)
 		ofs_inode_forget(fs, ofs_inode_of(fs, f[i].ino), f[i].nlookup);
-	pt_reply_none(r);
+	ofs_req_reply_none(r);
 }
 
 /* Attributes of @in (through its open file @fi when there is one). */
@@ -82,16 +82,16 @@ static int stat_inode(struct ofs *fs, struct ofs_inode *in,
 	return err;
 }
 
-void pt_getattr(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
+void ofs_pt_getattr(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct ofs *fs = r->fs;
 	struct stat st;
 	int err = stat_inode(fs, ofs_inode_of(fs, ino), fi, &st);
 
 	if (err)
-		pt_reply_err(r, -err);
+		ofs_req_reply_err(r, -err);
 	else
-		pt_reply_attr(r, &st, fs->opts.attr_timeout);
+		ofs_req_reply_attr(r, &st, fs->opts.attr_timeout);
 }
 
 #define SET_TIMES (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_CTIME | \
@@ -152,7 +152,7 @@ static int do_setattr(struct ofs *fs, int fd, const struct stat *attr, int valid
 
 /*
  * Of the changes in @valid, those the kernel may have made on its own
- * (see pt_setattr), when request @r acts as its caller: the times, and a
+ * (see ofs_pt_setattr), when request @r acts as its caller: the times, and a
  * mode change that only clears SUID and/or SGID of the file's current mode.
  */
 static int kernel_own_changes(struct ofs_req *r, int fd, const struct stat *attr,
@@ -176,8 +176,8 @@ static int kernel_own_changes(struct ofs_req *r, int fd, const struct stat *attr
 	return own;
 }
 
-void pt_setattr(struct ofs_req *r, fuse_ino_t ino, struct stat *attr, int valid,
-		struct fuse_file_info *fi)
+void ofs_pt_setattr(struct ofs_req *r, fuse_ino_t ino, struct stat *attr, int valid,
+		    struct fuse_file_info *fi)
 {
 	struct ofs *fs = r->fs;
 	struct ofs_inode *in = ofs_inode_of(fs, ino);
@@ -185,7 +185,7 @@ void pt_setattr(struct ofs_req *r, fuse_ino_t ino, struct stat *attr, int valid,
 	int fd = ofs_inode_fd(fs, in), ofd = fi && fi->fh ? pt_file(fi)->fd : -1, err, priv;
 
 	if (fd < 0) {
-		pt_reply_err(r, -fd);
+		ofs_req_reply_err(r, -fd);
 		return;
 	}
 	err = do_setattr(fs, fd, attr, valid, ofd);
@@ -214,12 +214,12 @@ void pt_setattr(struct ofs_req *r, fuse_ino_t ino, struct stat *attr, int valid,
 		err = -errno;
 	ofs_inode_fd_put(fs, in);
 	if (err)
-		pt_reply_err(r, -err);
+		ofs_req_reply_err(r, -err);
 	else
-		pt_reply_attr(r, &st, fs->opts.attr_timeout);
+		ofs_req_reply_attr(r, &st, fs->opts.attr_timeout);
 }
 
-void pt_readlink(struct ofs_req *r, fuse_ino_t ino)
+void ofs_pt_readlink(struct ofs_req *r, fuse_ino_t ino)
 {
 	struct ofs *fs = r->fs;
 	struct ofs_inode *in = ofs_inode_of(fs, ino);
@@ -228,7 +228,7 @@ void pt_readlink(struct ofs_req *r, fuse_ino_t ino)
 	ssize_t n;
 
 	if (fd < 0) {
-		pt_reply_err(r, -fd);
+		ofs_req_reply_err(r, -fd);
 		return;
 	}
 	n = OFS_LOWER(fs, OFS_LC_READLINKAT, readlinkat(fd, "", buf, sizeof(buf)));
@@ -238,11 +238,11 @@ void pt_readlink(struct ofs_req *r, fuse_ino_t ino)
 	if (!err && n == sizeof(buf))
 		err = ENAMETOOLONG;
 	if (err) {
-		pt_reply_err(r, err);
+		ofs_req_reply_err(r, err);
 		return;
 	}
 	buf[n] = '\0';
-	pt_reply_readlink(r, buf);
+	ofs_req_reply_readlink(r, buf);
 }
 
 enum mk_kind { MK_NOD, MK_DIR, MK_SYMLINK };
@@ -256,7 +256,7 @@ static void make_entry(struct ofs_req *r, fuse_ino_t parent, const char *name,
 	int dfd = ofs_inode_fd(fs, dir), res, err = 0;
 
 	if (dfd < 0) {
-		pt_reply_err(r, -dfd);
+		ofs_req_reply_err(r, -dfd);
 		return;
 	}
 	if (kind == MK_DIR)
@@ -269,24 +269,24 @@ static void make_entry(struct ofs_req *r, fuse_ino_t parent, const char *name,
 		err = errno;
 	ofs_inode_fd_put(fs, dir);
 	if (err)
-		pt_reply_err(r, err);
+		ofs_req_reply_err(r, err);
 	else
-		pt_reply_new_entry(r, dir, name);
+		ofs_pt_reply_new_entry(r, dir, name);
 }
 
-void pt_mknod(struct ofs_req *r, fuse_ino_t parent, const char *name, mode_t mode,
-	      dev_t rdev)
+void ofs_pt_mknod(struct ofs_req *r, fuse_ino_t parent, const char *name, mode_t mode,
+		  dev_t rdev)
 {
 	make_entry(r, parent, name, MK_NOD, mode, rdev, NULL);
 }
 
-void pt_mkdir(struct ofs_req *r, fuse_ino_t parent, const char *name, mode_t mode)
+void ofs_pt_mkdir(struct ofs_req *r, fuse_ino_t parent, const char *name, mode_t mode)
 {
 	make_entry(r, parent, name, MK_DIR, mode, 0, NULL);
 }
 
-void pt_symlink(struct ofs_req *r, const char *link, fuse_ino_t parent,
-		const char *name)
+void ofs_pt_symlink(struct ofs_req *r, const char *link, fuse_ino_t parent,
+		    const char *name)
 {
 	make_entry(r, parent, name, MK_SYMLINK, 0, 0, link);
 }
@@ -302,20 +302,20 @@ static int fd_pair(struct ofs_req *r, struct ofs_inode *a, struct ofs_inode *b,
 
 	*afd = ofs_inode_fd(fs, a);
 	if (*afd < 0) {
-		pt_reply_err(r, -*afd);
+		ofs_req_reply_err(r, -*afd);
 		return -1;
 	}
 	*bfd = ofs_inode_fd(fs, b);
 	if (*bfd < 0) {
 		ofs_inode_fd_put(fs, a);
-		pt_reply_err(r, -*bfd);
+		ofs_req_reply_err(r, -*bfd);
 		return -1;
 	}
 	return 0;
 }
 
-void pt_link(struct ofs_req *r, fuse_ino_t ino, fuse_ino_t newparent,
-	     const char *newname)
+void ofs_pt_link(struct ofs_req *r, fuse_ino_t ino, fuse_ino_t newparent,
+		 const char *newname)
 {
 	struct ofs *fs = r->fs;
 	struct ofs_inode *in = ofs_inode_of(fs, ino), *dir = ofs_inode_of(fs, newparent);
@@ -331,9 +331,9 @@ void pt_link(struct ofs_req *r, fuse_ino_t ino, fuse_ino_t newparent,
 	ofs_inode_fd_put(fs, dir);
 	ofs_inode_fd_put(fs, in);
 	if (err)
-		pt_reply_err(r, err);
+		ofs_req_reply_err(r, err);
 	else
-		pt_reply_new_entry(r, dir, newname);
+		ofs_pt_reply_new_entry(r, dir, newname);
 }
 
 static void remove_entry(struct ofs_req *r, fuse_ino_t parent, const char *name,
@@ -344,27 +344,27 @@ static void remove_entry(struct ofs_req *r, fuse_ino_t parent, const char *name,
 	int dfd = ofs_inode_fd(fs, dir), err = 0;
 
 	if (dfd < 0) {
-		pt_reply_err(r, -dfd);
+		ofs_req_reply_err(r, -dfd);
 		return;
 	}
 	if (OFS_LOWER(fs, OFS_LC_UNLINKAT, unlinkat(dfd, name, flags)) != 0)
 		err = errno;
 	ofs_inode_fd_put(fs, dir);
-	pt_reply_err(r, err);
+	ofs_req_reply_err(r, err);
 }
 
-void pt_unlink(struct ofs_req *r, fuse_ino_t parent, const char *name)
+void ofs_pt_unlink(struct ofs_req *r, fuse_ino_t parent, const char *name)
 {
 	remove_entry(r, parent, name, 0);
 }
 
-void pt_rmdir(struct ofs_req *r, fuse_ino_t parent, const char *name)
+void ofs_pt_rmdir(struct ofs_req *r, fuse_ino_t parent, const char *name)
 {
 	remove_entry(r, parent, name, AT_REMOVEDIR);
 }
 
-void pt_rename(struct ofs_req *r, fuse_ino_t parent, const char *name,
-	       fuse_ino_t newparent, const char *newname, unsigned int flags)
+void ofs_pt_rename(struct ofs_req *r, fuse_ino_t parent, const char *name,
+		   fuse_ino_t newparent, const char *newname, unsigned int flags)
 {
 	struct ofs *fs = r->fs;
 	struct ofs_inode *a = ofs_inode_of(fs, parent), *b = ofs_inode_of(fs, newparent);
@@ -377,10 +377,10 @@ void pt_rename(struct ofs_req *r, fuse_ino_t parent, const char *name,
 		err = errno;
 	ofs_inode_fd_put(fs, b);
 	ofs_inode_fd_put(fs, a);
-	pt_reply_err(r, err);
+	ofs_req_reply_err(r, err);
 }
 
-void pt_statfs(struct ofs_req *r, fuse_ino_t ino)
+void ofs_pt_statfs(struct ofs_req *r, fuse_ino_t ino)
 {
 	struct ofs *fs = r->fs;
 	struct ofs_inode *in = ofs_inode_of(fs, ino);
@@ -388,31 +388,31 @@ void pt_statfs(struct ofs_req *r, fuse_ino_t ino)
 	int fd = ofs_inode_fd(fs, in), err = 0;
 
 	if (fd < 0) {
-		pt_reply_err(r, -fd);
+		ofs_req_reply_err(r, -fd);
 		return;
 	}
 	if (OFS_LOWER(fs, OFS_LC_FSTATFS, fstatvfs(fd, &sv)) != 0)
 		err = errno;
 	ofs_inode_fd_put(fs, in);
 	if (err)
-		pt_reply_err(r, err);
+		ofs_req_reply_err(r, err);
 	else
-		pt_reply_statfs(r, &sv);
+		ofs_req_reply_statfs(r, &sv);
 }
 
-void pt_access(struct ofs_req *r, fuse_ino_t ino, int mask)
+void ofs_pt_access(struct ofs_req *r, fuse_ino_t ino, int mask)
 {
 	struct ofs *fs = r->fs;
 	struct ofs_inode *in = ofs_inode_of(fs, ino);
 	int fd = ofs_inode_fd(fs, in), err = 0;
 
 	if (fd < 0) {
-		pt_reply_err(r, -fd);
+		ofs_req_reply_err(r, -fd);
 		return;
 	}
 	/* AT_EACCESS: check as the (file-system) identity we act as. */
 	if (OFS_LOWER(fs, OFS_LC_FACCESSAT2, faccessat(fd, "", mask, AT_EACCESS | AT_EMPTY_PATH)) != 0)
 		err = errno;
 	ofs_inode_fd_put(fs, in);
-	pt_reply_err(r, err);
+	ofs_req_reply_err(r, err);
 }

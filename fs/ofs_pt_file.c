@@ -23,7 +23,7 @@
 #include "ofs_lock.h"
 #include "ofs_lower.h"
 #include "ofs_opts.h"
-#include "ofs_pt.h"
+#include "ofs_pt_impl.h"
 #include "ofs_req.h"
 
 #define IOBUF_ALIGN 4096
@@ -111,7 +111,7 @@ static int file_new(struct ofs *fs, struct ofs_inode *in, int fd, int flags,
 	return 0;
 }
 
-void pt_open(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
+void ofs_pt_open(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct ofs *fs = r->fs;
 	struct ofs_inode *in = ofs_inode_of(fs, ino);
@@ -119,22 +119,22 @@ void pt_open(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
 
 	nfd = ofs_inode_open(fs, in, flags);
 	if (nfd < 0) {
-		pt_reply_err(r, -nfd);
+		ofs_req_reply_err(r, -nfd);
 		return;
 	}
 	err = file_new(fs, in, nfd, flags, fi);
 	if (err) {
 		close(nfd);
-		pt_reply_err(r, -err);
+		ofs_req_reply_err(r, -err);
 		return;
 	}
 	/* Interrupted: the kernel will not send release for it. */
-	if (pt_reply_open(r, fi) == -ENOENT)
+	if (ofs_req_reply_open(r, fi) == -ENOENT)
 		ofs_inode_open_put(fs, &pt_file(fi)->o);
 }
 
-void pt_create(struct ofs_req *r, fuse_ino_t parent, const char *name,
-	       mode_t mode, struct fuse_file_info *fi)
+void ofs_pt_create(struct ofs_req *r, fuse_ino_t parent, const char *name,
+		   mode_t mode, struct fuse_file_info *fi)
 {
 	struct ofs *fs = r->fs;
 	struct ofs_inode *dir = ofs_inode_of(fs, parent);
@@ -143,7 +143,7 @@ void pt_create(struct ofs_req *r, fuse_ino_t parent, const char *name,
 
 	dfd = ofs_inode_fd(fs, dir);
 	if (dfd < 0) {
-		pt_reply_err(r, -dfd);
+		ofs_req_reply_err(r, -dfd);
 		return;
 	}
 	nfd = OFS_LOWER(fs, OFS_LC_OPENAT, openat(dfd, name, flags | O_CREAT, mode));
@@ -151,7 +151,7 @@ void pt_create(struct ofs_req *r, fuse_ino_t parent, const char *name,
 		err = errno;
 	ofs_inode_fd_put(fs, dir);
 	if (err) {
-		pt_reply_err(r, err);
+		ofs_req_reply_err(r, err);
 		return;
 	}
 	err = -ofs_inode_lookup(fs, dir, name, &e);
@@ -162,10 +162,10 @@ void pt_create(struct ofs_req *r, fuse_ino_t parent, const char *name,
 	}
 	if (err) {
 		close(nfd);
-		pt_reply_err(r, err);
+		ofs_req_reply_err(r, err);
 		return;
 	}
-	if (pt_reply_create(r, &e, fi) == -ENOENT) {
+	if (ofs_req_reply_create(r, &e, fi) == -ENOENT) {
 		ofs_inode_open_put(fs, &pt_file(fi)->o);
 		ofs_inode_forget(fs, ofs_inode_of(fs, e.ino), 1);
 	}
@@ -195,26 +195,26 @@ static int as_writer(struct ofs_req *r, int fd, struct ofs_creds_saved *cs)
 	return ofs_creds_enter(fs, r->req, cs);
 }
 
-void pt_read(struct ofs_req *r, fuse_ino_t ino, size_t size, off_t off,
-	     struct fuse_file_info *fi)
+void ofs_pt_read(struct ofs_req *r, fuse_ino_t ino, size_t size, off_t off,
+		 struct fuse_file_info *fi)
 {
 	void *buf = ofs_pt_iobuf(size);
 	ssize_t n;
 
 	(void)ino;
 	if (!buf) {
-		pt_reply_err(r, ENOMEM);
+		ofs_req_reply_err(r, ENOMEM);
 		return;
 	}
 	n = OFS_LOWER(r->fs, OFS_LC_PREAD64, pread(pt_file(fi)->fd, buf, size, off));
 	if (n < 0)
-		pt_reply_err(r, errno);
+		ofs_req_reply_err(r, errno);
 	else
-		pt_reply_buf(r, buf, (size_t)n);
+		ofs_req_reply_buf(r, buf, (size_t)n);
 }
 
-void pt_write(struct ofs_req *r, fuse_ino_t ino, const char *buf, size_t size,
-	      off_t off, struct fuse_file_info *fi)
+void ofs_pt_write(struct ofs_req *r, fuse_ino_t ino, const char *buf, size_t size,
+		  off_t off, struct fuse_file_info *fi)
 {
 	struct ofs_file *f = pt_file(fi);
 	struct ofs_creds_saved cs;
@@ -226,7 +226,7 @@ void pt_write(struct ofs_req *r, fuse_ino_t ino, const char *buf, size_t size,
 		void *aligned = ofs_pt_iobuf(size);
 
 		if (!aligned) {
-			pt_reply_err(r, ENOMEM);
+			ofs_req_reply_err(r, ENOMEM);
 			return;
 		}
 		memcpy(aligned, buf, size);
@@ -234,19 +234,19 @@ void pt_write(struct ofs_req *r, fuse_ino_t ino, const char *buf, size_t size,
 	}
 	err = as_writer(r, f->fd, &cs);
 	if (err) {
-		pt_reply_err(r, -err);
+		ofs_req_reply_err(r, -err);
 		return;
 	}
 	n = OFS_LOWER(r->fs, OFS_LC_PWRITE64, pwrite(f->fd, buf, size, off));
 	err = n < 0 ? errno : 0;
 	ofs_creds_leave(&cs);
 	if (err)
-		pt_reply_err(r, err);
+		ofs_req_reply_err(r, err);
 	else
-		pt_reply_write(r, (size_t)n);
+		ofs_req_reply_write(r, (size_t)n);
 }
 
-void pt_flush(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
+void ofs_pt_flush(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct ofs *fs = r->fs;
 	int fd = OFS_LOWER(fs, OFS_LC_DUP, dup(pt_file(fi)->fd)), err = 0;
@@ -256,18 +256,18 @@ void pt_flush(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
 	 * (NFS writes back, for instance) while the file stays open. */
 	if (fd < 0 || OFS_LOWER(fs, OFS_LC_CLOSE, close(fd)) != 0)
 		err = errno;
-	pt_reply_err(r, err);
+	ofs_req_reply_err(r, err);
 }
 
-void pt_release(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
+void ofs_pt_release(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
 	ofs_inode_open_put(r->fs, &pt_file(fi)->o);
-	pt_reply_err(r, 0);
+	ofs_req_reply_err(r, 0);
 }
 
-void pt_fsync(struct ofs_req *r, fuse_ino_t ino, int datasync,
-	      struct fuse_file_info *fi)
+void ofs_pt_fsync(struct ofs_req *r, fuse_ino_t ino, int datasync,
+		  struct fuse_file_info *fi)
 {
 	struct ofs *fs = r->fs;
 	int fd = pt_file(fi)->fd;
@@ -275,11 +275,11 @@ void pt_fsync(struct ofs_req *r, fuse_ino_t ino, int datasync,
 			   : OFS_LOWER(fs, OFS_LC_FSYNC, fsync(fd));
 
 	(void)ino;
-	pt_reply_err(r, res == 0 ? 0 : errno);
+	ofs_req_reply_err(r, res == 0 ? 0 : errno);
 }
 
-void pt_fallocate(struct ofs_req *r, fuse_ino_t ino, int mode, off_t offset,
-		  off_t length, struct fuse_file_info *fi)
+void ofs_pt_fallocate(struct ofs_req *r, fuse_ino_t ino, int mode, off_t offset,
+		      off_t length, struct fuse_file_info *fi)
 {
 	struct ofs_creds_saved cs;
 	int fd = pt_file(fi)->fd, err = as_writer(r, fd, &cs);
@@ -288,14 +288,14 @@ void pt_fallocate(struct ofs_req *r, fuse_ino_t ino, int mode, off_t offset,
 	if (!err && OFS_LOWER(r->fs, OFS_LC_FALLOCATE, fallocate(fd, mode, offset, length)) != 0)
 		err = -errno;
 	ofs_creds_leave(&cs);
-	pt_reply_err(r, -err);
+	ofs_req_reply_err(r, -err);
 }
 
 /*
  * Only try here: a lock that must be waited for is waited for by
  * ofs_lock's threads, never by a worker (see ofs_lock.c).
  */
-void pt_flock(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi, int op)
+void ofs_pt_flock(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi, int op)
 {
 	int fd = pt_file(fi)->fd, err = 0;
 
@@ -307,13 +307,13 @@ void pt_flock(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi, int 
 		if (!err)
 			return; /* a waiter replies */
 	}
-	pt_reply_err(r, err);
+	ofs_req_reply_err(r, err);
 }
 
-void pt_copy_file_range(struct ofs_req *r, fuse_ino_t ino_in, off_t off_in,
-			struct fuse_file_info *fi_in, fuse_ino_t ino_out,
-			off_t off_out, struct fuse_file_info *fi_out,
-			size_t len, int flags)
+void ofs_pt_copy_file_range(struct ofs_req *r, fuse_ino_t ino_in, off_t off_in,
+			    struct fuse_file_info *fi_in, fuse_ino_t ino_out,
+			    off_t off_out, struct fuse_file_info *fi_out,
+			    size_t len, int flags)
 {
 	struct ofs_creds_saved cs;
 	int out = pt_file(fi_out)->fd, err = as_writer(r, out, &cs);
@@ -330,19 +330,19 @@ void pt_copy_file_range(struct ofs_req *r, fuse_ino_t ino_in, off_t off_in,
 	}
 	ofs_creds_leave(&cs);
 	if (err)
-		pt_reply_err(r, -err);
+		ofs_req_reply_err(r, -err);
 	else
-		pt_reply_write(r, (size_t)n);
+		ofs_req_reply_write(r, (size_t)n);
 }
 
-void pt_lseek(struct ofs_req *r, fuse_ino_t ino, off_t off, int whence,
-	      struct fuse_file_info *fi)
+void ofs_pt_lseek(struct ofs_req *r, fuse_ino_t ino, off_t off, int whence,
+		  struct fuse_file_info *fi)
 {
 	off_t res = OFS_LOWER(r->fs, OFS_LC_LSEEK, lseek(pt_file(fi)->fd, off, whence));
 
 	(void)ino;
 	if (res < 0)
-		pt_reply_err(r, errno);
+		ofs_req_reply_err(r, errno);
 	else
-		pt_reply_lseek(r, res);
+		ofs_req_reply_lseek(r, res);
 }

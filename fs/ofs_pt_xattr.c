@@ -11,7 +11,7 @@
 #include "ofs.h"
 #include "ofs_inode.h"
 #include "ofs_lower.h"
-#include "ofs_pt.h"
+#include "ofs_pt_impl.h"
 #include "ofs_req.h"
 
 /* fd of @ino and its magic path, or reply the error and return -1. */
@@ -24,7 +24,7 @@ static int xattr_begin(struct ofs_req *r, fuse_ino_t ino, struct ofs_inode **in,
 	*in = ofs_inode_of(fs, ino);
 	fd = ofs_inode_fd(fs, *in);
 	if (fd < 0) {
-		pt_reply_err(r, -fd);
+		ofs_req_reply_err(r, -fd);
 		return -1;
 	}
 	ofs_proc_path(proc, fd);
@@ -36,15 +36,15 @@ static void xattr_reply(struct ofs_req *r, size_t size, const char *buf,
 			ssize_t n, int err)
 {
 	if (n < 0)
-		pt_reply_err(r, err);
+		ofs_req_reply_err(r, err);
 	else if (size == 0)
-		pt_reply_xattr(r, (size_t)n);
+		ofs_req_reply_xattr(r, (size_t)n);
 	else
-		pt_reply_buf(r, buf, (size_t)n);
+		ofs_req_reply_buf(r, buf, (size_t)n);
 }
 
-void pt_setxattr(struct ofs_req *r, fuse_ino_t ino, const char *name,
-		 const char *value, size_t size, int flags)
+void ofs_pt_setxattr(struct ofs_req *r, fuse_ino_t ino, const char *name,
+		     const char *value, size_t size, int flags)
 {
 	struct ofs_inode *in;
 	char proc[32];
@@ -55,7 +55,7 @@ void pt_setxattr(struct ofs_req *r, fuse_ino_t ino, const char *name,
 	if (OFS_LOWER(r->fs, OFS_LC_SETXATTR, setxattr(proc, name, value, size, flags)) != 0)
 		err = errno;
 	ofs_inode_fd_put(r->fs, in);
-	pt_reply_err(r, err);
+	ofs_req_reply_err(r, err);
 }
 
 /* getxattr of @name, or listxattr when @name is NULL. */
@@ -67,7 +67,7 @@ static void query(struct ofs_req *r, fuse_ino_t ino, const char *name, size_t si
 	int err = 0;
 
 	if (size && !(buf = ofs_pt_iobuf(size))) {
-		pt_reply_err(r, ENOMEM);
+		ofs_req_reply_err(r, ENOMEM);
 		return;
 	}
 	if (xattr_begin(r, ino, &in, proc) < 0)
@@ -80,17 +80,17 @@ static void query(struct ofs_req *r, fuse_ino_t ino, const char *name, size_t si
 	xattr_reply(r, size, buf, n, err);
 }
 
-void pt_getxattr(struct ofs_req *r, fuse_ino_t ino, const char *name, size_t size)
+void ofs_pt_getxattr(struct ofs_req *r, fuse_ino_t ino, const char *name, size_t size)
 {
 	query(r, ino, name, size);
 }
 
-void pt_listxattr(struct ofs_req *r, fuse_ino_t ino, size_t size)
+void ofs_pt_listxattr(struct ofs_req *r, fuse_ino_t ino, size_t size)
 {
 	query(r, ino, NULL, size);
 }
 
-void pt_removexattr(struct ofs_req *r, fuse_ino_t ino, const char *name)
+void ofs_pt_removexattr(struct ofs_req *r, fuse_ino_t ino, const char *name)
 {
 	struct ofs_inode *in;
 	char proc[32];
@@ -101,5 +101,5 @@ void pt_removexattr(struct ofs_req *r, fuse_ino_t ino, const char *name)
 	if (OFS_LOWER(r->fs, OFS_LC_REMOVEXATTR, removexattr(proc, name)) != 0)
 		err = errno;
 	ofs_inode_fd_put(r->fs, in);
-	pt_reply_err(r, err);
+	ofs_req_reply_err(r, err);
 }

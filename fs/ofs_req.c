@@ -120,7 +120,7 @@ void ofs_req_detach(struct ofs_req *r, struct ofs_req *to)
 
 void ofs_req_end(struct ofs_req *r)
 {
-	/* Every handler replies (pt_reply_*) or detaches before it returns. */
+	/* Every handler replies (ofs_req_reply_*) or detaches before it returns. */
 	assert(!r->on);
 	ofs_creds_leave(&r->creds);
 }

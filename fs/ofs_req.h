@@ -4,6 +4,9 @@
 #ifndef OSPROF_FS_OFS_REQ_H
 #define OSPROF_FS_OFS_REQ_H
 
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
 #include "ofs.h"
 #include "ofs_creds.h"
 
@@ -12,7 +15,7 @@
  * what it is, who asked, and its timing. The wrapper (ofs_prof.c) makes
  * it on its handler's stack, opens it (ofs_req_open) and passes it down:
  * every passthrough handler takes it in place of libfuse's request, and
- * every reply it sends goes through pt_reply_* (ofs_pt.h), which closes it
+ * every reply it sends goes through ofs_req_reply_* (ofs_pt.h), which closes it
  * (ofs_req_close) just before the reply leaves. Closing is the one place
  * where anything about a request is recorded, from this struct alone.
  * A request that another thread answers (a lock that must be waited for,
@@ -34,7 +37,7 @@ struct ofs_req {
 	const char *name;      /* name ops: the name in directory ino (the
 				* request's own buffer: valid until the reply) */
 	uint64_t done_bytes;   /* bytes a read replied or a write took (set by
-				* pt_reply_buf, pt_reply_write; 0 before) */
+				* ofs_req_reply_buf, ofs_req_reply_write; 0 before) */
 	/* Who asked (fuse_req_ctx): the caller's thread and identity. */
 	pid_t pid;
 	uid_t uid;
@@ -56,7 +59,7 @@ struct ofs_req {
  * set: fill in the daemon and the caller, start timing it when recording
  * is enabled, and with @as_caller take on the caller's identity (until
  * ofs_req_end). 0, or -errno when the identity could not be taken: reply
- * with it (through pt_reply_err, which closes @r).
+ * with it (through ofs_req_reply_err, which closes @r).
  */
 int ofs_req_open(struct ofs_req *r, bool as_caller);
 /*
@@ -78,5 +81,52 @@ void ofs_req_detach(struct ofs_req *r, struct ofs_req *to);
  * identity. @r must be closed (replied) or detached by then.
  */
 void ofs_req_end(struct ofs_req *r);
+
+/*
+ * ofs_req_reply_* - reply to @r: every reply of the passthrough (and of a
+ * lock waiter, or of a handler whose context could not open) goes through
+ * these. They close @r first (ofs_req_close), so its latency is recorded
+ * just before the reply is sent, and a process that reads the profile
+ * right after a call returns always sees that call.
+ */
+#define OFS_REQ_REPLY(name, params, args)               \
+	static inline int ofs_req_reply_##name params   \
+	{                                               \
+		ofs_req_close(r);                       \
+		return fuse_reply_##name args;          \
+	}
+OFS_REQ_REPLY(err, (struct ofs_req *r, int err), (r->req, err))
+OFS_REQ_REPLY(entry, (struct ofs_req *r, const struct fuse_entry_param *e), (r->req, e))
+OFS_REQ_REPLY(create, (struct ofs_req *r, const struct fuse_entry_param *e,
+		       const struct fuse_file_info *fi), (r->req, e, fi))
+OFS_REQ_REPLY(attr, (struct ofs_req *r, const struct stat *st, double timeout),
+	      (r->req, st, timeout))
+OFS_REQ_REPLY(readlink, (struct ofs_req *r, const char *link), (r->req, link))
+OFS_REQ_REPLY(open, (struct ofs_req *r, const struct fuse_file_info *fi), (r->req, fi))
+OFS_REQ_REPLY(statfs, (struct ofs_req *r, const struct statvfs *sv), (r->req, sv))
+OFS_REQ_REPLY(xattr, (struct ofs_req *r, size_t count), (r->req, count))
+OFS_REQ_REPLY(lseek, (struct ofs_req *r, off_t off), (r->req, off))
+#undef OFS_REQ_REPLY
+
+/* Data and write replies say how many bytes they carried (done_bytes). */
+static inline int ofs_req_reply_write(struct ofs_req *r, size_t count)
+{
+	r->done_bytes = count;
+	ofs_req_close(r);
+	return fuse_reply_write(r->req, count);
+}
+
+static inline int ofs_req_reply_buf(struct ofs_req *r, const char *buf, size_t size)
+{
+	r->done_bytes = size;
+	ofs_req_close(r);
+	return fuse_reply_buf(r->req, buf, size);
+}
+
+static inline void ofs_req_reply_none(struct ofs_req *r)
+{
+	ofs_req_close(r);
+	fuse_reply_none(r->req);
+}
 
 #endif /* OSPROF_FS_OFS_REQ_H */

@@ -14,7 +14,6 @@
 
 #include "ofs.h"
 #include "ofs_creds.h"
-#include "ofs_pt.h"
 #include "ofs_req.h"
 #include "ofs_slow.h"
 #include "ofs_top.h"
