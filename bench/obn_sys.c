@@ -20,6 +20,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "osp_mountinfo.h"
+
 #define DROP_CACHES "/proc/sys/vm/drop_caches"
 
 /* Value of "key: value" in a /proc text file into buf; 0 or -errno/-ENOENT. */
@@ -138,54 +140,6 @@ int obn_sys_drop_caches(void)
 	return rc;
 }
 
-/* Undo mountinfo's octal escapes (\040 for a space) in place. */
-static void unescape(char *s)
-{
-	char *d = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*d++ = *s;
-		}
-	}
-	*d = '\0';
-}
-
-/* One parsed mountinfo line; pointers into the line buffer. */
-struct mi_line {
-	unsigned maj, min;
-	char *point, *fstype, *source;
-};
-
-static int mi_parse(char *line, struct mi_line *ml)
-{
-	char *save = NULL, *tok;
-	int field = 0;
-
-	memset(ml, 0, sizeof(*ml));
-	for (tok = strtok_r(line, " \n", &save); tok;
-	     tok = strtok_r(NULL, " \n", &save), field++) {
-		if (field == 2 && sscanf(tok, "%u:%u", &ml->maj, &ml->min) != 2)
-			return -EPROTO;
-		if (field == 4)
-			ml->point = tok;
-		if (field > 5 && strcmp(tok, "-") == 0) {
-			ml->fstype = strtok_r(NULL, " \n", &save);
-			ml->source = strtok_r(NULL, " \n", &save);
-			break;
-		}
-	}
-	if (!ml->point || !ml->fstype || !ml->source)
-		return -EPROTO;
-	unescape(ml->point);
-	unescape(ml->source);
-	return 0;
-}
-
 /* Whether mount point mp contains path (both absolute, canonical). */
 static bool contains(const char *mp, const char *path)
 {
@@ -198,24 +152,26 @@ static bool contains(const char *mp, const char *path)
 
 int obn_sys_mount_of(const char *path, struct obn_mount *m)
 {
-	char real[4096], line[8192];
+	char real[4096];
+	struct osp_mountinfo mi;
+	struct osp_mount ml;
 	struct stat st;
 	size_t best_len = 0;
 	bool best_dev = false, found = false;
+	int r;
 
 	if (!realpath(path, real) || stat(real, &st) < 0)
 		return -errno;
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		struct mi_line ml;
-		if (mi_parse(line, &ml) || !contains(ml.point, real))
+	r = osp_mountinfo_open(&mi, NULL);
+	if (r)
+		return r;
+	while ((r = osp_mountinfo_next(&mi, &ml)) == 1) {
+		if (!contains(ml.point, real))
 			continue;
 		/* Prefer the device's own mount (over-mounts, bind mounts);
 		 * st_dev can differ from mountinfo on btrfs subvolumes, so a
 		 * prefix alone is the fall-back. Later lines are mounted on top. */
-		bool dev = ml.maj == major(st.st_dev) && ml.min == minor(st.st_dev);
+		bool dev = ml.major == major(st.st_dev) && ml.minor == minor(st.st_dev);
 		size_t len = strlen(ml.point);
 		if ((best_dev && !dev) || (dev == best_dev && len < best_len))
 			continue;
@@ -226,6 +182,8 @@ int obn_sys_mount_of(const char *path, struct obn_mount *m)
 		snprintf(m->fstype, sizeof(m->fstype), "%s", ml.fstype);
 		snprintf(m->source, sizeof(m->source), "%s", ml.source);
 	}
-	fclose(f);
+	osp_mountinfo_close(&mi);
+	if (r < 0)
+		return r;
 	return found ? 0 : -ENOENT;
 }

@@ -17,6 +17,7 @@
 
 #include "harness.h"
 #include "osprof/format.h"
+#include "osp_mountinfo.h"
 
 const char *h_osprof_fs(void)
 {
@@ -57,20 +58,15 @@ void h_tree(struct mnt *m)
 
 static bool mounted(const char *dir)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "r");
-	char line[8192];
+	struct osp_mountinfo mi;
+	struct osp_mount m;
 	bool found = false;
 
-	if (!f)
+	if (osp_mountinfo_open(&mi, NULL) != 0)
 		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char mp[PATH_MAX];
-
-		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) == 1 &&
-		    strcmp(mp, dir) == 0 && strstr(line, "fuse.osprof-fs"))
-			found = true;
-	}
-	fclose(f);
+	while (!found && osp_mountinfo_next(&mi, &m) == 1)
+		found = strcmp(m.point, dir) == 0 && strcmp(m.fstype, "fuse.osprof-fs") == 0;
+	osp_mountinfo_close(&mi);
 	return found;
 }
 

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "osprof/format.h"
+#include "osp_mountinfo.h"
 
 static char tmp[256];
 
@@ -296,23 +297,19 @@ Test(trace, pid_of_a_running_process_is_counted_exactly_and_its_end_ends_the_tra
 /* The cgroup v2 hierarchy's mount point, from mountinfo; false if none. */
 static bool cgroup2_root(char *out, size_t len)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "r");
-	char line[1024];
+	struct osp_mountinfo mi;
+	struct osp_mount m;
 	bool found = false;
 
-	if (!f)
+	if (osp_mountinfo_open(&mi, NULL) != 0)
 		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char mnt[512], *sep = strstr(line, " - ");
-
-		if (!sep || strncmp(sep, " - cgroup2 ", 11) != 0)
-			continue;
-		if (sscanf(line, "%*s %*s %*s %*s %511s", mnt) == 1) {
-			snprintf(out, len, "%s", mnt);
+	while (!found && osp_mountinfo_next(&mi, &m) == 1) {
+		if (strcmp(m.fstype, "cgroup2") == 0) {
+			snprintf(out, len, "%s", m.point);
 			found = true;
 		}
 	}
-	fclose(f);
+	osp_mountinfo_close(&mi);
 	return found;
 }
 
