@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "osprof/clock.h"
+#include "osprof/format.h"
 
 #define WAIT_LIMIT_NS (10LL * 1000000000)
 #define POLL_NS (10 * 1000000L)
@@ -79,33 +80,10 @@ static bool holds_dev_fuse(pid_t pid)
 /* /proc/PID/cmdline as a malloc'd NUL-separated buffer. */
 static char *read_cmdline(pid_t pid, size_t *len)
 {
-	char path[64];
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap + 1);
+	char path[64], *buf;
 
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (!f || !buf) {
-		if (f)
-			fclose(f);
-		free(buf);
-		return NULL;
-	}
-	size_t got;
-	while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
-		n += got;
-		if (n == cap) {
-			char *nb = realloc(buf, 2 * cap + 1);
-			if (!nb)
-				break;
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	fclose(f);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
+	return osp_read_path(path, &buf, len) == 0 ? buf : NULL;
 }
 
 /* Whether an argument of the command line names the mount point. */

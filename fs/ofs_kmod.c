@@ -32,8 +32,6 @@
 #include "ofs_profile.h"
 
 #define KMOD_PROC "/proc/osprof"
-/* Far above what the module prints (its irq file is the largest, ~40 KiB). */
-#define KMOD_TEXT_MAX (16u << 20)
 
 struct ofs_kmod {
 	int vt_fd;         /* /dev/osprof_vt with -o vtimers, else -1 */
@@ -109,47 +107,6 @@ void ofs_kmod_unregister(struct ofs *fs)
 	ctl_command(cmd);
 }
 
-/* The whole of @path (a /proc file: its size says nothing) into *@buf. */
-static int read_all(const char *path, char **buf, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
-	size_t n = 0, cap = 0;
-	char *b = NULL;
-
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t r;
-
-		if (cap - n < 4096) {
-			char *nb = cap < KMOD_TEXT_MAX ? realloc(b, cap ? cap * 2 : 16384) : NULL;
-
-			if (!nb) {
-				err = cap < KMOD_TEXT_MAX ? -ENOMEM : -EFBIG;
-				break;
-			}
-			b = nb;
-			cap = cap ? cap * 2 : 16384;
-		}
-		r = read(fd, b + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			err = r < 0 ? -errno : 0;
-			break;
-		}
-		n += (size_t)r;
-	}
-	close(fd);
-	if (err) {
-		free(b);
-		return err;
-	}
-	*buf = b;
-	*len = n;
-	return 0;
-}
-
 struct osp_profile *ofs_kmod_profile(struct ofs *fs, const char *layer,
 				     const char *text, size_t len, char *err,
 				     size_t errlen)
@@ -177,7 +134,8 @@ static int kmod_gen(struct ofs *fs, const char *layer, FILE *out,
 	int err;
 
 	snprintf(path, sizeof(path), KMOD_PROC "/%s", layer);
-	err = read_all(path, &text, &len);
+	/* core's bounded reader: a /proc file's size says nothing. */
+	err = osp_read_path(path, &text, &len);
 	if (err)
 		return err; /* ENOENT: the module went away since the lookup */
 	p = ofs_kmod_profile(fs, layer, text, len, why, sizeof(why));
