@@ -192,11 +192,6 @@ void ofs_pt_releasedir(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info 
 void ofs_pt_fsyncdir(struct ofs_req *r, fuse_ino_t ino, int datasync,
 		     struct fuse_file_info *fi)
 {
-	struct ofs *fs = r->fs;
-	int fd = dirfd(pt_dir(fi)->dp);
-	int res = datasync ? OFS_LOWER(fs, OFS_LC_FDATASYNC, fdatasync(fd))
-			   : OFS_LOWER(fs, OFS_LC_FSYNC, fsync(fd));
-
 	(void)ino;
-	ofs_req_reply_err(r, res == 0 ? 0 : errno);
+	ofs_pt_reply_sync(r, dirfd(pt_dir(fi)->dp), datasync);
 }

@@ -266,16 +266,20 @@ void ofs_pt_release(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi
 	ofs_req_reply_err(r, 0);
 }
 
-void ofs_pt_fsync(struct ofs_req *r, fuse_ino_t ino, int datasync,
-		  struct fuse_file_info *fi)
+void ofs_pt_reply_sync(struct ofs_req *r, int fd, int datasync)
 {
 	struct ofs *fs = r->fs;
-	int fd = pt_file(fi)->fd;
 	int res = datasync ? OFS_LOWER(fs, OFS_LC_FDATASYNC, fdatasync(fd))
 			   : OFS_LOWER(fs, OFS_LC_FSYNC, fsync(fd));
 
-	(void)ino;
 	ofs_req_reply_err(r, res == 0 ? 0 : errno);
+}
+
+void ofs_pt_fsync(struct ofs_req *r, fuse_ino_t ino, int datasync,
+		  struct fuse_file_info *fi)
+{
+	(void)ino;
+	ofs_pt_reply_sync(r, pt_file(fi)->fd, datasync);
 }
 
 void ofs_pt_fallocate(struct ofs_req *r, fuse_ino_t ino, int mode, off_t offset,

@@ -34,6 +34,10 @@ static inline struct ofs_dir *pt_dir(const struct fuse_file_info *fi)
 /* Thread-local I/O buffer aligned for O_DIRECT; NULL on -ENOMEM. */
 void *ofs_pt_iobuf(size_t len);
 
+/* Sync @fd (fdatasync with @datasync, else fsync) and reply to @r with
+ * its error: fsync and fsyncdir alike (ofs_pt_file.c). */
+void ofs_pt_reply_sync(struct ofs_req *r, int fd, int datasync);
+
 /* Reply with the entry of @name in @dir (after it was created there). */
 void ofs_pt_reply_new_entry(struct ofs_req *r, struct ofs_inode *dir, const char *name);
 
