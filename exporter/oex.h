@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * osprof-exporter's parts: the sources it reads on every scrape (a mount,
- * a run directory or /proc/osprof), the fixed classic bucket bounds per
- * layer, the two expositions (Prometheus text, protobuf with native
- * histograms), content negotiation and the listen address. The HTTP
+ * a run directory or /proc/osprof), the two expositions of core's metric
+ * family (Prometheus text, protobuf with native histograms), content
+ * negotiation and the listen address. The HTTP
  * server (libmicrohttpd) lives in oex_http.c and calls these; all of them
  * are reentrant (no global state), so scrapes run in parallel.
  */
@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+#include "osprof/metrics.h"
 #include "osprof/profile.h"
 
 #define OEX_PROG "osprof-exporter"
@@ -29,7 +30,6 @@ struct oex_source {
 	bool up;            /* at least one layer could be read */
 	size_t n;           /* profiles in prof */
 	struct osp_profile *prof[OEX_LAYERS_MAX]; /* one per layer, owned */
-	char *lower[OEX_LAYERS_MAX]; /* each one's source "lower", or NULL; owned */
 };
 
 /*
@@ -45,44 +45,40 @@ struct oex_source {
 void oex_source_load(struct oex_source *src, const char *path, FILE *log);
 void oex_source_fini(struct oex_source *src);
 
-/*
- * The fixed classic bucket bounds of a layer: every power of two 2^k ns
- * for lo_exp <= k <= hi_exp (then +Inf), whatever the profile's
- * resolution. Unknown layers get the time layers' set.
- */
-struct oex_le_set {
-	unsigned lo_exp, hi_exp;
-};
-struct oex_le_set oex_le_set_of(const char *layer);
-/*
- * oex_le_cumulative - how many of @h's values are <= 2^@exp ns: exact,
- * since every resolution's bounds include the powers of two.
- */
-uint64_t oex_le_cumulative(const struct osp_hist *h, unsigned exp);
-/* @ns nanoseconds in seconds as an exact decimal ("0.000001024",
- * "68.719476736") into @buf (at least 32 bytes); returns @buf. */
-char *oex_ns_seconds(char *buf, size_t len, uint64_t ns);
-
-/* The families osprof-exporter serves. */
-#define OEX_FAMILY_LATENCY "osprof_latency_seconds"
-#define OEX_FAMILY_CPU "osprof_cpu_seconds"
-#define OEX_FAMILY_LATENCY_NATIVE "osprof_latency_nanoseconds"
-#define OEX_FAMILY_CPU_NATIVE "osprof_cpu_nanoseconds"
+/* The families osprof-exporter serves beside core's (osprof/metrics.h). */
 #define OEX_FAMILY_UP "osprof_source_up"
 
 /*
- * oex_write_text - @n sources in the Prometheus text format 0.0.4.
- * 0, or -EIO when @out reports an error.
+ * oex_om_sources - the profiles of @n sources, in order, as core's
+ * metric sources (mount label: the source's path as given) into @out,
+ * which has room for @n * OEX_LAYERS_MAX; returns how many.
+ */
+size_t oex_om_sources(const struct oex_source *srcs, size_t n,
+		      struct osp_om_src *out);
+
+/*
+ * oex_write_text - @n sources in the Prometheus text format 0.0.4:
+ * core's families (osp_write_metrics), then osprof_source_up per source.
+ * 0, -ENOMEM, or -EIO when @out reports an error.
  */
 int oex_write_text(FILE *out, const struct oex_source *srcs, size_t n);
 
 /*
  * oex_write_proto - @n sources as varint-delimited
- * io.prometheus.client.MetricFamily messages: the classic families of the
- * text format, plus native histograms in nanoseconds (schema log2 of the
- * resolution, exact). 0, -ENOMEM, or -EIO when @out reports an error.
+ * io.prometheus.client.MetricFamily messages: the series of the text
+ * format, each histogram with its classic buckets and its native ones
+ * (schema log2 of the resolution, in seconds). 0, -ENOMEM, or -EIO when
+ * @out reports an error.
  */
 int oex_write_proto(FILE *out, const struct oex_source *srcs, size_t n);
+
+/*
+ * oex_native_shift - K of resolution @res: our bucket i (bounds 2^(i/r)
+ * ns) is native bucket i - K of schema log2 r in seconds (bounds
+ * 2^((i-K)/r) s), K = round(r * log2(1e9)), the native bound nearest
+ * ours (never exactly: 1e9 is no power of two).
+ */
+int oex_native_shift(unsigned res);
 
 /* The Content-Type of each exposition. */
 #define OEX_CT_TEXT "text/plain; version=0.0.4; charset=utf-8"

@@ -5,23 +5,29 @@
  * with protoc-c at build time), for scrapers that ask for it -- Prometheus
  * with --enable-feature=native-histograms.
  *
- * It holds the classic families of the text format, the same series with
- * the same fixed le set in seconds, and native histograms of the same
- * operations in families of their own, in nanoseconds:
- * osprof_latency_nanoseconds (and osprof_cpu_nanoseconds). Our bucket i at
- * resolution r covers (2^((i-1)/r), 2^(i/r)] ns, which is native bucket i
- * of schema log2 r, exactly, when the unit is the nanosecond; in seconds
- * the bounds 2^(i/r) * 1e-9 are on no schema's grid, so a native
- * histogram in seconds would have to re-bin (and lose exactness). Bucket 0
- * (values 0 and 1 ns) is the zero bucket, threshold 1 ns: exact for
- * integer nanoseconds. The families are separate because Prometheus 2.42
- * keeps only the native part of a histogram that has one.
+ * It holds the series of the text format (core's osp_om_walk, so the same
+ * names and labels), each histogram with both its classic buckets (the
+ * fixed le set, seconds) and its native ones, in seconds too, under the
+ * one name: a scraper keeps what it can use (Prometheus 2.42 with native
+ * histograms on keeps only the native part).
+ *
+ * Native buckets: our bucket i at resolution r covers
+ * (2^((i-1)/r), 2^(i/r)] ns; schema log2 r has the same spacing, bounds
+ * 2^(k/r) s. 1e-9 is no power of two, so no native bucket in seconds is
+ * exactly ours: bucket i becomes native bucket i - K, K = round(r *
+ * log2(1e9)) (oex_native_shift), whose bounds are ours times 1e9 /
+ * 2^(K/r): 0.931 at r = 1, 2, 4 (2^-30 s is 0.93 ns), 1.016 at r = 8.
+ * Each request stays in one bucket (no count is split or blurred); only
+ * the bounds move, by under 7%. Bucket 0 (0 and 1 ns) is the zero
+ * bucket, its threshold 2^(-K/r) s, the lower bound of bucket 1's native
+ * bucket.
  *
  * Label values are the strings Prometheus reads from the text format
  * (valid UTF-8 as it is; other bytes in core's \xHH spelling), so both
  * expositions give the same series.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,80 +136,77 @@ new_metric(struct arena *a, const char *const *names, const char *const *values,
 	return m;
 }
 
-/* The classic histogram of the text format: fixed le set, seconds. */
+int oex_native_shift(unsigned res)
+{
+	/* round(r * 29.897352853986263): 29.9, 59.8, 119.6, 239.2 */
+	static const int shift[] = { 30, 60, 120, 239 };
+	unsigned schema = (unsigned)__builtin_ctz(res);
+
+	return schema < 4 ? shift[schema] : (int)lround(res * log2(1e9));
+}
+
+/* @h's classic buckets (the fixed le set @le, seconds) and native ones
+ * (module comment), in one histogram. */
 static Io__Prometheus__Client__Histogram *
-classic(struct arena *a, const struct osp_hist *h, struct oex_le_set le)
+histogram(struct arena *a, const struct osp_hist *h, struct osp_om_le le)
 {
 	size_t nb = le.hi_exp - le.lo_exp + 1;
 	Io__Prometheus__Client__Histogram *ph = arena_zalloc(a, 1, sizeof(*ph));
 	Io__Prometheus__Client__Bucket **bp = arena_zalloc(a, nb, sizeof(*bp));
 	Io__Prometheus__Client__Bucket *b = arena_zalloc(a, nb, sizeof(*b));
+	Io__Prometheus__Client__BucketSpan **sp = arena_zalloc(a, h->nbk, sizeof(*sp));
+	Io__Prometheus__Client__BucketSpan *s = arena_zalloc(a, h->nbk, sizeof(*s));
+	int64_t *delta = arena_zalloc(a, h->nbk, sizeof(*delta));
+	int shift = oex_native_shift(h->res);
+	uint64_t prev_count = 0;
+	uint32_t prev_idx = 0;
+	size_t ns = 0, nd = 0;
 
-	if (!ph || !bp || !b)
+	if (!ph || !bp || !b || !sp || !s || !delta)
 		return NULL;
 	io__prometheus__client__histogram__init(ph);
 	ph->has_sample_count = ph->has_sample_sum = true;
-	ph->sample_count = osp_hist_bucket_total(h); /* see oex_text.c */
+	/* The buckets' total, as the text format's count (core's writer). */
+	ph->sample_count = osp_hist_bucket_total(h);
 	ph->sample_sum = (double)h->sum / 1e9;
 	for (size_t i = 0; i < nb; i++) {
 		io__prometheus__client__bucket__init(&b[i]);
 		b[i].has_cumulative_count = b[i].has_upper_bound = true;
-		b[i].cumulative_count = oex_le_cumulative(h, le.lo_exp + (unsigned)i);
+		b[i].cumulative_count = osp_om_le_cumulative(h, le.lo_exp + (unsigned)i);
 		b[i].upper_bound = (double)((uint64_t)1 << (le.lo_exp + i)) / 1e9;
 		bp[i] = &b[i];
 	}
 	ph->n_bucket = nb;
 	ph->bucket = bp;
-	return ph;
-}
 
-/* The native histogram: our buckets as they are, in nanoseconds. */
-static Io__Prometheus__Client__Histogram *
-native(struct arena *a, const struct osp_hist *h)
-{
-	Io__Prometheus__Client__Histogram *ph = arena_zalloc(a, 1, sizeof(*ph));
-	Io__Prometheus__Client__BucketSpan **sp = arena_zalloc(a, h->nbk, sizeof(*sp));
-	Io__Prometheus__Client__BucketSpan *s = arena_zalloc(a, h->nbk, sizeof(*s));
-	int64_t *delta = arena_zalloc(a, h->nbk, sizeof(*delta));
-	uint64_t prev_count = 0;
-	uint32_t prev_idx = 0;
-	size_t ns = 0, nd = 0;
-
-	if (!ph || !sp || !s || !delta)
-		return NULL;
-	io__prometheus__client__histogram__init(ph);
-	ph->has_sample_count = ph->has_sample_sum = true;
-	ph->sample_count = osp_hist_bucket_total(h); /* see oex_text.c */
-	ph->sample_sum = (double)h->sum;
 	ph->has_schema = true;
 	/* r = 1, 2, 4, 8 -> schema 0, 1, 2, 3 */
 	ph->schema = __builtin_ctz(h->res);
-	/* Bucket 0 holds 0 and 1 ns: the zero bucket [-1, 1]. A threshold
-	 * above 0 also marks the histogram native when it is empty. */
+	/* A threshold above 0 also marks the histogram native when empty. */
 	ph->has_zero_threshold = ph->has_zero_count = true;
-	ph->zero_threshold = 1.0;
+	ph->zero_threshold = exp2(-(double)shift / h->res);
 	ph->zero_count = osp_hist_bucket(h, 0);
 	for (uint32_t i = 0; i < h->nbk; i++) {
-		const struct osp_bucket *b = &h->bk[i];
+		const struct osp_bucket *bk = &h->bk[i];
 
-		if (b->idx == 0)
+		if (bk->idx == 0)
 			continue;
-		if (ns > 0 && b->idx == prev_idx + 1) {
+		if (ns > 0 && bk->idx == prev_idx + 1) {
 			s[ns - 1].length++;
 		} else {
 			io__prometheus__client__bucket_span__init(&s[ns]);
 			s[ns].has_offset = s[ns].has_length = true;
 			/* The first span starts at its index, the others
 			 * after the gap since the previous one. */
-			s[ns].offset = ns == 0 ? (int32_t)b->idx
-					       : (int32_t)(b->idx - prev_idx - 1);
+			s[ns].offset = ns == 0 ? (int32_t)bk->idx - shift
+					       : (int32_t)(bk->idx - prev_idx - 1);
 			s[ns].length = 1;
 			sp[ns] = &s[ns];
 			ns++;
 		}
-		delta[nd++] = (int64_t)(b->count - prev_count);
-		prev_count = b->count;
-		prev_idx = b->idx;
+		delta[nd++] = (int64_t)(bk->count - prev_count);
+		prev_count = bk->count;
+		prev_idx = bk->idx;
 	}
 	ph->n_positive_span = ns;
 	ph->positive_span = sp;
@@ -266,60 +269,67 @@ static int write_family(FILE *out, const Io__Prometheus__Client__MetricFamily *f
 	return rc;
 }
 
-static const char *const hist_labels[] = { "mount", "lower", "layer", "op" };
-
-/* A histogram family over every source's layers: classic or native,
- * latency or CPU time. Written only when it has a series. */
-static int write_hist_family(FILE *out, const struct oex_source *srcs,
-			     size_t n, bool cpu, bool nat)
-{
-	static const char *const names[2][2] = {
-		{ OEX_FAMILY_LATENCY, OEX_FAMILY_LATENCY_NATIVE },
-		{ OEX_FAMILY_CPU, OEX_FAMILY_CPU_NATIVE } };
-	const char *help = nat ? (cpu ? "CPU time of requests per operation, by source and layer, native histogram in ns (osprof)."
-				      : "Latency of requests per operation, by source and layer, native histogram in ns (osprof).")
-			       : (cpu ? "CPU time of requests per operation, by source and layer (osprof)."
-				      : "Latency of requests per operation, by source and layer (osprof).");
-	struct arena a = { 0 };
+/* A family being built from osp_om_walk's series. */
+struct building {
+	struct arena a;
 	Io__Prometheus__Client__MetricFamily *f;
-	size_t cap = 0;
+	size_t cap; /* room in f->metric */
+};
 
-	for (size_t s = 0; s < n; s++)
-		for (size_t l = 0; l < srcs[s].n; l++)
-			cap += srcs[s].prof[l]->nops;
-	f = new_family(&a, names[cpu][nat], help,
-		       IO__PROMETHEUS__CLIENT__METRIC_TYPE__HISTOGRAM, cap);
-	for (size_t s = 0; f && !a.failed && s < n; s++) {
-		for (size_t l = 0; l < srcs[s].n; l++) {
-			const struct osp_profile *p = srcs[s].prof[l];
-			struct oex_le_set le = oex_le_set_of(p->layer);
+static int add_series(void *ctx, const struct osp_om_series *s)
+{
+	struct building *b = ctx;
+	Io__Prometheus__Client__MetricFamily *f = b->f;
+	Io__Prometheus__Client__Metric *m;
 
-			for (size_t i = 0; i < p->nops && !a.failed; i++) {
-				const struct osp_op *o = &p->ops[i];
-				const struct osp_hist *h = cpu ? &o->cpu : &o->lat;
-				const char *v[4] = { srcs[s].path, srcs[s].lower[l],
-						     p->layer, o->name };
-				const char *k[4] = { hist_labels[0], hist_labels[1],
-						     hist_labels[2], hist_labels[3] };
-				size_t nl = 4;
-				Io__Prometheus__Client__Metric *m;
+	if (f->n_metric == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 64;
+		Io__Prometheus__Client__Metric **nm = arena_zalloc(&b->a, cap, sizeof(*nm));
 
-				if (cpu && !o->has_cpu)
-					continue;
-				if (!v[1]) { /* no lower: no label */
-					memmove(&k[1], &k[2], 2 * sizeof(k[0]));
-					memmove(&v[1], &v[2], 2 * sizeof(v[0]));
-					nl = 3;
-				}
-				m = new_metric(&a, k, v, nl);
-				if (!m)
-					break;
-				m->histogram = nat ? native(&a, h) : classic(&a, h, le);
-				f->metric[f->n_metric++] = m;
-			}
+		if (!nm)
+			return -ENOMEM;
+		memcpy(nm, f->metric, f->n_metric * sizeof(*nm));
+		f->metric = nm;
+		b->cap = cap;
+	}
+	m = new_metric(&b->a, s->name, s->value, s->nlabels);
+	if (!m)
+		return -ENOMEM;
+	if (s->h) {
+		m->histogram = histogram(&b->a, s->h, osp_om_le_of(s->src->p->layer));
+	} else {
+		m->gauge = arena_zalloc(&b->a, 1, sizeof(*m->gauge));
+		if (m->gauge) {
+			io__prometheus__client__gauge__init(m->gauge);
+			m->gauge->has_value = true;
+			m->gauge->value = 1;
 		}
 	}
-	return write_family(out, f, &a);
+	if (b->a.failed)
+		return -ENOMEM;
+	f->metric[f->n_metric++] = m;
+	return 0;
+}
+
+/* Core's family @name over @n profiles, written when it has a series. */
+static int write_om_family(FILE *out, const struct osp_om_src *src, size_t n,
+			   const char *name, const char *help,
+			   Io__Prometheus__Client__MetricType type)
+{
+	struct building b = { 0 };
+	int rc;
+
+	b.f = new_family(&b.a, name, help, type, 0);
+	if (!b.f) {
+		arena_free(&b.a);
+		return -ENOMEM;
+	}
+	rc = osp_om_walk(src, n, name, add_series, &b);
+	if (rc) {
+		arena_free(&b.a);
+		return rc;
+	}
+	return write_family(out, b.f, &b.a);
 }
 
 static int write_up(FILE *out, const struct oex_source *srcs, size_t n)
@@ -347,11 +357,25 @@ static int write_up(FILE *out, const struct oex_source *srcs, size_t n)
 
 int oex_write_proto(FILE *out, const struct oex_source *srcs, size_t n)
 {
-	int rc = 0;
+	struct osp_om_src *om = calloc(n * OEX_LAYERS_MAX + 1, sizeof(*om));
+	size_t m;
+	int rc;
 
-	for (int cpu = 0; rc == 0 && cpu < 2; cpu++)
-		for (int nat = 0; rc == 0 && nat < 2; nat++)
-			rc = write_hist_family(out, srcs, n, cpu, nat);
+	if (!om)
+		return -ENOMEM;
+	m = oex_om_sources(srcs, n, om);
+	rc = write_om_family(out, om, m, OSP_OM_LATENCY,
+			     "Latency of requests by layer and operation (osprof).",
+			     IO__PROMETHEUS__CLIENT__METRIC_TYPE__HISTOGRAM);
+	if (rc == 0)
+		rc = write_om_family(out, om, m, OSP_OM_CPU,
+				     "CPU time of requests by layer and operation, where profiled (osprof).",
+				     IO__PROMETHEUS__CLIENT__METRIC_TYPE__HISTOGRAM);
+	if (rc == 0)
+		rc = write_om_family(out, om, m, OSP_OM_INFO,
+				     "The osprof version and settings of each profile served (osprof).",
+				     IO__PROMETHEUS__CLIENT__METRIC_TYPE__GAUGE);
+	free(om);
 	if (rc == 0)
 		rc = write_up(out, srcs, n);
 	if (rc == 0 && (fflush(out) != 0 || ferror(out)))

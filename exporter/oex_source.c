@@ -32,8 +32,6 @@ static void log_line(FILE *log, const char *path, const char *what)
 static void keep(struct oex_source *src, struct osp_profile *p,
 		 const char *file, FILE *log)
 {
-	const char *lower = osp_kv_get(&p->source, "lower");
-
 	for (size_t i = 0; i < src->n; i++) {
 		if (strcmp(src->prof[i]->layer, p->layer) == 0) {
 			log_line(log, file, "a second profile of its layer, left out");
@@ -44,12 +42,6 @@ static void keep(struct oex_source *src, struct osp_profile *p,
 	if (src->n == OEX_LAYERS_MAX) {
 		osp_profile_free(p);
 		return;
-	}
-	src->lower[src->n] = NULL;
-	if (lower) {
-		struct osp_kv kv = { .key = "lower", .json = (char *)lower };
-
-		src->lower[src->n] = osp_kv_text(&kv);
 	}
 	/* Snapshots are not served: free them now. */
 	osp_profile_drop_timeline(p);
@@ -120,10 +112,8 @@ void oex_source_load(struct oex_source *src, const char *path, FILE *log)
 
 void oex_source_fini(struct oex_source *src)
 {
-	for (size_t i = 0; i < src->n; i++) {
+	for (size_t i = 0; i < src->n; i++)
 		osp_profile_free(src->prof[i]);
-		free(src->lower[i]);
-	}
 	src->n = 0;
 	src->up = false;
 }

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "osprof/format.h"
+#include "osprof/metrics.h"
 #include "ofs.h"
 #include "ofs_bpf.h"
 #include "ofs_by.h"
@@ -187,7 +188,8 @@ static int gen_profile(struct ofs *fs, const char *arg, FILE *out)
 	if (strcmp(arg, "json") == 0)
 		err = osp_write_json(out, p);
 	else if (strcmp(arg, "metrics") == 0)
-		err = osp_write_openmetrics(out, p, "osprof_fs");
+		err = osp_write_metrics(out, &(struct osp_om_src){ .p = p }, 1,
+					OSP_OM_OPENMETRICS);
 	else if (strcmp(arg, "timeline") == 0)
 		err = osp_write_timeline(out, p);
 	else

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "osprof/format.h"
+#include "osprof/metrics.h"
 #include "json_scan.h"
 #include "ofz.h"
 #include "utf8.h"
@@ -275,7 +276,7 @@ void ofz_check_profile(const struct osp_profile *p)
 
 	check_checksums(p);
 	if (osp_write_stats(out, p) || osp_write_timeline(out, p) ||
-	    osp_write_openmetrics(out, p, "osprof_fuzz"))
+	    osp_write_metrics(out, &(struct osp_om_src){ .p = p }, 1, OSP_OM_OPENMETRICS))
 		ofz_fail("a text writer failed on an accepted profile");
 	check_round_trip(p);
 }

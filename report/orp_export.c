@@ -3,7 +3,8 @@
  * `osprof-report export`: a profile as JSON (core's writer; one layer, as
  * the format holds one), CSV (one row per non-empty bucket, every layer,
  * long format for spreadsheets, pandas or R), or OpenMetrics (core's
- * writer, one metric family per layer, a single # EOF).
+ * osprof_latency_seconds family, every layer, the mount label the
+ * PROFILE as named, as osprof-exporter serves it).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,6 +15,7 @@
 #include "orp.h"
 #include "osprof/escape.h"
 #include "osprof/format.h"
+#include "osprof/metrics.h"
 #include "osprof/parse.h"
 
 #define CMD "export"
@@ -44,8 +46,10 @@ static void help(void)
 	       "               (hist is lat or cpu; an empty histogram has one row, bucket empty;\n"
 	       "               a name starting with = + - @ is written with a ' before it,\n"
 	       "               so that spreadsheets take it as text, not a formula)\n"
-	       "  openmetrics  Prometheus/OpenMetrics histograms, le in seconds at the\n"
-	       "               bucket bounds, family osprof_<layer>_latency_seconds\n\n"
+	       "  openmetrics  OpenMetrics text, as osprof-exporter serves it: histograms\n"
+	       "               osprof_latency_seconds{mount,layer,op} (block: device, op;\n"
+	       "               irq: irq), le at powers of two of ns in seconds, and\n"
+	       "               osprof_info (mount is PROFILE as named)\n\n"
 	       "  -F, --format F   the form (required)\n"
 	       "  -o, --output F   write to F (atomically) instead of stdout\n"
 	       "  -l, --layer L    only layer L\n"
@@ -95,31 +99,15 @@ static int write_csv(FILE *f, const struct orp_input *in)
 	return ferror(f) ? -EIO : 0;
 }
 
+/* Every layer of @in in core's metric family, mount labelled as @in was
+ * named (as osprof-exporter labels it), one # EOF. */
 static int write_openmetrics(FILE *f, const struct orp_input *in)
 {
-	for (size_t k = 0; k < in->n; k++) {
-		char prefix[64], *text = NULL;
-		size_t len = 0;
-		FILE *mem = open_memstream(&text, &len);
-		int rc;
+	struct osp_om_src src[ORP_LAYERS_MAX];
 
-		if (!mem)
-			return -ENOMEM;
-		/* The core writer makes it a valid metric name. */
-		snprintf(prefix, sizeof(prefix), "osprof_%s", in->prof[k]->layer);
-		rc = osp_write_openmetrics(mem, in->prof[k], prefix);
-		fclose(mem);
-		if (rc) {
-			free(text);
-			return rc;
-		}
-		/* One exposition ends with one # EOF: drop all but the last. */
-		if (k + 1 < in->n && len >= 6 && strcmp(text + len - 6, "# EOF\n") == 0)
-			len -= 6;
-		fwrite(text, 1, len, f);
-		free(text);
-	}
-	return ferror(f) ? -EIO : 0;
+	for (size_t k = 0; k < in->n; k++)
+		src[k] = (struct osp_om_src){ .mount = in->spec, .p = in->prof[k] };
+	return osp_write_metrics(f, src, in->n, OSP_OM_OPENMETRICS);
 }
 
 static int opt_format(const struct osp_opt *opt, const char *arg)

@@ -12,6 +12,7 @@
 
 #include "osprof/escape.h"
 #include "osprof/format.h"
+#include "osprof/metrics.h"
 
 struct esc_case {
 	const char *in, *out;
@@ -312,7 +313,8 @@ Test(escape, checksum_warnings_keep_to_one_line_each)
 
 static int om(FILE *f, const struct osp_profile *p)
 {
-	return osp_write_openmetrics(f, p, "osprof_f\ns{x}");
+	return osp_write_metrics(f, &(struct osp_om_src){ .mount = "/m\n{x}\"", .p = p }, 1,
+				 OSP_OM_OPENMETRICS);
 }
 
 Test(escape, openmetrics_keeps_one_sample_a_line)
@@ -323,7 +325,7 @@ Test(escape, openmetrics_keeps_one_sample_a_line)
 
 	cr_expect_eq(lines(b, nbad), lines(g, ngood), "%s", b);
 	for (char *l = strtok_r(b, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-		cr_expect(l[0] == '#' || strncmp(l, "osprof_f_s_x__", 14) == 0,
+		cr_expect(l[0] == '#' || strncmp(l, "osprof_", 7) == 0,
 			  "a line neither comment nor sample: %s", l);
 	free(b);
 	free(g);

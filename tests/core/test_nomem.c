@@ -16,6 +16,7 @@
 #include "osprof/analysis.h"
 #include "osprof/format.h"
 #include "osprof/kmod.h"
+#include "osprof/metrics.h"
 #include "osprof/set.h"
 
 void *__real_malloc(size_t n);
@@ -260,6 +261,42 @@ Test(nomem, merge_and_compare_return_enomem)
 		cr_expect_eq(rc, -ENOMEM, "allocation %ld failed, compare returned %d", n, rc);
 	}
 	osp_profile_free(b);
+}
+
+Test(nomem, metrics_writer_returns_enomem)
+{
+	char err[256];
+	struct osp_profile *fs = osp_read_json(doc, sizeof(doc) - 1, err, sizeof(err));
+	struct osp_profile *blk = read_block(err, sizeof(err));
+
+	cr_assert_not_null(fs, "%s", err);
+	cr_assert_not_null(blk, "%s", err);
+	cr_assert_eq(osp_kv_set_str(&fs->options, "cache", "auto"), 0);
+	cr_assert_eq(osp_kv_set_str(&fs->source, "lower", "/data"), 0);
+	for (long n = 0;; n++) {
+		/* The second mount's block layer is not served: its labels
+		 * are still made, to find that out. */
+		struct osp_om_src src[] = { { .p = fs }, { .mount = "/m", .p = blk },
+					    { .mount = "/n", .p = blk } };
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		int rc;
+
+		cr_assert_not_null(f);
+		arm(n);
+		rc = osp_write_metrics(f, src, 3, OSP_OM_OPENMETRICS);
+		disarm();
+		fclose(f);
+		free(buf);
+		if (!failed) {
+			cr_assert_eq(rc, 0);
+			break;
+		}
+		cr_expect_eq(rc, -ENOMEM, "allocation %ld failed, the writer returned %d", n, rc);
+	}
+	osp_profile_free(fs);
+	osp_profile_free(blk);
 }
 
 Test(nomem, records_lost_for_want_of_a_shard_are_in_the_profile)

@@ -11,6 +11,8 @@
 
 #include "osprof/escape.h"
 #include "osprof/format.h"
+#include "osprof/metrics.h"
+#include "config.h"
 #include "fixture.h"
 
 static char *render(int (*w)(FILE *, const struct osp_profile *),
@@ -38,7 +40,7 @@ static bool has_line(const char *text, const char *line)
 
 static int om(FILE *f, const struct osp_profile *p)
 {
-	return osp_write_openmetrics(f, p, "osprof_fs");
+	return osp_write_metrics(f, &(struct osp_om_src){ .p = p }, 1, OSP_OM_OPENMETRICS);
 }
 
 Test(writers, fmt_ns_uses_three_digits_and_units)
@@ -215,19 +217,31 @@ Test(writers, openmetrics_buckets_are_cumulative_in_seconds)
 {
 	struct osp_profile *p = fixture_profile(1);
 	char *s = render(om, p);
+	/* The mount label is the profile's own source.mount. */
+	const char *l = "{mount=\"/mnt/p \\\"quoted\\\"\",layer=\"fs\",op=\"read\"";
 
-	cr_expect_not_null(strstr(s, "# TYPE osprof_fs_latency_seconds histogram\n"));
-	cr_expect_not_null(strstr(s, "# UNIT osprof_fs_latency_seconds seconds\n"));
-	cr_expect_not_null(strstr(s, "osprof_fs_latency_seconds_bucket{op=\"read\",le=\"5.12e-07\"} 0\n"), "%s", s);
-	cr_expect_not_null(strstr(s, "osprof_fs_latency_seconds_bucket{op=\"read\",le=\"1.024e-06\"} 1000\n"));
-	cr_expect_not_null(strstr(s, "osprof_fs_latency_seconds_bucket{op=\"read\",le=\"0.002097152\"} 1000\n"));
-	cr_expect_not_null(strstr(s, "osprof_fs_latency_seconds_bucket{op=\"read\",le=\"0.004194304\"} 1010\n"));
-	cr_expect_not_null(strstr(s, "osprof_fs_latency_seconds_bucket{op=\"read\",le=\"+Inf\"} 1010\n"));
-	cr_expect_not_null(strstr(s, "osprof_fs_latency_seconds_count{op=\"read\"} 1010\n"));
-	cr_expect_not_null(strstr(s, "osprof_fs_latency_seconds_sum{op=\"read\"} 0.0308\n"), "%s", s);
-	cr_expect_not_null(strstr(s, "osprof_fs_latency_seconds_bucket{op=\"mkdir\",le=\"+Inf\"} 0\n"));
-	cr_expect_not_null(strstr(s, "# TYPE osprof_fs_cpu_seconds histogram\n"));
-	cr_expect_null(strstr(s, "osprof_fs_cpu_seconds_count{op=\"getattr\"}"));
+#define HAS(fmt, ...) do { \
+		char want_[512]; \
+		snprintf(want_, sizeof(want_), fmt, __VA_ARGS__); \
+		cr_expect_not_null(strstr(s, want_), "no %s in\n%s", want_, s); \
+	} while (0)
+	HAS("# TYPE %s histogram\n# UNIT %s seconds\n", OSP_OM_LATENCY, OSP_OM_LATENCY);
+	HAS("osprof_latency_seconds_bucket%s,le=\"0.000000256\"} 0\n", l);
+	HAS("osprof_latency_seconds_bucket%s,le=\"0.000000512\"} 0\n", l);
+	HAS("osprof_latency_seconds_bucket%s,le=\"0.000001024\"} 1000\n", l);
+	HAS("osprof_latency_seconds_bucket%s,le=\"0.002097152\"} 1000\n", l);
+	HAS("osprof_latency_seconds_bucket%s,le=\"0.004194304\"} 1010\n", l);
+	HAS("osprof_latency_seconds_bucket%s,le=\"68.719476736\"} 1010\n", l);
+	HAS("osprof_latency_seconds_bucket%s,le=\"+Inf\"} 1010\n", l);
+	HAS("osprof_latency_seconds_count%s} 1010\n", l);
+	HAS("osprof_latency_seconds_sum%s} 0.0308\n", l);
+	HAS("# TYPE %s histogram\n", OSP_OM_CPU);
+	HAS("osprof_cpu_seconds_count%s} 1010\n", l);
+	HAS("osprof_info{mount=\"/mnt/p \\\"quoted\\\"\",layer=\"fs\",version=\"%s\",resolution=\"1\",cache=\"never\",attr_timeout_s=\"0.0\",writeback=\"false\"} 1\n",
+	    OSPROF_VERSION);
+#undef HAS
+	cr_expect_null(strstr(s, "op=\"mkdir\""), "an empty operation is not served");
+	cr_expect_null(strstr(s, "osprof_cpu_seconds_count{mount=\"/mnt/p \\\"quoted\\\"\",layer=\"fs\",op=\"getattr\"}"));
 	cr_expect_eq(strcmp(s + strlen(s) - 6, "# EOF\n"), 0);
 	free(s);
 	osp_profile_free(p);

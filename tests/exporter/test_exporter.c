@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +20,11 @@
 
 #include <criterion/criterion.h>
 
+#include "config.h"
 #include "metrics.pb-c.h"
 #include "oex.h"
 #include "oext.h"
+#include "../core/om_parse.h"
 
 TestSuite(exporter, .init = oext_setup, .fini = oext_teardown, .timeout = 60);
 
@@ -65,7 +68,7 @@ static void check_text_hist(const char *body, const char *labels,
 
 	for (unsigned k = lo - 1; k <= hi + 1; k++) {
 		snprintf(series, sizeof(series), "osprof_latency_seconds_bucket{%s,le=\"%s\"}",
-			 labels, oex_ns_seconds(le, sizeof(le), (uint64_t)1 << k));
+			 labels, osp_om_seconds(le, sizeof(le), (uint64_t)1 << k));
 		if (k < lo || k > hi) {
 			cr_expect(!sample(body, series, &v), "%s is not in the set", series);
 			continue;
@@ -100,14 +103,12 @@ Test(exporter, text_le_set_is_fixed_complete_and_exact_at_every_resolution)
 	cr_expect_str_eq(oext_header(&r, "Content-Type"), OEX_CT_TEXT);
 	cr_expect(strstr(r.body, "# TYPE osprof_latency_seconds histogram\n"));
 
-	snprintf(labels, sizeof(labels), "mount=\"%s\",lower=\"/lower/one\",layer=\"fs\",op=\"read\"", m1);
+	snprintf(labels, sizeof(labels), "mount=\"%s\",layer=\"fs\",op=\"read\"", m1);
 	check_text_hist(r.body, labels, 8, 36);
-	snprintf(labels, sizeof(labels), "mount=\"%s\",layer=\"block\",op=\"sda.read\"", m1);
-	check_text_hist(r.body, labels, 10, 36);
+	check_text_hist(r.body, "layer=\"block\",device=\"sda\",op=\"read\"", 10, 36);
 	snprintf(labels, sizeof(labels), "mount=\"%s\",layer=\"fs\",op=\"read\"", m2);
 	check_text_hist(r.body, labels, 8, 36);
-	snprintf(labels, sizeof(labels), "mount=\"%s\",layer=\"irq\",op=\"LOC:timer\"", m2);
-	check_text_hist(r.body, labels, 6, 30);
+	check_text_hist(r.body, "layer=\"irq\",irq=\"LOC:timer\"", 6, 30);
 
 	/* The sum, in seconds, exact to the nanosecond. */
 	snprintf(labels, sizeof(labels), "osprof_latency_seconds_sum{mount=\"%s\",layer=\"fs\",op=\"read\"}", m2);
@@ -118,7 +119,7 @@ Test(exporter, text_le_set_is_fixed_complete_and_exact_at_every_resolution)
 
 		for (size_t i = 0; i < NLAT; i++)
 			sum += lat[i];
-		snprintf(line, sizeof(line), "%s %s\n", labels, oex_ns_seconds(want, sizeof(want), sum));
+		snprintf(line, sizeof(line), "%s %s\n", labels, osp_om_seconds(want, sizeof(want), sum));
 		cr_expect(strstr(r.body, line), "no line %s", line);
 	}
 	snprintf(labels, sizeof(labels), "osprof_source_up{mount=\"%s\"}", m2);
@@ -142,10 +143,14 @@ Test(exporter, hostile_mount_op_and_lower_names_are_escaped)
 	port = oext_exporter((char *[]){ m, NULL }, &p);
 	r = oext_get(port, "/metrics", NULL);
 	cr_assert_eq(r.status, 200);
+	om_promtool(r.body);
 	cr_assert(asprintf(&esc_m, "%.*sm\\\"q\\\\b\\nl", (int)(strlen(m) - 7), m) > 0);
 	snprintf(want, sizeof(want),
-		 "osprof_latency_seconds_count{mount=\"%s\",lower=\"lo\\\"w\\\\er\\n\",layer=\"fs\",op=\"re\\\"ad\\\\x\\ny\"} %zu\n",
+		 "osprof_latency_seconds_count{mount=\"%s\",layer=\"fs\",op=\"re\\\"ad\\\\x\\ny\"} %zu\n",
 		 esc_m, NLAT);
+	cr_expect(strstr(r.body, want), "no line\n%s\nin\n%.2000s", want, r.body);
+	snprintf(want, sizeof(want), "osprof_info{mount=\"%s\",layer=\"fs\",version=\"" OSPROF_VERSION
+		 "\",resolution=\"1\",lower=\"lo\\\"w\\\\er\\n\"} 1\n", esc_m);
 	cr_expect(strstr(r.body, want), "no line\n%s\nin\n%.2000s", want, r.body);
 	snprintf(want, sizeof(want), "osprof_source_up{mount=\"%s\"} 1\n", esc_m);
 	cr_expect(strstr(r.body, want), "no line %s", want);
@@ -198,11 +203,13 @@ find_metric(Io__Prometheus__Client__MetricFamily **fam, size_t n,
 	return NULL;
 }
 
-/* Native buckets back into our indices: each must hold what the profile's
- * bucket holds, and no other. */
-static void check_native(const Io__Prometheus__Client__Histogram *h,
-			 const struct osp_hist *want)
+/* Native buckets back into our indices (index + the shift of the
+ * resolution, oex_native_shift): each must hold what the profile's bucket
+ * holds, and no other; and the classic buckets beside them. */
+static void check_histogram(const Io__Prometheus__Client__Histogram *h,
+			    const struct osp_hist *want)
 {
+	int shift = oex_native_shift(want->res);
 	uint64_t count = 0, total = h->zero_count;
 	int64_t idx = 0;
 	size_t d = 0, seen = 0;
@@ -210,17 +217,19 @@ static void check_native(const Io__Prometheus__Client__Histogram *h,
 	cr_assert(h->has_schema);
 	cr_expect_eq(h->schema, __builtin_ctz(want->res), "schema %d for res %u",
 		     h->schema, want->res);
-	cr_expect_eq(h->zero_threshold, 1.0);
+	/* The native bound nearest 1 ns, 2^(-K/r) s. */
+	cr_expect_eq(h->zero_threshold, exp2(-(double)shift / want->res));
+	cr_expect(h->zero_threshold > 0.93e-9 && h->zero_threshold < 1.02e-9,
+		  "zero threshold %g", h->zero_threshold);
 	cr_expect_eq(h->zero_count, osp_hist_bucket(want, 0));
 	cr_expect_eq(h->sample_count, want->count);
-	cr_expect_eq(h->sample_sum, (double)want->sum);
-	cr_expect_eq(h->n_bucket, 0, "no classic buckets in the native family");
+	cr_expect_eq(h->sample_sum, (double)want->sum / 1e9, "the sum in seconds");
 	for (size_t s = 0; s < h->n_positive_span; s++) {
 		idx += h->positive_span[s]->offset;
 		for (uint32_t j = 0; j < h->positive_span[s]->length; j++, idx++) {
 			cr_assert(d < h->n_positive_delta);
 			count += (uint64_t)h->positive_delta[d++];
-			cr_expect_eq(count, osp_hist_bucket(want, (unsigned)idx),
+			cr_expect_eq(count, osp_hist_bucket(want, (unsigned)(idx + shift)),
 				     "native bucket %" PRId64 ": %" PRIu64, idx, count);
 			total += count;
 			seen += count > 0;
@@ -229,11 +238,19 @@ static void check_native(const Io__Prometheus__Client__Histogram *h,
 	cr_expect_eq(d, h->n_positive_delta);
 	cr_expect_eq(total, want->count);
 	cr_expect_eq(seen + (osp_hist_bucket(want, 0) > 0), want->nbk);
+	/* The classic buckets, the text format's fixed le set. */
+	cr_expect_eq(h->n_bucket, 36 - 8 + 1);
+	for (size_t i = 0; i < h->n_bucket; i++) {
+		uint64_t bound = (uint64_t)1 << (8 + i);
+
+		cr_expect_eq(h->bucket[i]->upper_bound, (double)bound / 1e9);
+		cr_expect_eq(h->bucket[i]->cumulative_count, count_le(lat, NLAT, bound));
+	}
 }
 
-Test(exporter, protobuf_holds_exact_native_buckets_and_the_classic_ones)
+Test(exporter, protobuf_holds_classic_and_native_buckets_under_one_name)
 {
-	char *m1 = tpath("m1"), *m2 = tpath("m2");
+	char *m1 = tpath("m1"), *m2 = tpath("m2"), *gone = tpath("gone"), cmd[600];
 	Io__Prometheus__Client__MetricFamily *fam[16];
 	const struct osp_profile *p1, *p2;
 	const Io__Prometheus__Client__Metric *m;
@@ -243,42 +260,50 @@ Test(exporter, protobuf_holds_exact_native_buckets_and_the_classic_ones)
 	size_t n;
 
 	p1 = oext_fixture(m1, "stats.json", "fs", 1, "/l", "read", lat, NLAT);
-	p2 = oext_fixture(m2, "stats.json", "fs", 4, NULL, "read", lat, NLAT);
-	port = oext_exporter((char *[]){ m1, m2, tpath("gone"), NULL }, &p);
+	p2 = oext_fixture(m2, "stats.json", "fs", 8, NULL, "read", lat, NLAT);
+	oext_fixture(gone, "stats.json", "fs", 1, NULL, "read", lat, NLAT);
+	port = oext_exporter((char *[]){ m1, m2, gone, NULL }, &p);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", gone);
+	cr_assert_eq(system(cmd), 0);
 	r = oext_get(port, "/metrics", OEXT_ACCEPT_PROTO);
 	cr_assert_eq(r.status, 200);
 	cr_expect_str_eq(oext_header(&r, "Content-Type"), OEX_CT_PROTO);
 	n = unpack_all(&r, fam, 16);
-	cr_expect_eq(n, 3, "classic, native and up families: %zu", n);
+	cr_expect_eq(n, 3, "the latency, info and up families: %zu", n);
+	for (size_t i = 0; i < n; i++)
+		cr_expect(!strstr(fam[i]->name, "nanoseconds"), "%s", fam[i]->name);
 
-	m = find_metric(fam, n, OEX_FAMILY_LATENCY_NATIVE, m1);
+	m = find_metric(fam, n, OSP_OM_LATENCY, m1);
 	cr_assert(m && m->histogram);
-	check_native(m->histogram, &p1->ops[0].lat);
-	cr_expect_eq(m->n_label, 4);
-	m = find_metric(fam, n, OEX_FAMILY_LATENCY_NATIVE, m2);
+	check_histogram(m->histogram, &p1->ops[0].lat);
+	cr_expect_eq(m->n_label, 3, "mount, layer, op");
+	m = find_metric(fam, n, OSP_OM_LATENCY, m2);
 	cr_assert(m && m->histogram);
-	check_native(m->histogram, &p2->ops[0].lat);
-	cr_expect_eq(m->n_label, 3, "no lower label without a lower");
-
-	m = find_metric(fam, n, OEX_FAMILY_LATENCY, m2);
-	cr_assert(m && m->histogram);
-	cr_expect_eq(m->histogram->n_bucket, 36 - 8 + 1);
-	cr_expect(!m->histogram->has_schema, "the classic family is classic only");
-	for (size_t i = 0; i < m->histogram->n_bucket; i++) {
-		uint64_t bound = (uint64_t)1 << (8 + i);
-
-		cr_expect_eq(m->histogram->bucket[i]->upper_bound, (double)bound / 1e9);
-		cr_expect_eq(m->histogram->bucket[i]->cumulative_count,
-			     count_le(lat, NLAT, bound));
-	}
-	cr_expect_eq(m->histogram->sample_count, NLAT);
-
-	m = find_metric(fam, n, OEX_FAMILY_UP, tpath("gone"));
+	check_histogram(m->histogram, &p2->ops[0].lat);
+	m = find_metric(fam, n, OSP_OM_INFO, m1);
+	cr_assert(m && m->gauge);
+	cr_expect_eq(m->gauge->value, 1);
+	m = find_metric(fam, n, OEX_FAMILY_UP, gone);
 	cr_assert(m && m->gauge);
 	cr_expect_eq(m->gauge->value, 0);
 	for (size_t i = 0; i < n; i++)
 		io__prometheus__client__metric_family__free_unpacked(fam[i], NULL);
 	oext_stop(&p);
+}
+
+Test(exporter, native_buckets_are_the_nearest_grid_in_seconds)
+{
+	/* round(r * log2(1e9)); the native bounds within 7% of ours. */
+	static const unsigned res[] = { 1, 2, 4, 8 };
+	static const int want[] = { 30, 60, 120, 239 };
+
+	for (size_t i = 0; i < 4; i++) {
+		double ratio = exp2(-(double)oex_native_shift(res[i]) / res[i]) * 1e9;
+
+		cr_expect_eq(oex_native_shift(res[i]), want[i]);
+		cr_expect(ratio > 0.93 && ratio < 1.07, "r %u: ratio %g", res[i], ratio);
+		cr_expect_eq(oex_native_shift(res[i]), (int)lround(res[i] * log2(1e9)));
+	}
 }
 
 Test(exporter, accept_header_chooses_the_exposition)
@@ -329,8 +354,11 @@ Test(exporter, ipv6_loopback_is_accepted)
 {
 	char *argv[] = { (char *)OEXT_BIN, "--listen",
 			 "[::1]:0", tpath("m"), NULL };
-	struct oext_proc p = oext_spawn(argv);
+	struct oext_proc p;
 	char *err = NULL;
+
+	oext_fixture(tpath("m"), "stats.json", "fs", 1, NULL, "read", lat, NLAT);
+	p = oext_spawn(argv);
 
 	for (int i = 0; i < 100; i++) {
 		FILE *f = fopen(p.err_path, "r");
@@ -570,7 +598,7 @@ Test(exporter, label_values_read_the_same_from_text_and_protobuf)
 	n = unpack_all(&r, fam, 8);
 	/* The text's value unescaped: \xfe stays spelled, the rest raw. */
 	snprintf(want, sizeof(want), "%.*s\\xfe\"\\", (int)strlen(m) - 3, m);
-	metric = find_metric(fam, n, OEX_FAMILY_LATENCY_NATIVE, want);
+	metric = find_metric(fam, n, OSP_OM_LATENCY, want);
 	cr_assert(metric, "no series of mount %s", want);
 	cr_expect_str_eq(metric->label[2]->name, "op");
 	cr_expect_str_eq(metric->label[2]->value, "r\xc3\xbf\"\\\nd");
@@ -630,5 +658,68 @@ Test(exporter, serves_a_saved_run_directory_and_a_single_profile_file)
 	cr_expect(sample(r.body, series, &v) && v == 5, "%s", series);
 	snprintf(series, sizeof(series), "osprof_latency_seconds_count{mount=\"%s\",layer=\"syscall\",op=\"read\"}", file);
 	cr_expect(sample(r.body, series, &v) && v == 7, "%s", series);
+	oext_stop(&p);
+}
+
+Test(exporter, two_mounts_serve_exact_series_and_the_machine_wide_layers_once)
+{
+	char *m1 = tpath("m1"), *m2 = tpath("m2"), labels[600], *text;
+	struct om_sample *smp = own(calloc(2000, sizeof(*smp)));
+	struct om_series ser[32];
+	Io__Prometheus__Client__MetricFamily *fam[8];
+	const struct om_series *s;
+	struct oext_proc p;
+	struct oext_resp r;
+	size_t n, m, nfam, proto_series = 0;
+	unsigned port;
+
+	/* Each mount with its fs layer and the machine's block and irq
+	 * layers, as osprof-fs mounts that load them hold them. */
+	oext_fixture(m1, "stats.json", "fs", 1, "/data/one", "read", lat, NLAT);
+	oext_fixture(m1, "block.json", "block", 1, "/data/one", "vda.read.queue", lat, 5);
+	oext_fixture(m1, "irq.json", "irq", 1, "/data/one", "31:virtio0-stats", lat, 7);
+	oext_fixture(m2, "stats.json", "fs", 2, "/data/two", "read", lat, 3);
+	oext_fixture(m2, "block.json", "block", 1, "/data/two", "vda.read.queue", lat, 9);
+	oext_fixture(m2, "irq.json", "irq", 1, "/data/two", "31:virtio0-stats", lat, 11);
+	port = oext_exporter((char *[]){ m1, m2, NULL }, &p);
+	r = oext_get(port, "/metrics", NULL);
+	cr_assert_eq(r.status, 200);
+	om_promtool(r.body);
+	text = own(strdup(r.body));
+	n = om_parse(text, smp, 2000);
+	m = om_series_of(smp, n, ser, 32);
+	/* latency: m1 fs, m2 fs, block, irq; info: m1 fs, block, irq, m2 fs;
+	 * up: m1, m2. */
+	cr_expect_eq(m, 4 + 4 + 2, "%zu series in\n%.3000s", m, r.body);
+	cr_expect_eq(n, 2 * (29 + 3) + (27 + 3) + (25 + 3) + 4 + 2, "%zu samples", n);
+	snprintf(labels, sizeof(labels), "mount=%s,layer=fs,op=read", m1);
+	s = om_find(ser, m, OSP_OM_LATENCY, labels);
+	cr_expect(s && s->count == NLAT && s->samples == 29 + 3, "%s", labels);
+	snprintf(labels, sizeof(labels), "mount=%s,layer=fs,op=read", m2);
+	s = om_find(ser, m, OSP_OM_LATENCY, labels);
+	cr_expect(s && s->count == 3, "%s", labels);
+	s = om_find(ser, m, OSP_OM_LATENCY, "layer=block,device=vda,op=read.queue");
+	cr_expect(s && s->count == 5 && s->samples == 27 + 3, "block once, from the first mount");
+	s = om_find(ser, m, OSP_OM_LATENCY, "layer=irq,irq=31:virtio0-stats");
+	cr_expect(s && s->count == 7 && s->samples == 25 + 3, "irq once, from the first mount");
+	snprintf(labels, sizeof(labels), "mount=%s,layer=fs,version=%s,resolution=2,lower=/data/two",
+		 m2, OSPROF_VERSION);
+	cr_expect_not_null(om_find(ser, m, OSP_OM_INFO, labels), "%s", labels);
+	snprintf(labels, sizeof(labels), "layer=block,version=%s,resolution=1", OSPROF_VERSION);
+	cr_expect_not_null(om_find(ser, m, OSP_OM_INFO, labels), "%s", labels);
+	snprintf(labels, sizeof(labels), "mount=%s", m2);
+	s = om_find(ser, m, OEX_FAMILY_UP, labels);
+	cr_expect(s && s->samples == 1);
+
+	/* The protobuf exposition: the same series. */
+	r = oext_get(port, "/metrics", OEXT_ACCEPT_PROTO);
+	cr_assert_eq(r.status, 200);
+	nfam = unpack_all(&r, fam, 8);
+	for (size_t i = 0; i < nfam; i++)
+		proto_series += fam[i]->n_metric;
+	cr_expect_eq(nfam, 3);
+	cr_expect_eq(proto_series, m, "%zu series in protobuf, %zu in text", proto_series, m);
+	for (size_t i = 0; i < nfam; i++)
+		io__prometheus__client__metric_family__free_unpacked(fam[i], NULL);
 	oext_stop(&p);
 }

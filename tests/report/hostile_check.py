@@ -21,8 +21,10 @@ passes, else 1 with the reasons on stderr. Modes:
   csv   csv (Python's): the header, 11 fields a row; the first HEX is
         the layer of every row, the rest are exactly the operations
   om    prometheus_client's OpenMetrics parser, then its Prometheus text
-        parser: the first HEX appears in HELP, the rest are exactly the
-        op label values (valid UTF-8 exactly, other bytes as \\xHH)
+        parser: the first HEX is the layer label of every sample, the rest
+        are exactly the histograms' names (the op label; irq's irq label;
+        block's device and op joined by a dot), valid UTF-8 exactly, other
+        bytes as \\xHH
   json  json (Python's) on strict UTF-8: the first HEX is the layer, the
         rest are exactly the operation names (bytes that are not UTF-8
         read back as their Latin-1 letters)
@@ -221,12 +223,16 @@ def check_om(c, data, strings):
         for f in fams:
             if not re.fullmatch(r"[a-zA-Z_:][a-zA-Z0-9_:]*", f.name):
                 c.fail("%s: bad metric name %r" % (name, f.name))
-            if name == "openmetrics" and layer not in f.documentation:
-                c.fail("HELP %r lacks the layer %r" % (f.documentation, layer))
             for s in f.samples:
-                seen.add(s.labels.get("op"))
+                if s.labels.get("layer") != layer:
+                    c.fail("%s: layer %r, want %r" % (name, s.labels.get("layer"), layer))
+                if s.name.startswith("osprof_info"):
+                    continue
+                lb = s.labels
+                seen.add(lb["irq"] if "irq" in lb else
+                         lb["device"] + "." + lb["op"] if "device" in lb else lb.get("op"))
         if seen != want:
-            c.fail("%s: op labels %r, want %r" % (name, sorted(seen), sorted(want)))
+            c.fail("%s: names %r, want %r" % (name, sorted(seen), sorted(want)))
 
 
 def check_json(c, data, strings):

@@ -929,15 +929,20 @@ Test(report, export_openmetrics_ends_once)
 {
 	struct run r = REPORT("export", "--format", "openmetrics", mount_dir());
 	const char *eof;
+	char want[600];
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	/* read's 1100 requests in fs, 900 + 100 in lower: every bucket. */
-	cr_expect_str_eq(line_starting(r.out, "osprof_fs_latency_seconds_bucket{op=\"read\",le=\"+Inf\"} "),
-			 "osprof_fs_latency_seconds_bucket{op=\"read\",le=\"+Inf\"} 1100");
-	cr_expect_str_eq(line_starting(r.out, "osprof_fs_latency_seconds_count{op=\"read\"} "),
-			 "osprof_fs_latency_seconds_count{op=\"read\"} 1100");
-	cr_expect_str_eq(line_starting(r.out, "osprof_lower_latency_seconds_bucket{op=\"read\",le=\"+Inf\"} "),
-			 "osprof_lower_latency_seconds_bucket{op=\"read\",le=\"+Inf\"} 1000");
+	/* read's 1100 requests in fs, 900 + 100 in lower: every bucket. Every
+	 * layer in one family, the mount labelled as it was named. */
+	snprintf(want, sizeof(want), "osprof_latency_seconds_bucket{mount=\"%s\",layer=\"fs\",op=\"read\",le=\"+Inf\"} 1100",
+		 mount_dir());
+	cr_expect_str_eq(line_starting(r.out, want), want);
+	snprintf(want, sizeof(want), "osprof_latency_seconds_count{mount=\"%s\",layer=\"fs\",op=\"read\"} 1100",
+		 mount_dir());
+	cr_expect_str_eq(line_starting(r.out, want), want);
+	snprintf(want, sizeof(want), "osprof_latency_seconds_bucket{mount=\"%s\",layer=\"lower\",op=\"read\",le=\"+Inf\"} 1000",
+		 mount_dir());
+	cr_expect_str_eq(line_starting(r.out, want), want);
 	eof = strstr(r.out, "# EOF\n");
 	cr_assert_not_null(eof);
 	cr_expect_str_eq(eof, "# EOF\n", "one # EOF, at the end");

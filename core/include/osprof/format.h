@@ -8,13 +8,13 @@
  *    count, share, mean);
  *  - the human timeline view;
  *  - JSON, DESIGN.md's profile format (one op per line, jq-friendly);
- *  - OpenMetrics text, one histogram per operation, `le` in seconds;
  *  - a JSON reader (json-c) that round-trips the writer's output and
  *    rejects malformed input with a message naming what is wrong.
  *
  * Writers return 0, or -EIO when the stream reports an error. Every name
  * and value taken from the profile is escaped for the output's language
- * with osprof/escape.h's helpers (text, JSON, OpenMetrics).
+ * with osprof/escape.h's helpers (text, JSON). The metrics for Prometheus
+ * are osprof/metrics.h's.
  */
 #ifndef OSPROF_FORMAT_H
 #define OSPROF_FORMAT_H
@@ -28,13 +28,6 @@
 int osp_write_stats(FILE *out, const struct osp_profile *p);
 int osp_write_timeline(FILE *out, const struct osp_profile *p);
 int osp_write_json(FILE *out, const struct osp_profile *p);
-/*
- * @prefix names the metric family, e.g. "osprof_fs" (->
- * osprof_fs_latency_seconds); characters a metric name cannot hold become
- * '_' (osp_metric_name).
- */
-int osp_write_openmetrics(FILE *out, const struct osp_profile *p,
-			  const char *prefix);
 
 /*
  * osp_write_hist_ascii - one histogram as print_log2_hist does it: a
