@@ -33,6 +33,16 @@ struct oex_source {
 };
 
 /*
+ * oex_source_check - whether @path names a source at all, by core's rule
+ * (osp_source_find): 0 for an osprof-fs mount, a run directory,
+ * /proc/osprof or a file; else -errno (-ENOENT, -EACCES, ...; -EINVAL for
+ * a directory with no profile or a device, FIFO or socket) with what it
+ * is instead in @err. Asked once, at start: a source that goes away later
+ * is a source down, not an error.
+ */
+int oex_source_check(const char *path, char *err, size_t errlen);
+
+/*
  * oex_source_load - read every layer of @path now into @src (zeroed by
  * the caller): @path/.osprof/ (a mount), a directory of layer files (a
  * saved run: stats.json or fs.json, fuse.json, syscall.json, lower.json,

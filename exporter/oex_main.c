@@ -11,7 +11,8 @@
  * address it listens on is written as one line to stderr once it does.
  * It runs until SIGINT or SIGTERM. Exit status: 0 after a signal, 1 when
  * it cannot listen (or a scrape stuck on a source outlived the shutdown's
- * wait), 2 for bad usage (a bad address: one line).
+ * wait), 2 for bad usage (a bad address, or a path that is no source at
+ * start: one line).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -133,6 +134,32 @@ static int stop(struct oex_http *http)
 	return 0;
 }
 
+/*
+ * Each source must be one when we start (a typo is said now, not served
+ * as a source down for ever) and named once (its series would repeat):
+ * 0, or 2 with one line on stderr.
+ */
+static int check_sources(char *const *paths, size_t n)
+{
+	char err[256];
+
+	for (size_t i = 0; i < n; i++) {
+		bool twice = false;
+
+		for (size_t j = 0; j < i && !twice; j++)
+			twice = strcmp(paths[i], paths[j]) == 0;
+		if (twice)
+			snprintf(err, sizeof(err), "named twice");
+		else if (oex_source_check(paths[i], err, sizeof(err)) == 0)
+			continue;
+		fputs(OEX_PROG ": ", stderr);
+		osp_esc_text(stderr, paths[i]);
+		fprintf(stderr, ": %s\n", err);
+		return 2;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *listen_text = OEX_DEFAULT_LISTEN;
@@ -171,6 +198,8 @@ int main(int argc, char **argv)
 		      stderr);
 		return 2;
 	}
+	if (check_sources(&argv[optind], (size_t)(argc - optind)))
+		return 2;
 	/* Signals wait for sigwait, in this thread; the server's threads
 	 * inherit the mask and never see them. */
 	signal(SIGPIPE, SIG_IGN);

@@ -7,7 +7,8 @@
  * file (osprof-trace's -o FILE, say). Which of these a
  * path is gets decided on each scrape, by core's rule (osp_source_find,
  * as osprof-report decides), so a mount that goes away and comes back is
- * served again. Parsing is core's (osp_read_json, osp_read_kmod);
+ * served again; at start, a path that is none of these is refused
+ * (oex_source_check). Parsing is core's (osp_read_json, osp_read_kmod);
  * this file only finds the files.
  */
 #include <errno.h>
@@ -78,6 +79,30 @@ static void load_path(struct oex_source *src, const char *path,
 	else
 		log_line(log, path, err);
 	free(text);
+}
+
+int oex_source_check(const char *path, char *err, size_t errlen)
+{
+	const struct osp_source *found;
+	int rc = osp_source_find(path, &found);
+
+	if (rc) {
+		snprintf(err, errlen, "%s", strerror(-rc));
+		return rc;
+	}
+	switch (found->kind) {
+	case OSP_SOURCE_MOUNT:
+	case OSP_SOURCE_RUN_DIR:
+	case OSP_SOURCE_KMOD_DIR:
+	case OSP_SOURCE_FILE:
+		return 0;
+	case OSP_SOURCE_NO_PROFILE:
+		snprintf(err, errlen, "a directory with no profile, not an osprof-fs mount, a run directory or /proc/osprof");
+		return -EINVAL;
+	default:
+		snprintf(err, errlen, "neither a directory nor a regular file");
+		return -EINVAL;
+	}
 }
 
 void oex_source_load(struct oex_source *src, const char *path, FILE *log)

@@ -723,3 +723,34 @@ Test(exporter, two_mounts_serve_exact_series_and_the_machine_wide_layers_once)
 		io__prometheus__client__metric_family__free_unpacked(fam[i], NULL);
 	oext_stop(&p);
 }
+
+Test(exporter, a_path_that_is_no_source_is_refused_at_start_with_one_line)
+{
+	char *dir = tpath("plain"), *fifo = tpath("fifo"), *m = tpath("m");
+	const char *bad[][2] = {
+		{ tpath("nonexistent"), "No such file or directory" },
+		{ dir, "a directory with no profile" },
+		{ fifo, "neither a directory nor a regular file" },
+	};
+
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	oext_fixture(m, "stats.json", "fs", 1, NULL, "read", lat, NLAT);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct run r = run_argv((char *[]){ (char *)OEXT_BIN, "--listen", "127.0.0.1:0",
+						    m, (char *)bad[i][0], NULL });
+		char *nl = strchr(r.err, '\n');
+
+		cr_expect_eq(r.status, 2, "%s: exit %d", bad[i][0], r.status);
+		cr_expect(nl && nl[1] == '\0', "%s: not one line: %s", bad[i][0], r.err);
+		cr_expect(strstr(r.err, bad[i][0]) && strstr(r.err, bad[i][1]),
+			  "the line names the path and what it is: %s", r.err);
+	}
+	{
+		struct run r = run_argv((char *[]){ (char *)OEXT_BIN, "--listen", "127.0.0.1:0",
+						    m, m, NULL });
+
+		cr_expect_eq(r.status, 2);
+		cr_expect(strstr(r.err, "named twice"), "%s", r.err);
+	}
+}
