@@ -22,7 +22,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -48,6 +47,10 @@ static void usage(FILE *out)
 	      "  " OEX_PROG " --listen [::1]:9464 /mnt/a /mnt/b /proc/osprof\n", out);
 }
 
+/* Connections the kernel keeps waiting for accept: a burst of clients
+ * connecting at once is not refused while the loop catches up. */
+#define OEX_BACKLOG 1024
+
 /* A socket bound to @ss and listening, or -1 with a line on stderr. */
 static int listen_on(const char *text, const struct sockaddr_storage *ss,
 		     socklen_t len)
@@ -60,7 +63,7 @@ static int listen_on(const char *text, const struct sockaddr_storage *ss,
 	if (ss->ss_family == AF_INET6)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
 	if (bind(fd, (const struct sockaddr *)ss, len) != 0 ||
-	    listen(fd, 64) != 0)
+	    listen(fd, OEX_BACKLOG) != 0)
 		goto fail;
 	return fd;
 fail:
@@ -101,12 +104,6 @@ static void say_where(int fd)
 /* Seconds shutdown waits for the scrapes under way. */
 #define OEX_STOP_WAIT_S 2
 
-static void *stopper(void *http)
-{
-	oex_http_stop(http); /* closes the listening socket too */
-	return NULL;
-}
-
 /*
  * Stop the server, waiting OEX_STOP_WAIT_S at most for the scrapes under
  * way: one stuck reading a hung mount would never end, and a signal must
@@ -114,20 +111,11 @@ static void *stopper(void *http)
  */
 static int stop(struct oex_http *http)
 {
-	struct timespec until;
-	pthread_t t;
-
-	if (pthread_create(&t, NULL, stopper, http) != 0) {
-		oex_http_stop(http);
-		return 0;
-	}
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += OEX_STOP_WAIT_S;
-	if (pthread_timedjoin_np(t, NULL, &until) != 0) {
+	if (oex_http_stop(http, OEX_STOP_WAIT_S) == -EBUSY) {
 		fputs(OEX_PROG ": a scrape is still reading a source; exiting without it\n",
 		      stderr);
 		/* Not exit(): library destructors would run under the
-		 * stopper, which is inside libmicrohttpd. */
+		 * stuck scrape's thread. */
 		fflush(NULL);
 		_exit(1);
 	}

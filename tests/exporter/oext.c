@@ -176,12 +176,23 @@ unsigned oext_exporter(char *const *paths, struct oext_proc *p)
 
 int oext_connect(unsigned port)
 {
+	return oext_connect_from(port, NULL);
+}
+
+int oext_connect_from(unsigned port, const char *from)
+{
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	struct sockaddr_in me = { .sin_family = AF_INET };
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (fd < 0)
 		return -1;
+	if (from && (inet_pton(AF_INET, from, &me.sin_addr) != 1 ||
+		     bind(fd, (struct sockaddr *)&me, sizeof(me)) != 0)) {
+		close(fd);
+		return -1;
+	}
 	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
 		close(fd);
 		return -1;

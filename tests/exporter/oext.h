@@ -53,6 +53,9 @@ unsigned oext_exporter(char *const *paths, struct oext_proc *p);
 
 /* A TCP connection to 127.0.0.1:@port, or -1. */
 int oext_connect(unsigned port);
+/* The same from the loopback address @from ("127.0.0.2": all of 127/8
+ * is this host's), or -1. */
+int oext_connect_from(unsigned port, const char *from);
 
 struct oext_resp {
 	int status;      /* HTTP status, 0 when no status line came */

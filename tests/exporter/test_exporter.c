@@ -4,8 +4,11 @@
  * mounts (the fixed le set, complete, its cumulative counts exact against
  * the latencies recorded, hostile names escaped), the protobuf one decoded
  * back with protobuf-c (native buckets, schema, spans, deltas), content
- * negotiation, the command line, and the error paths: a mount that goes
- * away between scrapes, a malformed request, a slow client.
+ * negotiation, the command line, and the error paths: a path that is no
+ * source, a mount that goes away between scrapes, a malformed request,
+ * slow clients: a request's headers cut past 5 s however they trickle,
+ * scrapes answered beside 1,000 idle or trickling connections and beside
+ * 64 half-requests kept open, one address held to 128 connections.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -507,30 +510,73 @@ Test(exporter, a_slow_client_does_not_block_a_concurrent_scrape)
 	oext_stop(&p);
 }
 
-Test(exporter, an_idle_connection_is_closed_after_the_timeout, .timeout = 30)
+/* Seconds from @t0 until the server closes @fd, or -1 past @max_s;
+ * what it sent before, up to @len - 1 bytes, into @got. */
+static double closed_after(int fd, double t0, double max_s, char *got, size_t len)
 {
-	char *m = tpath("m"), c;
+	size_t have = 0;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &(struct timeval){ .tv_usec = 200000 },
+		   sizeof(struct timeval));
+	got[0] = '\0';
+	while (oext_now() - t0 < max_s) {
+		char buf[256];
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+		if (n > 0) {
+			size_t k = (size_t)n < len - 1 - have ? (size_t)n : len - 1 - have;
+
+			memcpy(got + have, buf, k);
+			have += k;
+			got[have] = '\0';
+			continue;
+		}
+		if (n == 0 || (errno != EAGAIN && errno != EINTR))
+			return oext_now() - t0;
+	}
+	return -1;
+}
+
+Test(exporter, a_request_whose_headers_take_over_5_s_is_cut_however_they_trickle, .timeout = 40)
+{
+	static const char slow[] = "GET /metrics HTTP/1.1\r\nX-Slow: "
+				   "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+	char *m = tpath("m"), got[128];
 	struct oext_proc p;
 	unsigned port;
-	double t0;
-	ssize_t n;
-	int fd;
+	double t0, dt;
+	int idle, half, trickle;
+	size_t sent = 0;
 
 	oext_fixture(m, "stats.json", "fs", 1, NULL, "read", lat, NLAT);
 	port = oext_exporter((char *[]){ m, NULL }, &p);
-	fd = oext_connect(port);
-	cr_assert(fd >= 0);
-	cr_assert_eq(send(fd, "GET /metrics HTTP/1.1\r\n", 23, 0), 23);
+	idle = oext_connect(port);
+	half = oext_connect(port);
+	trickle = oext_connect(port);
+	cr_assert(idle >= 0 && half >= 0 && trickle >= 0);
 	t0 = oext_now();
-	/* Blocks until the server closes (or a 20 s receive timeout). */
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &(struct timeval){ .tv_sec = 20 },
-		   sizeof(struct timeval));
-	n = recv(fd, &c, 1, 0);
-	cr_expect(n <= 0, "nothing is answered to half a request");
-	cr_expect(oext_now() - t0 > 8 && oext_now() - t0 < 15,
-		  "closed after %.1f s, the timeout being 10 s", oext_now() - t0);
-	close(fd);
-	oext_stop(&p);
+	cr_assert_eq(send(half, slow, 23, 0), 23);
+	/* A byte every 100 ms: libmicrohttpd's own timeout, which counts
+	 * from the last byte, would never end it. */
+	while (oext_now() - t0 < 9 && sent < sizeof(slow) - 1 &&
+	       send(trickle, slow + sent, 1, MSG_NOSIGNAL) == 1) {
+		sent++;
+		usleep(100000);
+	}
+	dt = oext_now() - t0;
+	cr_expect(dt > 4.5 && dt < 7, "the trickle was cut after %.1f s (%zu bytes), the limit being 5 s",
+		  dt, sent);
+	cr_expect(closed_after(trickle, t0, 12, got, sizeof(got)) > 0, "the trickling connection is closed");
+	dt = closed_after(idle, t0, 12, got, sizeof(got));
+	cr_expect(dt > 4.5 && dt < 7, "an idle connection closed after %.1f s", dt);
+	dt = closed_after(half, t0, 12, got, sizeof(got));
+	cr_expect(dt > 4.5 && dt < 7, "half a request closed after %.1f s", dt);
+	cr_expect_eq(strncmp(got, "HTTP/1.1 408 ", 13), 0, "a 408 first: %s", got);
+	close(idle);
+	close(half);
+	close(trickle);
+	cr_expect_eq(oext_get(port, "/metrics", NULL).status, 200);
+	cr_expect_eq(oext_stop(&p), 0);
 }
 
 Test(exporter, a_source_stuck_in_one_scrape_is_reported_down_by_the_next, .timeout = 30)
@@ -753,4 +799,153 @@ Test(exporter, a_path_that_is_no_source_is_refused_at_start_with_one_line)
 		cr_expect_eq(r.status, 2);
 		cr_expect(strstr(r.err, "named twice"), "%s", r.err);
 	}
+}
+
+/* Whether the server has closed @fd (an end or a reset is waiting,
+ * after what it sent: read and dropped). */
+static bool is_closed(int fd)
+{
+	for (;;) {
+		char buf[256];
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (n > 0)
+			continue;
+		return n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
+	}
+}
+
+/* A scrape within @max_s whose body is @want exactly. */
+static void scrape_is(unsigned port, const char *want, double max_s, const char *when)
+{
+	double t0 = oext_now(), dt;
+	struct oext_resp r = oext_get(port, "/metrics", NULL);
+
+	dt = oext_now() - t0;
+	cr_expect_eq(r.status, 200, "%s: status %d", when, r.status);
+	cr_expect(dt < max_s, "%s: the scrape took %.2f s", when, dt);
+	cr_expect_str_eq(r.body, want, "%s: the scrape's content", when);
+}
+
+#define NCONN 1000
+
+Test(exporter, a_thousand_idle_or_trickling_connections_leave_scrapes_answered, .timeout = 90)
+{
+	char *m = tpath("m"), *want;
+	int *fd = own(calloc(NCONN, sizeof(int)));
+	struct oext_proc p;
+	unsigned port;
+	size_t open_n = 0, closed_n = 0;
+	double t0;
+
+	oext_fixture(m, "stats.json", "fs", 1, NULL, "read", lat, NLAT);
+	port = oext_exporter((char *[]){ m, NULL }, &p);
+	want = oext_get(port, "/metrics", NULL).body;
+	cr_assert(strstr(want, "osprof_latency_seconds_count"));
+	/* A thousand clients, one address each: under every limit, so all
+	 * are accepted and held. Half send nothing, half trickle a request. */
+	t0 = oext_now();
+	for (int i = 0; i < NCONN; i++) {
+		char from[32];
+
+		snprintf(from, sizeof(from), "127.1.%d.%d", i / 250, 1 + i % 250);
+		fd[i] = oext_connect_from(port, from);
+		cr_assert(fd[i] >= 0, "connection %d: %s", i, strerror(errno));
+		if (i % 2)
+			cr_assert_eq(send(fd[i], "GET /metrics HTTP/1.1\r\nX-A: ", 28, 0), 28);
+	}
+	cr_log_info("%d connections in %.2f s", NCONN, oext_now() - t0);
+	for (int k = 0; k < 8; k++) {
+		char when[64];
+
+		for (int i = 1; i < NCONN; i += 2)
+			(void)!send(fd[i], "a", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+		snprintf(when, sizeof(when), "scrape %d beside %d connections", k, NCONN);
+		scrape_is(port, want, 1.0, when);
+		usleep(250000);
+	}
+	for (int i = 0; i < NCONN; i++)
+		open_n += !is_closed(fd[i]);
+	cr_expect_eq(open_n, NCONN, "all held while under 5 s old: %zu open", open_n);
+	/* Past the headers' limit, all are cut. */
+	while (oext_now() - t0 < 5 + 3 + NCONN * 0.002) {
+		for (int i = 1; i < NCONN; i += 2)
+			(void)!send(fd[i], "a", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+		usleep(200000);
+	}
+	for (int i = 0; i < NCONN; i++) {
+		closed_n += is_closed(fd[i]);
+		close(fd[i]);
+	}
+	cr_expect_eq(closed_n, NCONN, "%zu of %d closed past the headers' limit", closed_n, NCONN);
+	scrape_is(port, want, 1.0, "the scrape after");
+	cr_expect_eq(oext_stop(&p), 0);
+}
+
+Test(exporter, one_address_holds_at_most_128_connections, .timeout = 60)
+{
+	char *m = tpath("m"), *want;
+	int *fd = own(calloc(NCONN, sizeof(int)));
+	struct oext_proc p;
+	unsigned port;
+	size_t open_n = 0;
+
+	oext_fixture(m, "stats.json", "fs", 1, NULL, "read", lat, NLAT);
+	port = oext_exporter((char *[]){ m, NULL }, &p);
+	want = oext_get(port, "/metrics", NULL).body;
+	for (int i = 0; i < NCONN; i++) {
+		fd[i] = oext_connect_from(port, "127.0.0.2");
+		cr_assert(fd[i] >= 0, "connection %d: %s", i, strerror(errno));
+	}
+	scrape_is(port, want, 1.0, "a scrape from another address");
+	usleep(300000);
+	for (int i = 0; i < NCONN; i++) {
+		open_n += !is_closed(fd[i]);
+		close(fd[i]);
+	}
+	cr_expect_eq(open_n, 128, "%zu of one address's connections held", open_n);
+	cr_expect_eq(oext_stop(&p), 0);
+}
+
+Test(exporter, sixty_four_half_requests_kept_open_do_not_block_scrapes, .timeout = 60)
+{
+	static const char half[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n";
+	char *m = tpath("m"), *want;
+	int fd[64];
+	struct oext_proc p;
+	unsigned port, reopened = 0, scrapes = 0;
+	double t0;
+
+	oext_fixture(m, "stats.json", "fs", 1, NULL, "read", lat, NLAT);
+	port = oext_exporter((char *[]){ m, NULL }, &p);
+	want = oext_get(port, "/metrics", NULL).body;
+	/* The scraper's own address, as a client beside it on one host. */
+	for (int i = 0; i < 64; i++) {
+		fd[i] = oext_connect(port);
+		cr_assert(fd[i] >= 0);
+		cr_assert_eq(send(fd[i], half, sizeof(half) - 1, 0), (ssize_t)sizeof(half) - 1);
+	}
+	t0 = oext_now();
+	/* 12 s: past the headers' limit twice, each cut one opened again. */
+	while (oext_now() - t0 < 12) {
+		char when[64];
+
+		for (int i = 0; i < 64; i++) {
+			if (!is_closed(fd[i]))
+				continue;
+			close(fd[i]);
+			fd[i] = oext_connect(port);
+			cr_assert(fd[i] >= 0);
+			(void)!send(fd[i], half, sizeof(half) - 1, MSG_NOSIGNAL);
+			reopened++;
+		}
+		snprintf(when, sizeof(when), "scrape %u beside 64 half-requests", scrapes++);
+		scrape_is(port, want, 1.0, when);
+		usleep(200000);
+	}
+	cr_expect_geq(reopened, 64, "the half-requests were cut and opened again: %u", reopened);
+	cr_log_info("%u scrapes, %u half-requests opened again", scrapes, reopened);
+	for (int i = 0; i < 64; i++)
+		close(fd[i]);
+	cr_expect_eq(oext_stop(&p), 0);
 }
