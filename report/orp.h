@@ -299,18 +299,20 @@ int orp_chart_op(struct orp_render *r, const struct osp_profile *p,
 		 const struct osp_op *op, char *err, size_t errlen);
 int orp_chart_overview(struct orp_render *r, const struct osp_profile *p,
 		       size_t top, char *err, size_t errlen);
-/* orp_chart_op for every operation with requests, most total time first. */
+/* orp_chart_op for every operation with requests, most total time first:
+ * the first @top (0: all) with @min_share or more of the layer's time. */
 int orp_chart_ops(struct orp_render *r, const struct osp_profile *p,
-		  char *err, size_t errlen);
-/* One heat map per operation (most total time first), timeline-LAYER-OP,
- * on r->tl_clock's time axis. Nothing (0) when the profile has no timeline. */
+		  size_t top, double min_share, char *err, size_t errlen);
+/* One heat map per operation (most total time first; @top and @min_share
+ * as for orp_chart_ops), timeline-LAYER-OP, on r->tl_clock's time axis.
+ * Nothing (0) when the profile has no timeline. */
 int orp_chart_timeline(struct orp_render *r, const struct osp_profile *p,
-		       char *err, size_t errlen);
+		       size_t top, double min_share, char *err, size_t errlen);
 /* Overlay of one operation in A and B, shapes normalised to percent. */
 int orp_chart_overlay(struct orp_render *r, const struct osp_cmp *c,
 		      const struct osp_cmp_item *it, const char *label_a,
 		      const char *label_b, char *err, size_t errlen);
-/* The layered view: one curve per layer. Nothing when fewer than two. */
+/* Every request of each layer, a panel a layer. Nothing when fewer than two. */
 int orp_chart_layers(struct orp_render *r, struct osp_profile *const *p,
 		     size_t n, char *err, size_t errlen);
 /* IRQ bar charts (orp_irq.c); nothing unless @p is the irq layer. */

@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * The charts of osprof-report, in OSprof's style: x is latency on a log2
- * axis (1us, 10us, 1ms ... with the bucket numbers above it), y the number
- * of requests on a log scale, so a peak of ten requests shows next to one
+ * axis labelled in human units (1us, 10us, 1ms ...), y the number of
+ * requests on a log scale, so a peak of ten requests shows next to one
  * of a million. Per-operation histograms with their peaks labelled, in
  * order of total time; an overview of the top operations on one shared x
  * range; per operation a timeline heat map in viridis (perceptually
  * uniform), by elapsed or wall-clock time; overlays of one operation in
- * two profiles, and the layered view (every request of each layer, and per
- * operation the layers that share it -- fuse and fs above all -- overlaid
- * with their means marked).
+ * two profiles; every request of each layer as small multiples, a panel
+ * a layer. No chart overlays more than two distributions.
  * (IRQ bar charts live in orp_irq.c.)
  */
 #include <errno.h>
@@ -49,9 +48,12 @@ static void hist_axes(FILE *f, unsigned lo, unsigned hi, unsigned res,
 		      const char *ylabel)
 {
 	fprintf(f, "set xrange [%.1f:%.1f]\n", lo - 1.0, hi + 1.0);
-	orp_gp_latency_axis(f, lo - 1.0, hi + 1.0, res, true);
+	orp_gp_latency_axis(f, lo - 1.0, hi + 1.0, res);
 	orp_gp_set_str(f, "ylabel", ylabel);
+	/* No minor tics on the log axis, none mirrored: they add nothing to
+	 * read and a third of an SVG's bytes. */
 	fputs("set logscale y\nset format y '%.0s%c'\nset grid ytics lc rgb '#e0e0e0'\n"
+	      "set ytics nomirror\nset mytics 1\n"
 	      "set key top right\n", f);
 }
 
@@ -141,22 +143,30 @@ static const struct osp_op **sorted_ops(const struct osp_profile *p, size_t *n)
 	return v;
 }
 
-/* @draw for each op of @p with requests, most total latency first. */
+/*
+ * @draw for each op of @p with requests, most total latency first: the
+ * first @top (0: all) of those with at least @min_share of the layer's
+ * time.
+ */
 static int each_op_by_total(struct orp_render *r, const struct osp_profile *p,
 			    int (*draw)(struct orp_render *, const struct osp_profile *,
 					const struct osp_op *, char *, size_t),
-			    char *err, size_t errlen)
+			    size_t top, double min_share, char *err, size_t errlen)
 {
 	size_t n;
 	const struct osp_op **ops = sorted_ops(p, &n);
+	double total = 0.0;
 	int rc = 0;
 
 	if (!ops) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	for (size_t k = 0; !rc && k < n; k++)
-		rc = draw(r, p, ops[k], err, errlen);
+	for (size_t k = 0; k < n; k++)
+		total += (double)ops[k]->lat.sum;
+	for (size_t k = 0; !rc && k < n && (!top || k < top); k++)
+		if (min_share <= 0.0 || (double)ops[k]->lat.sum >= min_share * total)
+			rc = draw(r, p, ops[k], err, errlen);
 	free(ops);
 	return rc;
 }
@@ -234,8 +244,8 @@ int orp_chart_overview(struct orp_render *r, const struct osp_profile *p,
 	/* One x range for every panel: the same place is the same latency. */
 	ops_range(ops, n, &lo, &hi);
 	fprintf(g.f, "set xrange [%.1f:%.1f]\n", lo - 1.0, hi + 1.0);
-	orp_gp_latency_axis(g.f, lo - 1.0, hi + 1.0, p->res, false);
-	fputs("set ylabel 'requests'\nset logscale y\nset format y '%.0s%c'\n"
+	orp_gp_latency_axis(g.f, lo - 1.0, hi + 1.0, p->res);
+	fputs("set ylabel 'requests'\nset logscale y\nset format y '%.0s%c'\nset ytics nomirror\nset mytics 1\n"
 	      "set style fill solid 0.75 noborder\nset boxwidth 0.85\n", g.f);
 	fprintf(g.f, "set multiplot layout %zu,%zu title ", rows, cols);
 	osp_esc_gp(g.f, title);
@@ -383,11 +393,11 @@ static int timeline_op(struct orp_render *r, const struct osp_profile *p,
 }
 
 int orp_chart_timeline(struct orp_render *r, const struct osp_profile *p,
-		       char *err, size_t errlen)
+		       size_t top, double min_share, char *err, size_t errlen)
 {
 	if (p->nsnaps < 2)
 		return 0; /* one row is no picture of change over time */
-	return each_op_by_total(r, p, timeline_op, err, errlen);
+	return each_op_by_total(r, p, timeline_op, top, min_share, err, errlen);
 }
 
 /* Where a peak change sits: the peak in B, or in A when it was removed. */
@@ -463,141 +473,67 @@ int orp_chart_overlay(struct orp_render *r, const struct osp_cmp *c,
 	return orp_gp_end(r, &g, err, errlen);
 }
 
-/*
- * One curve per profile in @h (normalised), named by @names; where @means
- * is given, a dashed line at each curve's mean latency in its colour.
- */
-static int layer_chart(struct orp_render *r, const char *hint,
-		       const char *title, const struct osp_hist *const *h,
-		       const char *const *names, const double *means, size_t n,
-		       char *err, size_t errlen)
+/* Buckets of @h as shares of its requests, in percent; the smallest share. */
+static double data_share(FILE *f, const char *name, const struct osp_hist *h)
 {
-	unsigned lo = UINT32_MAX, hi = 0, a, b;
-	double least = 100.0; /* the smallest share drawn, in percent */
+	double scale = 100.0 / (double)osp_hist_bucket_total(h), least = 100.0;
+
+	for (uint32_t i = 0; i < h->nbk; i++)
+		least = fmin(least, (double)h->bk[i].count * scale);
+	data_hist(f, name, h, scale);
+	return least;
+}
+
+int orp_gp_panels(struct orp_render *r, const char *hint, const char *title,
+		  const struct osp_hist *const *h, const char *const *names, size_t n,
+		  char *err, size_t errlen)
+{
+	unsigned lo = UINT32_MAX, hi = 0, a, b, res = h[0]->res;
+	double least = 100.0;
 	struct orp_gp g;
-	int rc = orp_gp_begin(r, &g, hint, title, 900, 480, err, errlen);
+	int height = 90 + 170 * (int)n;
+	int rc = orp_gp_begin(r, &g, hint, title, 900, height, err, errlen);
 
 	if (rc)
 		return rc;
 	for (size_t k = 0; k < n; k++) {
-		double scale = 100.0 / (double)osp_hist_bucket_total(h[k]);
 		char name[32];
 
-		snprintf(name, sizeof(name), "l%zu", k);
+		snprintf(name, sizeof(name), "p%zu", k);
 		if (osp_hist_range(h[k], &a, &b)) {
 			lo = a < lo ? a : lo;
 			hi = b > hi ? b : hi;
 		}
-		for (uint32_t i = 0; i < h[k]->nbk; i++)
-			least = fmin(least, (double)h[k]->bk[i].count * scale);
-		data_hist(g.f, name, h[k], scale);
+		least = fmin(least, data_share(g.f, name, h[k]));
 	}
-	orp_gp_set_str(g.f, "title", title);
-	hist_axes(g.f, lo, hi, h[0]->res, "share of requests, % (log scale)");
-	/* Room below the smallest share, so a one-bucket curve is seen. */
-	fprintf(g.f, "set yrange [%.6g:250]\n", least / 4.0);
-	/* Bucket b ends at 2^(b/res) and is drawn from b - 0.5 to b + 0.5. */
-	for (size_t k = 0; means && k < n; k++)
-		if (means[k] > 1.0)
-			fprintf(g.f, "set arrow %zu from %.4f, graph 0 to %.4f, graph 1 nohead dt 2 lc rgb '%s'\n",
-				k + 1, h[k]->res * log2(means[k]) + 0.5,
-				h[k]->res * log2(means[k]) + 0.5,
-				orp_gp_colours[k % orp_gp_ncolours]);
-	/* Boxes, not steps: a curve of one bucket is still drawn. */
-	fputs("set style fill transparent solid 0.3 border\nset boxwidth 0.85\n"
-	      "set format y '%g'\nplot ", g.f);
-	for (size_t k = 0; k < n; k++) {
-		fprintf(g.f, "%s$l%zu using 1:2 with boxes lw 2 lc rgb '%s' title ",
-			k ? ", \\\n     " : "", k, orp_gp_colours[k % orp_gp_ncolours]);
-		osp_esc_gp(g.f, names[k]);
-	}
+	/* One x range and one y range for every panel: the same place is
+	 * the same latency and the same share. */
+	fprintf(g.f, "set xrange [%.1f:%.1f]\n", lo - 1.0, hi + 1.0);
+	orp_gp_latency_axis(g.f, lo - 1.0, hi + 1.0, res);
+	fprintf(g.f, "set logscale y\nset yrange [%.6g:250]\nset format y '%%g'\nset ytics nomirror\nset mytics 1\n"
+		     "set ylabel '%% (log)'\nset grid ytics lc rgb '#e0e0e0'\n"
+		     "set style fill solid 0.8 noborder\nset boxwidth 0.85\n", least / 4.0);
+	/* Room above each panel for its title, and above all for the chart's. */
+	fprintf(g.f, "set multiplot layout %zu,1 margins screen 0.09, 0.97, %.4f, %.4f spacing screen 0, %.4f title ",
+		n, 48.0 / height, 1.0 - 58.0 / height, 66.0 / height);
+	osp_esc_gp(g.f, title);
 	fputc('\n', g.f);
+	for (size_t k = 0; k < n; k++) {
+		double mean = osp_hist_mean(h[k]);
+
+		orp_gp_set_str(g.f, "title", names[k]);
+		fputs("unset arrow\n", g.f);
+		/* The mean, dashed: where the layer's time per request sits. */
+		if (mean > 1.0)
+			fprintf(g.f, "set arrow 1 from %.4f, graph 0 to %.4f, graph 1 nohead front dt 2 lw 2 lc rgb '%s'\n",
+				orp_gp_latency_pos(mean, res), orp_gp_latency_pos(mean, res),
+				orp_gp_colours[1]);
+		fputs(k + 1 == n ? "set xlabel 'latency (dashed: the mean)'\n" : "unset xlabel\n", g.f);
+		fprintf(g.f, "plot $p%zu using 1:2 with boxes lc rgb '%s' notitle\n", k,
+			orp_gp_colours[0]);
+	}
+	fputs("unset multiplot\n", g.f);
 	return orp_gp_end(r, &g, err, errlen);
-}
-
-static int layers_total(struct orp_render *r, struct osp_profile *const *p,
-			size_t n, char *err, size_t errlen)
-{
-	struct osp_hist tot[ORP_LAYERS_MAX];
-	const struct osp_hist *hp[ORP_LAYERS_MAX];
-	const char *names[ORP_LAYERS_MAX];
-	size_t m = 0;
-	int rc = 0;
-
-	for (size_t k = 0; k < n && !rc; k++) {
-		rc = orp_profile_total(p[k], &tot[m]);
-		if (rc)
-			break;
-		if (osp_hist_bucket_total(&tot[m]) == 0) {
-			osp_hist_fini(&tot[m]);
-			continue;
-		}
-		hp[m] = &tot[m];
-		names[m++] = p[k]->layer;
-	}
-	if (!rc && m >= 2)
-		rc = layer_chart(r, "layers", "layered view: every request of each layer",
-				 hp, names, NULL, m, err, errlen);
-	else if (rc)
-		snprintf(err, errlen, "layered view: %s", strerror(-rc));
-	for (size_t k = 0; k < m; k++)
-		osp_hist_fini(&tot[k]);
-	return rc;
-}
-
-/* Op @name of layer @k, when it has requests; else NULL. */
-static const struct osp_op *busy_op(struct osp_profile *const *p,
-				    struct osp_name_index *const *ix, size_t k,
-				    const char *name)
-{
-	size_t pos = osp_name_index_find(ix[k], name);
-
-	return pos != SIZE_MAX && p[k]->ops[pos].lat.count ? &p[k]->ops[pos] : NULL;
-}
-
-/*
- * The view of one operation the layers from @k0 on share (read in fuse
- * and fs): its histograms overlaid, each layer's mean marked, and the
- * title saying what fuse adds to fs. Nothing when only one layer has it.
- */
-static int layers_op(struct orp_render *r, struct osp_profile *const *p,
-		     struct osp_name_index *const *ix, size_t n, size_t k0,
-		     const struct osp_op *op, char *err, size_t errlen)
-{
-	const struct osp_hist *hp[ORP_LAYERS_MAX];
-	const struct osp_op *fuse = NULL, *fs = NULL;
-	char labels[ORP_LAYERS_MAX][96], hint[192], title[384], mean[16];
-	const char *names[ORP_LAYERS_MAX];
-	double means[ORP_LAYERS_MAX];
-	size_t m = 0;
-
-	for (size_t k = k0; k < n; k++) {
-		const struct osp_op *o = k == k0 ? op : busy_op(p, ix, k, op->name);
-
-		if (!o)
-			continue;
-		if (strcmp(p[k]->layer, "fuse") == 0)
-			fuse = o;
-		else if (strcmp(p[k]->layer, "fs") == 0)
-			fs = o;
-		means[m] = osp_hist_mean(&o->lat);
-		snprintf(labels[m], sizeof(labels[m]), "%s: %" PRIu64 " requests, mean %s",
-			 p[k]->layer, o->lat.count, osp_fmt_ns(mean, sizeof(mean), means[m]));
-		names[m] = labels[m];
-		hp[m++] = &o->lat;
-	}
-	if (m < 2)
-		return 0;
-	snprintf(hint, sizeof(hint), "layers-%s", op->name);
-	snprintf(title, sizeof(title), "layered view of %s", op->name);
-	if (fuse && fs) {
-		size_t o = strlen(title);
-
-		snprintf(title + o, sizeof(title) - o, ": ");
-		o = strlen(title);
-		orp_layer_delta_text(title + o, sizeof(title) - o, fuse, fs);
-	}
-	return layer_chart(r, hint, title, hp, names, means, m, err, errlen);
 }
 
 /* Stable by the layered view's order: fuse, fs, syscall, lower, ... */
@@ -613,12 +549,20 @@ static void order_layers(struct osp_profile **p, size_t n)
 	}
 }
 
+/*
+ * Every request of each layer, a panel a layer (small multiples: never
+ * several distributions on one set of axes), the same latency axis.
+ */
 int orp_chart_layers(struct orp_render *r, struct osp_profile *const *prof,
 		     size_t n, char *err, size_t errlen)
 {
-	struct osp_name_index *ix[ORP_LAYERS_MAX] = { NULL };
+	struct osp_hist tot[ORP_LAYERS_MAX];
+	const struct osp_hist *hp[ORP_LAYERS_MAX];
 	struct osp_profile *p[ORP_LAYERS_MAX];
-	int rc;
+	char labels[ORP_LAYERS_MAX][160], mean[16], sum[16];
+	const char *names[ORP_LAYERS_MAX];
+	size_t m = 0;
+	int rc = 0;
 
 	if (n < 2 || n > ORP_LAYERS_MAX)
 		return 0;
@@ -628,37 +572,35 @@ int orp_chart_layers(struct orp_render *r, struct osp_profile *const *prof,
 		p[k] = prof[k];
 	}
 	order_layers(p, n);
-	rc = layers_total(r, p, n, err, errlen);
-	/* Names looked up through indexes: linear in the number of ops. */
-	for (size_t k = 0; !rc && k < n; k++)
-		if (!(ix[k] = osp_name_index_ops(p[k]->ops, p[k]->nops))) {
-			snprintf(err, errlen, "out of memory");
-			rc = -ENOMEM;
+	for (size_t k = 0; k < n && !rc; k++) {
+		rc = orp_profile_total(p[k], &tot[m]);
+		if (rc)
+			break;
+		if (osp_hist_bucket_total(&tot[m]) == 0) {
+			osp_hist_fini(&tot[m]);
+			continue;
 		}
-	/*
-	 * An operation several layers share (read in fuse and fs): its own
-	 * view, drawn once, from the first layer that has it.
-	 */
-	for (size_t k = 0; !rc && k + 1 < n; k++) {
-		for (size_t i = 0; !rc && i < p[k]->nops; i++) {
-			const struct osp_op *op = &p[k]->ops[i];
-			bool drawn = osp_name_index_find(ix[k], op->name) != i;
-
-			for (size_t j = 0; j < k && !drawn; j++)
-				drawn = busy_op(p, ix, j, op->name) != NULL;
-			if (op->lat.count && !drawn)
-				rc = layers_op(r, p, ix, n, k, op, err, errlen);
-		}
+		snprintf(labels[m], sizeof(labels[m]), "%s: %" PRIu64 " requests, %s in all, mean %s",
+			 p[k]->layer, tot[m].count, osp_fmt_ns(sum, sizeof(sum), (double)tot[m].sum),
+			 osp_fmt_ns(mean, sizeof(mean), osp_hist_mean(&tot[m])));
+		names[m] = labels[m];
+		hp[m] = &tot[m];
+		m++;
 	}
-	for (size_t k = 0; k < n; k++)
-		osp_name_index_free(ix[k]);
+	if (!rc && m >= 2)
+		rc = orp_gp_panels(r, "layers", "every request of each layer, a panel a layer",
+				   hp, names, m, err, errlen);
+	else if (rc)
+		snprintf(err, errlen, "layered view: %s", strerror(-rc));
+	for (size_t k = 0; k < m; k++)
+		osp_hist_fini(&tot[k]);
 	return rc;
 }
 
 int orp_chart_ops(struct orp_render *r, const struct osp_profile *p,
-		  char *err, size_t errlen)
+		  size_t top, double min_share, char *err, size_t errlen)
 {
-	return each_op_by_total(r, p, orp_chart_op, err, errlen);
+	return each_op_by_total(r, p, orp_chart_op, top, min_share, err, errlen);
 }
 
 int orp_chart_all(struct orp_render *r, const struct orp_input *in,
@@ -671,9 +613,9 @@ int orp_chart_all(struct orp_render *r, const struct orp_input *in,
 
 		rc = orp_chart_overview(r, p, top, err, errlen);
 		if (!rc)
-			rc = orp_chart_ops(r, p, err, errlen);
+			rc = orp_chart_ops(r, p, 0, 0.0, err, errlen);
 		if (!rc)
-			rc = orp_chart_timeline(r, p, err, errlen);
+			rc = orp_chart_timeline(r, p, 0, 0.0, err, errlen);
 		if (!rc)
 			rc = orp_chart_irq(r, p, err, errlen);
 	}

@@ -289,7 +289,7 @@ void orp_gp_data_end(FILE *f)
  * b + 0.5, so a latency of v ns sits at res * log2(v) + 0.5 and every
  * bucket bound at a half-integer.
  */
-static double latency_pos(double ns, unsigned res)
+double orp_gp_latency_pos(double ns, unsigned res)
 {
 	return res * log2(ns) + 0.5;
 }
@@ -319,7 +319,7 @@ static int round_tics(FILE *f, double lo, double hi, unsigned res,
 
 	for (int k = 0; k <= 12; k++) {
 		for (size_t s = 0; s < nsteps; s++) {
-			double ns = steps[s] * pow(10.0, k), x = latency_pos(ns, res);
+			double ns = steps[s] * pow(10.0, k), x = orp_gp_latency_pos(ns, res);
 			char label[16];
 
 			if (x < lo || x > hi)
@@ -334,8 +334,7 @@ static int round_tics(FILE *f, double lo, double hi, unsigned res,
 	return n;
 }
 
-void orp_gp_latency_axis(FILE *f, double lo, double hi, unsigned res,
-			 bool buckets)
+void orp_gp_latency_axis(FILE *f, double lo, double hi, unsigned res)
 {
 	static const double decades[] = { 1.0 }, fine[] = { 1.0, 2.0, 5.0 };
 	double b0 = ceil(lo - 0.5), b1 = floor(hi - 0.5);
@@ -357,17 +356,9 @@ void orp_gp_latency_axis(FILE *f, double lo, double hi, unsigned res,
 	/* Every bucket bound as a minor tick. */
 	for (double b = b0; b <= b1 && b1 - b0 <= 200; b += 1.0)
 		fprintf(f, "%s'' %.1f 1", n + m++ ? ", " : "", b + 0.5);
+	/* Latency in human units only: no axis of bucket numbers. */
 	fputs(")\nset xtics nomirror out\nset xlabel 'latency'\n"
-	      "set grid xtics lc rgb '#cccccc' dt 2\n", f);
-	if (!buckets) {
-		fputs("unset x2tics\nunset x2label\n", f);
-		return;
-	}
-	/* Bucket numbers on top, whole buckets only, about twenty at most. */
-	fprintf(f, "set link x2\nset x2tics %.0f, %.0f nomirror out\n", b0,
-		fmax(1.0, ceil((b1 - b0 + 1) / 20)));
-	fprintf(f, "set x2label 'bucket b: latency in (2^((b-1)/%u), 2^(b/%u)] ns' tc rgb '#555555'\n",
-		res, res);
+	      "set grid xtics lc rgb '#cccccc' dt 2\nunset x2tics\nunset x2label\n", f);
 }
 
 /* ---- running gnuplot ------------------------------------------------------ */

@@ -41,13 +41,23 @@ void orp_gp_data_end(FILE *f);
 /*
  * orp_gp_latency_axis - the x axis of a histogram over @lo..@hi (axis
  * positions: bucket b is drawn from b - 0.5 to b + 0.5) at resolution
- * @res, in latency: ticks at round latencies (1us, 10us, 1ms ...; 1-2-5
- * steps, or bucket bounds, when the range holds fewer than two), a minor
- * tick at every bucket bound, the title "latency"; with @buckets, bucket
- * numbers on the x2 axis above. Sets no xrange.
+ * @res, in latency only: ticks at round latencies (1us, 10us, 1ms ...;
+ * 1-2-5 steps, or bucket bounds, when the range holds fewer than two), a
+ * minor tick at every bucket bound, the title "latency". Sets no xrange.
  */
-void orp_gp_latency_axis(FILE *f, double lo, double hi, unsigned res,
-			 bool buckets);
+void orp_gp_latency_axis(FILE *f, double lo, double hi, unsigned res);
+/* The axis position of @ns at resolution @res: bucket bounds at halves. */
+double orp_gp_latency_pos(double ns, unsigned res);
+
+/*
+ * orp_gp_panels - small multiples: histogram @h[k] (all of one
+ * resolution, none empty) as the shares of its requests in panel k, top
+ * down, titled @names[k], its mean dashed; one latency axis and one share
+ * axis for all (orp_chart.c). 0 or -errno with @err.
+ */
+int orp_gp_panels(struct orp_render *r, const char *hint, const char *title,
+		  const struct osp_hist *const *h, const char *const *names, size_t n,
+		  char *err, size_t errlen);
 
 /* Colours used across charts (A, B, then more layers). */
 extern const char *const orp_gp_colours[];

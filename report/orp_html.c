@@ -492,11 +492,11 @@ static int draw(struct orp_render *r, const struct orp_input *in, size_t nin,
 		parts->first[k] = r->n;
 		rc = orp_chart_overview(r, p, top, err, errlen);
 		if (!rc)
-			rc = orp_chart_timeline(r, p, err, errlen);
+			rc = orp_chart_timeline(r, p, 0, 0.0, err, errlen);
 		if (!rc)
 			rc = orp_chart_irq(r, p, err, errlen);
 		if (!rc)
-			rc = orp_chart_ops(r, p, err, errlen); /* most total time first */
+			rc = orp_chart_ops(r, p, 0, 0.0, err, errlen); /* most total time first */
 		parts->end[k] = r->n;
 	}
 	parts->layers_first = r->n;

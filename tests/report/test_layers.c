@@ -125,6 +125,16 @@ static char *line_of(const char *out, const char *start)
 	return NULL;
 }
 
+/* How many times @needle occurs in @hay. */
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *h = strstr(hay, needle); h; h = strstr(h + 1, needle))
+		n++;
+	return n;
+}
+
 /* @line's blank-separated words joined by '|'. */
 static char *words(const char *line)
 {
@@ -391,25 +401,27 @@ Test(layers, hostile_names_are_escaped_in_html_and_safe_in_text)
 	cr_expect_not_null(strstr(page, "fuse (&lt;script&gt;&quot;ebpf&quot;) against fs"), "%s", page);
 }
 
-Test(layers, plot_overlays_fuse_and_fs_saying_what_fuse_adds, .timeout = 60)
+/*
+ * plot draws every request of each layer a panel each, never overlaid:
+ * panels named by layer, count, total and mean, each of one distribution.
+ */
+Test(layers, plot_draws_each_layer_in_a_panel_of_its_own, .timeout = 60)
 {
 	struct run r = REPORT("plot", "--format", "svg", mount("m", "all", 20000), "-o", tpath("ch"));
 	char *gp;
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	gp = own(slurp(tpath("ch/layers-read.gp")));
+	gp = own(slurp(tpath("ch/layers.gp")));
 	cr_assert_not_null(gp, "%s", r.out);
-	cr_expect_not_null(strstr(gp, "set title 'layered view of read: fuse - fs: mean +15us, p50 +15us'"),
-			   "%s", gp);
-	cr_expect_not_null(strstr(gp, "title 'fuse: 1000 requests, mean 20us'"));
-	cr_expect_not_null(strstr(gp, "title 'fs: 1000 requests, mean 5us'"));
-	/* The lookup chart says its counts differ. */
-	gp = own(slurp(tpath("ch/layers-lookup.gp")));
-	cr_assert_not_null(gp);
-	cr_expect_not_null(strstr(gp, "counts differ: fuse +3 (+1.5%)"), "%s", gp);
-	/* pread64 is in syscall and lower: drawn once. */
-	cr_expect(exists(tpath("ch/layers-pread64.svg")));
-	cr_expect(!exists(tpath("ch/layers-pread64-2.gp")));
+	cr_expect_not_null(strstr(gp, "set multiplot layout 6,1"), "%s", gp);
+	cr_expect_not_null(strstr(gp, "set title 'fuse: 1253 requests, 22ms in all, mean 17.5us'"), "%s", gp);
+	cr_expect_not_null(strstr(gp, "set title 'irq: 20 requests, 50us in all, mean 2.5us'"), "%s", gp);
+	/* One curve a plot command: six panels, six plots of one data set. */
+	cr_expect_eq(count_of(gp, "\nplot $p"), 6);
+	cr_expect_null(strstr(gp, ", \\\n"), "a plot of two curves: %s", gp);
+	/* No chart joins layers by a name they happen to share. */
+	cr_expect(!exists(tpath("ch/layers-read.gp")));
+	cr_expect(!exists(tpath("ch/layers-pread64.gp")));
 }
 
 Test(layers, compare_reports_only_the_changed_layer_and_operation)

@@ -720,7 +720,6 @@ Test(report, plot_draws_layers_irq_and_overlays)
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	expect_png(tpath("mnt-charts/layers.png"));
-	expect_png(tpath("mnt-charts/layers-read.png"));
 	expect_png(tpath("mnt-charts/op-lower-write.png"));
 	r = REPORT("plot", profile("irq"), "-o", tpath("irq"));
 	cr_assert_eq(r.status, 0, "%s", r.err);
