@@ -87,7 +87,7 @@ int orp_profile_total(const struct osp_profile *p, struct osp_hist *out);
 
 /* ---- orp_table.c: one table for text and HTML -------------------------- */
 
-#define ORP_TABLE_NOTES 4
+#define ORP_TABLE_NOTES 12
 
 /*
  * A table built once, then written as aligned text (columns as wide as
@@ -318,7 +318,8 @@ int orp_chart_layers(struct orp_render *r, struct osp_profile *const *p,
 /* IRQ bar charts (orp_irq.c); nothing unless @p is the irq layer. */
 int orp_chart_irq(struct orp_render *r, const struct osp_profile *p,
 		  char *err, size_t errlen);
-/* Every chart of one input: per op, overview, timeline, layers, irq. */
+/* Every chart of one input: per op, overview, timeline, irq, layers,
+ * where the time goes. */
 int orp_chart_all(struct orp_render *r, const struct orp_input *in,
 		  size_t top, char *err, size_t errlen);
 

@@ -9,7 +9,8 @@
  * uniform), by elapsed or wall-clock time; overlays of one operation in
  * two profiles; every request of each layer as small multiples, a panel
  * a layer. No chart overlays more than two distributions.
- * (IRQ bar charts live in orp_irq.c.)
+ * (IRQ bar charts live in orp_irq.c, "where the time goes" in
+ * orp_chart_where.c.)
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,6 +20,7 @@
 #include <time.h>
 
 #include "orp_gp.h"
+#include "orp_where.h"
 #include "osprof/format.h"
 
 #define OVERVIEW_MAX 16
@@ -621,5 +623,7 @@ int orp_chart_all(struct orp_render *r, const struct orp_input *in,
 	}
 	if (!rc)
 		rc = orp_chart_layers(r, in->prof, in->n, err, errlen);
+	if (!rc)
+		rc = orp_chart_where_input(r, in, 0, err, errlen);
 	return rc;
 }

@@ -2,7 +2,8 @@
 /*
  * `osprof-report plot PROFILE -o DIR`: every chart of a profile set --
  * one histogram per operation, the overview of the top operations, the
- * timeline heat map, the layered view, IRQ bar charts -- and with
+ * timeline heat map, the layered view, where the time goes, IRQ bar
+ * charts -- and with
  * --compare B an overlay per operation the two sets share. Each image
  * keeps its self-contained gnuplot script beside it.
  */
@@ -47,6 +48,10 @@ static void help(void)
 	       "                    bucket over time (viridis colours)\n"
 	       "  layers            every request of each layer of one run, a panel\n"
 	       "                    each on one latency axis, means dashed\n"
+	       "  where             where the time goes: a bar per FUSE operation,\n"
+	       "                    the shares of its time by layer (show --help)\n"
+	       "  where-OP          per FUSE operation, each layer's latency in a\n"
+	       "                    panel of its own, top down\n"
 	       "  irq               cycles, IPC, branch and cache miss rates per line\n"
 	       "  compare-LAYER-OP  with --compare: A and B overlaid\n\n"
 	       "  -o, --output DIR    where to write (required)\n"

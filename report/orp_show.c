@@ -5,10 +5,11 @@
  * latency with interpolated percentiles, an ASCII histogram per operation,
  * checksum warnings, then the peaks of each operation), restricted by
  * --top, --op and --layer. Given several layers of one run (a mount,
- * a run directory, a list, or several files), the layered view follows:
- * fuse against fs per operation, then the other layers' top entries.
- * --format json writes the tables (every profile's rows and peaks) as one
- * JSON document instead; the layered view is text only.
+ * a run directory, a list, or several files), "where the time goes"
+ * comes first (orp_where.h: per FUSE operation, the layers stacked for
+ * the same requests) and the layered view last: fuse against fs per
+ * operation, then the other layers' top entries. --format json writes
+ * the same as one JSON document instead.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,6 +20,7 @@
 
 #include "orp.h"
 #include "orp_by.h"
+#include "orp_where.h"
 #include "osprof/escape.h"
 #include "osprof/format.h"
 
@@ -30,6 +32,7 @@ struct show_args {
 	size_t nops;
 	const char *layer;
 	bool layered;       /* only the layered view */
+	bool where;         /* only "where the time goes" */
 	bool json;          /* --format json */
 	bool values;        /* --values: the value profiles (orp_values.c) */
 	bool by;            /* --by: the inputs are profiles per key value */
@@ -37,7 +40,7 @@ struct show_args {
 
 static void help(void)
 {
-	printf("Usage: " ORP_PROG " show [--top N] [--op NAME]... [--layer L] [--layered] PROFILE...\n"
+	printf("Usage: " ORP_PROG " show [--top N] [--op NAME]... [--layer L] [--where] [--layered] PROFILE...\n"
 	       "       " ORP_PROG " show --by [--top N] [--op NAME]... MOUNT|by.json...\n"
 	       "Print each profile as a table of operations sorted by total latency\n"
 	       "(count, total, mean, p50, p99 interpolated within buckets, max, share\n"
@@ -46,8 +49,15 @@ static void help(void)
 	       "add up to its count is named in a warning.\n\n"
 	       "Given several layers of one run (a mount with its fuse.json, syscall.json,\n"
 	       "... beside stats.json; a directory of such files; a comma-separated list\n"
-	       "a/fs.json,a/fuse.json; or several files, one per layer), the layered view\n"
-	       "follows: per operation the fuse and fs layers' count, mean, p50 and p99\n"
+	       "a/fs.json,a/fuse.json; or several files, one per layer), \"where the time\n"
+	       "goes\" comes first: per FUSE operation (--top, --op select), the layers\n"
+	       "stacked for the same requests -- the application's calls (syscall), the\n"
+	       "kernel outside FUSE (syscall - fuse), FUSE's transport and queueing\n"
+	       "(fuse - fs), the daemon's own work (fs - lower), the lower file system,\n"
+	       "the disk (block) -- as mean, total and share, with the counts of both\n"
+	       "sides of each step; a step subtracts only where both counted the same\n"
+	       "requests, and says why not elsewhere. The layered view comes last: per\n"
+	       "operation the fuse and fs layers' count, mean, p50 and p99\n"
 	       "side by side with fuse - fs (what FUSE adds), counts that differ flagged;\n"
 	       "then the top entries of the syscall, lower, block and irq layers, each\n"
 	       "naming its source. It follows --top (default: every fuse/fs operation,\n"
@@ -55,6 +65,7 @@ static void help(void)
 	       "  -n, --top N      only the N operations with the most total latency\n"
 	       "  -O, --op NAME    only operation NAME (repeatable)\n"
 	       "  -l, --layer L    only layer L (fuse, fs, syscall, lower, block, irq)\n"
+	       "  -w, --where      only \"where the time goes\"\n"
 	       "  -L, --layered    only the layered view\n"
 	       "  -b, --by         the inputs are osprof-fs's profiles per key value (-o by=KEY:\n"
 	       "                   MOUNT/.osprof/by.json, or --dump's FILE.by.json): the top\n"
@@ -73,6 +84,7 @@ static void help(void)
 	       "  " ORP_PROG " show --top 5 run.json\n"
 	       "  " ORP_PROG " show --op read --op write run.json\n"
 	       "  " ORP_PROG " show --layer block /proc/osprof\n"
+	       "  " ORP_PROG " show --where --op read /mnt/p  # mounted as root: eBPF layers\n"
 	       "  " ORP_PROG " show --layered run/fs.json,run/fuse.json,run/syscall.json\n"
 	       "  " ORP_PROG " show --values --op read /mnt/p\n"
 	       "  " ORP_PROG " show --by --top 5 /mnt/p       # mounted with -o by=pid\n");
@@ -206,25 +218,69 @@ static int gather_layers(const struct show_args *a, const struct orp_input *in,
 	return -EINVAL;
 }
 
-/* show --format json: every profile of every input, and the layered view
- * when they are one run's layers. */
+/*
+ * "Where the time goes" of the inputs taken as one run into @w: 1 when
+ * there is one, 0 when not and no one asked, -EINVAL (said) when --where
+ * asked, -ENOMEM. Free @w with orp_where_fini when 1.
+ */
+static int gather_where(const struct show_args *a, const struct orp_input *in,
+			size_t nin, struct orp_where *w)
+{
+	struct orp_layered l;
+	const char *twice;
+	int rc;
+
+	memset(w, 0, sizeof(*w));
+	if (!orp_layered_gather(in, nin, &l, &twice)) {
+		if (!a->where)
+			return 0;
+		if (twice)
+			orp_error("no \"where the time goes\": layer %s is given twice (the layers of one run, each once)",
+				  twice);
+		else
+			orp_error("no \"where the time goes\": it needs two layers of one run or more");
+		return -EINVAL;
+	}
+	rc = orp_where_build(&l, w);
+	if (rc == 0)
+		return 1;
+	orp_where_fini(w);
+	if (rc == -ENOENT && !a->where)
+		return 0;
+	if (rc == -ENOENT)
+		orp_error("no \"where the time goes\": it needs layer fs or fuse and another of syscall, fuse, fs, lower, block");
+	else
+		orp_error("where the time goes: out of memory");
+	return rc == -ENOENT ? -EINVAL : rc;
+}
+
+/* show --format json: every profile of every input, then "where the time
+ * goes" and the layered view when they are one run's layers. */
 static int show_json(const struct show_args *a, const struct orp_input *in, size_t nin)
 {
 	struct orp_layered l;
+	struct orp_where w;
 	struct orp_json j;
-	int layered = gather_layers(a, in, nin, &l), rc = 0;
+	int layered = gather_layers(a, in, nin, &l), where, rc = 0;
 
 	if (layered < 0)
 		return layered;
+	where = gather_where(a, in, nin, &w);
+	if (where < 0)
+		return where;
 	orp_json_doc(&j, stdout, "osprof-show");
 	orp_json_arr(&j, "profiles");
 	for (size_t i = 0; !rc && i < nin; i++)
 		for (size_t k = 0; !rc && k < in[i].n; k++)
 			rc = json_profile(&j, NULL, in[i].spec, in[i].prof[k], a);
 	orp_json_end(&j, ']');
+	if (!rc && where)
+		rc = orp_where_write_json(&j, &w, a->top, a->ops, a->nops);
 	if (!rc && layered)
 		rc = orp_layered_write_json(&j, &l, a->top);
 	orp_json_end(&j, '}');
+	if (where)
+		orp_where_fini(&w);
 	return rc;
 }
 
@@ -282,6 +338,7 @@ static int parse_args(int argc, char **argv, struct show_args *a)
 		{ 'n', "top", OSP_OPT_U64, &a->top, .umin = 1, .umax = UINT32_MAX },
 		{ 'O', "op", OSP_OPT_CALL, a, .call = opt_op },
 		{ 'l', "layer", OSP_OPT_STR, &a->layer },
+		{ 'w', "where", OSP_OPT_TRUE, &a->where },
 		{ 'L', "layered", OSP_OPT_TRUE, &a->layered },
 		{ 'F', "format", OSP_OPT_CALL, &a->json, .call = opt_format },
 		{ 'V', "values", OSP_OPT_TRUE, &a->values },
@@ -301,8 +358,8 @@ static int parse_args(int argc, char **argv, struct show_args *a)
 		orp_usage_error(CMD, "no PROFILE given");
 		return -EINVAL;
 	}
-	if (a->by && (a->layer || a->layered)) {
-		orp_usage_error(CMD, "--by reads profiles per key value, of layer fs: not with --layer or --layered");
+	if (a->by && (a->layer || a->layered || a->where)) {
+		orp_usage_error(CMD, "--by reads profiles per key value, of layer fs: not with --layer, --where or --layered");
 		return -EINVAL;
 	}
 	return 0;
@@ -335,6 +392,29 @@ static int show_layered(const struct show_args *a, const struct orp_input *in,
 	if (rc == -ENOMEM)
 		orp_error("layered view: out of memory");
 	return rc;
+}
+
+/*
+ * "Where the time goes" of every profile given, when they are several
+ * layers of one run; with --where, say why there is none. 1 printed,
+ * 0 none, -EINVAL or -ENOMEM (said), -EIO.
+ */
+static int show_where(const struct show_args *a, const struct orp_input *in, size_t nin)
+{
+	struct orp_where w;
+	struct orp_where_view v;
+	int rc = gather_where(a, in, nin, &w);
+
+	if (rc <= 0)
+		return rc;
+	rc = orp_where_view_build(&w, a->top, a->ops, a->nops, &v);
+	if (!rc)
+		rc = orp_where_write_text(stdout, &w, &v);
+	orp_where_view_fini(&v);
+	orp_where_fini(&w);
+	if (rc == -ENOMEM)
+		orp_error("where the time goes: out of memory");
+	return rc ? rc : 1;
 }
 
 /* ---- --by: profiles per key value ---- */
@@ -495,6 +575,7 @@ int orp_cmd_show(int argc, char **argv)
 	struct orp_input *in = NULL;
 	char err[ORP_ERRLEN];
 	size_t nin, nprof = 0;
+	bool gap;
 	int rc = parse_args(argc, argv, &a), status = ORP_EXIT_ERROR;
 
 	if (rc)
@@ -533,18 +614,28 @@ int orp_cmd_show(int argc, char **argv)
 			orp_error("stdout: write error");
 		goto out_inputs;
 	}
-	for (size_t i = 0; i < nin && !a.layered; i++) {
-		for (size_t j = 0; j < in[i].n; j++) {
-			if (nprof > 1)
-				print_banner(i + j > 0, in[i].spec, in[i].prof[j]->layer);
-			if (show_profile(in[i].prof[j], &a))
-				goto out_write;
-		}
-	}
-	rc = show_layered(&a, in, nin, !a.layered);
+	/* Where the time goes first, unless only the layered view is asked for. */
+	rc = a.layered && !a.where ? 0 : show_where(&a, in, nin);
 	if (rc == -EINVAL || rc == -ENOMEM)
 		goto out_inputs;
-	if (!rc && fflush(stdout) == 0 && !ferror(stdout)) {
+	if (rc < 0)
+		goto out_write;
+	gap = rc == 1;
+	for (size_t i = 0; i < nin && !a.layered && !a.where; i++) {
+		for (size_t j = 0; j < in[i].n; j++) {
+			if (gap)
+				fputc('\n', stdout);
+			if (nprof > 1)
+				print_banner(false, in[i].spec, in[i].prof[j]->layer);
+			if (show_profile(in[i].prof[j], &a))
+				goto out_write;
+			gap = true;
+		}
+	}
+	rc = a.where && !a.layered ? 0 : show_layered(&a, in, nin, gap);
+	if (rc == -EINVAL || rc == -ENOMEM)
+		goto out_inputs;
+	if (rc >= 0 && fflush(stdout) == 0 && !ferror(stdout)) {
 		status = ORP_EXIT_OK;
 		goto out_inputs;
 	}

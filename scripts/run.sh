@@ -3,8 +3,9 @@
 # The main job: install, build, mount a profiled view of DIR (default: the
 # Linux sources from Debian's linux-source package, OSprof's own
 # workload), run grep -r and random reads through it, print
-# .osprof/stats and the layered view of the eBPF layers around it (as
-# root on a kernel with BTF), render a report, unmount.
+# .osprof/stats, where the time goes and the layered view of the eBPF
+# layers around it (as root on a kernel with BTF), render a report,
+# unmount.
 #
 #   scripts/run.sh [DIR] [--out OUTDIR]
 #
@@ -18,7 +19,7 @@ out="$top/build/demo"
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$(realpath -m "$2"); shift 2 ;;
-    -h|--help) sed -n '3,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,13p' "$0"; exit 0 ;;
     *) [ -z "$dir" ] || { echo "run.sh: one directory at most" >&2; exit 2; }
        dir=$(realpath "$1"); shift ;;
   esac
@@ -77,8 +78,8 @@ fi
 echo "== $mnt/.osprof/stats" >&2
 cat "$mnt/.osprof/stats"
 if [ -e "$mnt/.osprof/fuse" ]; then
-  echo "== the layers around it, from eBPF: what FUSE adds per operation, the calls below" >&2
-  build/report/osprof-report show "$mnt" --layered --top 8
+  echo "== the layers around it, from eBPF: where the time goes, what FUSE adds per operation" >&2
+  build/report/osprof-report show "$mnt" --where --layered --top 6
 else
   echo "== (no eBPF layers: $(grep '^ebpf' "$mnt/.osprof/ctl" | tr '\n' ' '))" >&2
 fi

@@ -28,6 +28,8 @@ passes, else 1 with the reasons on stderr. Modes:
   json  json (Python's) on strict UTF-8: the first HEX is the layer, the
         rest are exactly the operation names (bytes that are not UTF-8
         read back as their Latin-1 letters)
+  where show --format json on strict UTF-8: "where the time goes" has the
+        first HEX as its transport, and the rest among its operations
 """
 import csv
 import html.parser
@@ -235,11 +237,18 @@ def check_om(c, data, strings):
             c.fail("%s: names %r, want %r" % (name, sorted(seen), sorted(want)))
 
 
-def check_json(c, data, strings):
+def load_json(c, data):
+    """The document, or None (said) when it is no JSON in strict UTF-8."""
     try:
-        doc = json.loads(data.decode("utf-8"))
+        return json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:
         c.fail("not JSON in UTF-8: %s" % e)
+        return None
+
+
+def check_json(c, data, strings):
+    doc = load_json(c, data)
+    if doc is None:
         return
     if doc.get("layer") != spell_json(strings[0]):
         c.fail("layer %r, want %r" % (doc.get("layer"), spell_json(strings[0])))
@@ -249,8 +258,21 @@ def check_json(c, data, strings):
         c.fail("operations %r, want %r" % (sorted(seen), sorted(want)))
 
 
+def check_where(c, data, strings):
+    doc = load_json(c, data)
+    if doc is None:
+        return
+    where = doc.get("where") or {}
+    if where.get("transport") != spell_json(strings[0]):
+        c.fail("transport %r, want %r" % (where.get("transport"), spell_json(strings[0])))
+    seen = {op["name"] for op in where.get("ops", [])}
+    for s in strings[1:]:
+        if spell_json(s) not in seen:
+            c.fail("operation %r not in %r" % (spell_json(s), sorted(seen)))
+
+
 MODES = {"text": check_text, "html": check_html, "svg": check_svg, "dat": check_dat,
-         "csv": check_csv, "om": check_om, "json": check_json}
+         "csv": check_csv, "om": check_om, "json": check_json, "where": check_where}
 
 
 def main():

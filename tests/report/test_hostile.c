@@ -8,6 +8,10 @@
  * cannot carry them), very long names -- and hostile file names, through
  * every subcommand of osprof-report and every output format.
  *
+ * "Where the time goes" gets the same: a run of real layer names (fs,
+ * fuse, syscall, lower) whose operations, calls and options (transport,
+ * under passthrough) are hostile, through show, its JSON, html and plot.
+ *
  * Each test requires that nothing ran (no file named CANARY* appears
  * anywhere under its directory, where every relative path of a payload
  * points as well: the test runs there), that gnuplot itself accepts every
@@ -513,6 +517,83 @@ Test(hostile, html_shows_hostile_text_only_as_text, .timeout = 120)
 	r = REPORT("html", mount_dir(), "-o", page);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	check("html", page, (const char *const *)&layer_lower, 1);
+	expect_nothing_ran();
+}
+
+/* ---- where the time goes ------------------------------------------------- */
+
+static const char where_transport[] = "io\n\x1b[2J<b>'\"%s`touch CANARY-tr`";
+
+/*
+ * Layer @layer of a run in @file: read (or @call for the calls of
+ * syscall and lower) and the short names, @opts inside its options.
+ */
+static void where_layer(const char *file, const char *layer, const char *call, bool opts)
+{
+	FILE *f = fopen(tpath("%s", file), "w");
+
+	cr_assert_not_null(f, "%s", file);
+	fputs("{\"format\": \"osprof\", \"version\": 1, \"layer\": ", f);
+	json_s(f, layer);
+	fputs(", \"resolution\": 1, \"unit\": \"ns\", \"options\": {", f);
+	if (opts) {
+		fputs("\"passthrough\": true, \"transport\": ", f);
+		json_s(f, where_transport);
+	}
+	fputs("}, \"elapsed_ns\": 1000000000, \"ops\": [\n", f);
+	fputs("{\"name\": ", f);
+	json_s(f, call);
+	fputs(", \"count\": 100, \"sum\": 100000, \"min\": 1000, \"max\": 1000, \"buckets\": [[10, 100]]}", f);
+	for (size_t i = 0; i < nshort; i++) {
+		fputs(",\n{\"name\": ", f);
+		json_s(f, names[i]);
+		fprintf(f, ", \"count\": %zu, \"sum\": %zu, \"min\": 700, \"max\": 700,"
+			   " \"buckets\": [[10, %zu]]}", 10 + i, 700 * (10 + i), 10 + i);
+	}
+	fputs("]}\n", f);
+	cr_assert_eq(fclose(f), 0);
+}
+
+/* A run of every stacked layer, its operations hostile but read. */
+static char *where_dir(void)
+{
+	char *dir = tpath("where");
+
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	where_layer("where/stats.json", "fs", "read", true);
+	where_layer("where/fuse.json", "fuse", "read", false);
+	where_layer("where/syscall.json", "syscall", "pread64", false);
+	where_layer("where/lower.json", "lower", "pread64", false);
+	return dir;
+}
+
+Test(hostile, where_the_time_goes_keeps_names_and_options_as_text, .timeout = 120)
+{
+	char *dir = where_dir(), *page = tpath("w.html"), *plot = tpath("where-plot");
+	const char *transport = where_transport;
+	const char **want = own(calloc(nshort + 1, sizeof(*want)));
+	struct run r;
+
+	want[0] = transport;
+	for (size_t i = 0; i < nshort; i++)
+		want[1 + i] = names[i];
+	r = REPORT("show", "--where", dir);
+	expect_nothing_ran();
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	/* The names in the tables, the transport in passthrough's note. */
+	check_out("text", &r, want, nshort + 1);
+	r = REPORT("show", "--format", "json", dir);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	check_out("where", &r, want, nshort + 1);
+	r = REPORT("html", dir, "-o", page);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	check("html", page, want, nshort + 1);
+	r = REPORT("plot", "--format", "svg", dir, "-o", plot);
+	expect_nothing_ran();
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	/* The bars name every operation; gnuplot runs each script again. */
+	cr_expect_gt(check_charts(plot, want + 1, nshort), 3);
+	cr_expect(exists(tpath("where-plot/where.svg")));
 	expect_nothing_ran();
 }
 

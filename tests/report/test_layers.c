@@ -402,8 +402,10 @@ Test(layers, hostile_names_are_escaped_in_html_and_safe_in_text)
 }
 
 /*
- * plot draws every request of each layer a panel each, never overlaid:
- * panels named by layer, count, total and mean, each of one distribution.
+ * plot draws every request of each layer a panel each, never overlaid,
+ * and per FUSE operation its levels top down (the application's pread64,
+ * fuse, fs, the daemon's pread64, the disk): panels named by layer,
+ * count and mean, each of one distribution.
  */
 Test(layers, plot_draws_each_layer_in_a_panel_of_its_own, .timeout = 60)
 {
@@ -419,9 +421,19 @@ Test(layers, plot_draws_each_layer_in_a_panel_of_its_own, .timeout = 60)
 	/* One curve a plot command: six panels, six plots of one data set. */
 	cr_expect_eq(count_of(gp, "\nplot $p"), 6);
 	cr_expect_null(strstr(gp, ", \\\n"), "a plot of two curves: %s", gp);
+	gp = own(slurp(tpath("ch/where-read.gp")));
+	cr_assert_not_null(gp, "%s", r.out);
+	cr_expect_not_null(strstr(gp, "set multiplot layout 5,1"), "%s", gp);
+	cr_expect_not_null(strstr(gp, "set title 'syscall: 1000 calls, mean 25us (pread64)'"), "%s", gp);
+	cr_expect_not_null(strstr(gp, "set title 'fuse: 1000 requests, mean 20us'"), "%s", gp);
+	cr_expect_not_null(strstr(gp, "set title 'fs: 1000 requests, mean 5us'"), "%s", gp);
+	cr_expect_not_null(strstr(gp, "set title 'lower: 1000 requests, mean 4us (pread64)'"), "%s", gp);
+	cr_expect_not_null(strstr(gp, "set title 'block: 10 disk requests, mean 200us (vda.read)'"), "%s", gp);
+	cr_expect_eq(count_of(gp, "\nplot $p"), 5);
 	/* No chart joins layers by a name they happen to share. */
 	cr_expect(!exists(tpath("ch/layers-read.gp")));
 	cr_expect(!exists(tpath("ch/layers-pread64.gp")));
+	cr_expect(!exists(tpath("ch/where-pread64.gp")));
 }
 
 Test(layers, compare_reports_only_the_changed_layer_and_operation)

@@ -616,8 +616,11 @@ Test(report, show_reads_every_layer_of_a_mount)
 	char want[PATH_MAX + 32];
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
+	/* Where the time goes first (fs and lower are layers of one run),
+	 * then each layer under its banner. */
+	cr_expect_str_eq(line_starting(r.out, "==> "), "==> where the time goes (fs, lower) <==", "%s", r.out);
 	snprintf(want, sizeof(want), "==> %s (layer fs) <==", mnt);
-	cr_expect_str_eq(line_starting(r.out, "==> "), want, "%s", r.out);
+	cr_expect_str_eq(line_starting(strstr(r.out, "\n\n==> ") + 2, "==> "), want, "%s", r.out);
 	expect_show_text(section(r.out, "(layer fs) <==\n"), fs, "fs", 0);
 	expect_show_text(section(r.out, "(layer lower) <==\n"), lower, "lower", 0);
 	r = REPORT("show", "--layer", "lower", mnt);
@@ -720,6 +723,8 @@ Test(report, plot_draws_layers_irq_and_overlays)
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	expect_png(tpath("mnt-charts/layers.png"));
+	expect_png(tpath("mnt-charts/where.png"));
+	expect_png(tpath("mnt-charts/where-read.png"));
 	expect_png(tpath("mnt-charts/op-lower-write.png"));
 	r = REPORT("plot", profile("irq"), "-o", tpath("irq"));
 	cr_assert_eq(r.status, 0, "%s", r.err);

@@ -1,0 +1,782 @@
+// SPDX-License-Identifier: MIT
+/*
+ * "Where the time goes", computed (orp_where.h): per FUSE operation, the
+ * level of each layer -- the application's calls that make it, the FUSE
+ * request, the daemon, the daemon's lower calls that serve it, the disk
+ * -- found through orp_where_map.c's table, then the rows that stack
+ * them. A step between two levels is a subtraction only when both counted
+ * the same requests: the request is one a call waits for, no other busy
+ * operation shares the calls counted, and the counts agree within
+ * ORP_WHERE_TOLERANCE. Where a step is none, the row says why and the
+ * level below starts a block of its own, its time the base of the shares
+ * under it: a number is never divided by one it does not belong to.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "orp_where.h"
+#include "osprof/format.h"
+
+static const char *const level_layers[] = {
+	[ORP_WL_APP] = "syscall", [ORP_WL_FUSE] = "fuse", [ORP_WL_FS] = "fs",
+	[ORP_WL_LOWER] = "lower", [ORP_WL_DISK] = "block",
+};
+_Static_assert(sizeof(level_layers) / sizeof(level_layers[0]) == ORP_WL__COUNT,
+	       "a layer for every level");
+
+static const char *const verdict_names[] = {
+	[ORP_WV_OK] = "ok", [ORP_WV_COUNTS] = "counts", [ORP_WV_ASYNC] = "async",
+	[ORP_WV_SHARED] = "shared", [ORP_WV_PASSTHROUGH] = "passthrough",
+	[ORP_WV_DISK] = "disk",
+};
+_Static_assert(sizeof(verdict_names) / sizeof(verdict_names[0]) == ORP_WV__COUNT,
+	       "a name for every verdict");
+
+const char *orp_wlevel_layer(enum orp_wlevel lv)
+{
+	return (unsigned)lv < ORP_WL__COUNT ? level_layers[lv] : "?";
+}
+
+const char *orp_wverdict_name(enum orp_wverdict v)
+{
+	return (unsigned)v < ORP_WV__COUNT ? verdict_names[v] : "?";
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static const struct osp_op *busy_op(const struct osp_profile *p, const char *name)
+{
+	const struct osp_op *op = p ? osp_profile_find_op(p, name) : NULL;
+
+	return op && op->lat.count ? op : NULL;
+}
+
+/* "%s, " appended to the growing string *@s; -ENOMEM. */
+__attribute__((format(printf, 2, 3)))
+static int append(char **s, const char *fmt, ...)
+{
+	char *more, *joined;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&more, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	if (!*s) {
+		*s = more;
+		return 0;
+	}
+	n = asprintf(&joined, "%s, %s", *s, more);
+	free(more);
+	if (n < 0)
+		return -ENOMEM;
+	free(*s);
+	*s = joined;
+	return 0;
+}
+
+/*
+ * Add @op (a call of the level) to @side: its count when @counted, its
+ * histogram when @hist (a disk request's queue time is not a request).
+ */
+static int side_add(struct orp_wside *side, const struct osp_op *op, bool counted, bool hist)
+{
+	if (!side->present) {
+		if (osp_hist_init(&side->hist, op->lat.res))
+			return -EINVAL;
+		side->present = true;
+	}
+	if (counted)
+		side->count = add_sat(side->count, op->lat.count);
+	side->sum_ns = add_sat(side->sum_ns, op->lat.sum);
+	/* A histogram that does not merge (another resolution, an overflow)
+	 * leaves the chart without it; the counts and sums stand. */
+	if (hist && osp_hist_merge(&side->hist, &op->lat) == -ENOMEM)
+		return -ENOMEM;
+	if (side->ncalls < ORP_WHERE_CALLS)
+		side->call[side->ncalls++] = op;
+	return 0;
+}
+
+/* The calls of @list that @p counted, into @side. */
+static int side_calls(struct orp_wside *side, const struct osp_profile *p,
+		      const char *const *list, bool counted)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && list && list[i]; i++) {
+		const struct osp_op *op = busy_op(p, list[i]);
+
+		if (op)
+			rc = side_add(side, op, counted, true);
+	}
+	return rc;
+}
+
+/* One FUSE operation's request level (fuse or fs). */
+static int side_request(struct orp_wside *side, const struct osp_profile *p,
+			const char *name)
+{
+	const struct osp_op *op = busy_op(p, name);
+
+	if (!op)
+		return 0;
+	if (osp_hist_copy(&side->hist, &op->lat))
+		return -ENOMEM;
+	side->present = true;
+	side->count = op->lat.count;
+	side->sum_ns = op->lat.sum;
+	return 0;
+}
+
+/* "vda.read.queue": device "vda", direction "read", queue time. */
+static bool block_name(const char *name, char *dev, size_t devlen, char *dir,
+		       size_t dirlen, bool *queue)
+{
+	size_t n = strlen(name);
+	const char *dot;
+
+	*queue = n > 6 && strcmp(name + n - 6, ".queue") == 0;
+	if (*queue)
+		n -= 6;
+	dot = memrchr(name, '.', n);
+	if (!dot || dot == name || (size_t)(dot - name) >= devlen ||
+	    (size_t)(name + n - dot - 1) >= dirlen)
+		return false;
+	snprintf(dev, devlen, "%.*s", (int)(dot - name), name);
+	snprintf(dir, dirlen, "%.*s", (int)(name + n - dot - 1), dot + 1);
+	return true;
+}
+
+/* The disk level: every device's requests of the directions @op uses. */
+static int side_disk(struct orp_where_op *op, const struct osp_profile *p)
+{
+	struct orp_wside *side = &op->lv[ORP_WL_DISK];
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < p->nops; i++) {
+		const struct osp_op *b = &p->ops[i];
+		char dev[64], dir[32];
+		struct orp_wdisk *d = NULL;
+		bool queue;
+
+		if (!b->lat.count || !block_name(b->name, dev, sizeof(dev), dir, sizeof(dir), &queue) ||
+		    !orp_names_have(op->map->disk, dir))
+			continue;
+		for (size_t k = 0; k < op->ndisks && !d; k++)
+			if (strcmp(op->disks[k].dev, dev) == 0)
+				d = &op->disks[k];
+		if (!d && op->ndisks < ORP_WHERE_DISKS) {
+			d = &op->disks[op->ndisks];
+			if (!(d->dev = strdup(dev)))
+				return -ENOMEM;
+			op->ndisks++;
+		}
+		if (!d)
+			continue; /* more devices than room: the level still counts them */
+		if (queue) {
+			d->queue_count = add_sat(d->queue_count, b->lat.count);
+			d->queue_sum_ns = add_sat(d->queue_sum_ns, b->lat.sum);
+		} else {
+			d->count = add_sat(d->count, b->lat.count);
+			d->sum_ns = add_sat(d->sum_ns, b->lat.sum);
+		}
+		/* Queue time is part of what a lower call waits for; its
+		 * requests are the same ones, so only service ones count. */
+		rc = side_add(side, b, !queue, !queue);
+	}
+	if (side->present && !side->count)
+		side->present = false;
+	return rc;
+}
+
+__attribute__((format(printf, 2, 3)))
+static int note(struct orp_where_op *op, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (op->nnotes == ORP_WHERE_NOTES)
+		return 0;
+	va_start(ap, fmt);
+	n = vasprintf(&op->notes[op->nnotes], fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		op->notes[op->nnotes] = NULL;
+		return -ENOMEM;
+	}
+	op->nnotes++;
+	return 0;
+}
+
+/* "read, pread64, readv" of a list, into @buf. */
+static char *list_text(char *buf, size_t len, const char *const *list)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; list && list[i] && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "", list[i]);
+	return buf;
+}
+
+/* The levels of @op, and the notes on those left out. */
+static int gather_levels(const struct orp_where *w, struct orp_where_op *op)
+{
+	const struct orp_fuse_map *m = op->map;
+	char calls[256];
+	int rc;
+
+	rc = side_request(&op->lv[ORP_WL_FUSE], w->layer[ORP_WL_FUSE], op->name);
+	if (!rc)
+		rc = side_request(&op->lv[ORP_WL_FS], w->layer[ORP_WL_FS], op->name);
+	if (rc || !m)
+		return rc ? rc : note(op, "not in osprof-report's table of FUSE operations: only fuse and fs are stacked");
+	op->passthrough = w->passthrough && m->passes;
+	if (w->layer[ORP_WL_APP]) {
+		if (m->app_kind == ORP_APP_WALK)
+			rc = note(op, "syscall: not stacked: %s", m->app_more);
+		else if (!m->app)
+			rc = note(op, "syscall: no application call makes it: %s", m->app_more);
+		else
+			rc = side_calls(&op->lv[ORP_WL_APP], w->layer[ORP_WL_APP], m->app, true);
+		if (!rc && m->app && m->app_kind != ORP_APP_WALK && !op->lv[ORP_WL_APP].present)
+			rc = note(op, "syscall: none of its calls counted (%s)",
+				  list_text(calls, sizeof(calls), m->app));
+	}
+	if (!rc && w->layer[ORP_WL_LOWER]) {
+		if (!m->lower)
+			rc = note(op, "lower: the daemon makes no call on the lower file system for it");
+		else
+			rc = side_calls(&op->lv[ORP_WL_LOWER], w->layer[ORP_WL_LOWER], m->lower, true);
+		if (!rc && op->lv[ORP_WL_LOWER].present)
+			rc = side_calls(&op->lv[ORP_WL_LOWER], w->layer[ORP_WL_LOWER], m->lower_also, false);
+		else if (!rc && m->lower)
+			rc = note(op, "lower: none of its calls counted (%s)",
+				  list_text(calls, sizeof(calls), m->lower));
+	}
+	if (!rc && w->layer[ORP_WL_DISK] && m->disk)
+		rc = side_disk(op, w->layer[ORP_WL_DISK]);
+	return rc;
+}
+
+/* ---- verdicts ------------------------------------------------------------ */
+
+static bool counts_agree(uint64_t a, uint64_t b)
+{
+	uint64_t hi = a > b ? a : b, d = a > b ? a - b : b - a;
+
+	return (double)d <= ORP_WHERE_TOLERANCE * (double)hi;
+}
+
+static bool op_busy(const struct orp_where_op *o)
+{
+	return (o->lv[ORP_WL_FUSE].present && o->lv[ORP_WL_FUSE].count) ||
+	       (o->lv[ORP_WL_FS].present && o->lv[ORP_WL_FS].count);
+}
+
+/* The calls of @list (or @also) at @lv in map @m. */
+static bool level_has(const struct orp_fuse_map *m, enum orp_wlevel lv, const char *call)
+{
+	if (lv == ORP_WL_APP)
+		return m->app_kind == ORP_APP_CALL && orp_names_have(m->app, call);
+	if (lv == ORP_WL_LOWER)
+		return orp_names_have(m->lower, call) || orp_names_have(m->lower_also, call);
+	return orp_names_have(m->disk, call);
+}
+
+/*
+ * The other busy operations whose calls at level @lv include one that
+ * @op counted there ("opendir (1888 requests), create"), into *@out;
+ * NULL when none. -ENOMEM.
+ */
+static int sharers(const struct orp_where *w, const struct orp_where_op *op,
+		   enum orp_wlevel lv, const char *const *calls, char **out)
+{
+	size_t n = 0;
+
+	*out = NULL;
+	for (size_t i = 0; i < w->n; i++) {
+		const struct orp_where_op *o = &w->ops[i];
+		bool shares = false;
+
+		if (o == op || !o->map || !op_busy(o))
+			continue;
+		for (size_t k = 0; calls && calls[k] && !shares; k++)
+			shares = level_has(o->map, lv, calls[k]) &&
+				 (lv == ORP_WL_DISK || busy_op(w->layer[lv], calls[k]));
+		if (!shares)
+			continue;
+		/* Three named with their requests; how many more after them. */
+		if (++n <= 3 && append(out, "%s (%" PRIu64 " requests)", o->name,
+				       o->lv[ORP_WL_FUSE].present ? o->lv[ORP_WL_FUSE].count
+								  : o->lv[ORP_WL_FS].count))
+			return -ENOMEM;
+	}
+	if (n > 3)
+		return append(out, "and %zu more operation%s", n - 3, n == 4 ? "" : "s");
+	return 0;
+}
+
+/* The counted calls of @op at level @lv, a NULL-terminated list (freed
+ * by the caller; its strings are the profile's). */
+static const char **counted_calls(const struct orp_where *w, const struct orp_where_op *op,
+				  enum orp_wlevel lv)
+{
+	const char *const *lists[2] = { NULL, NULL };
+	const char **v;
+	size_t n = 0, k = 0;
+
+	if (lv == ORP_WL_APP) {
+		lists[0] = op->map->app;
+	} else if (lv == ORP_WL_LOWER) {
+		lists[0] = op->map->lower;
+		lists[1] = op->map->lower_also;
+	} else {
+		lists[0] = op->map->disk;
+	}
+	for (size_t l = 0; l < 2; l++)
+		for (size_t i = 0; lists[l] && lists[l][i]; i++)
+			n++;
+	v = calloc(n + 1, sizeof(*v));
+	for (size_t l = 0; v && l < 2; l++)
+		for (size_t i = 0; lists[l] && lists[l][i]; i++)
+			if (lv == ORP_WL_DISK || busy_op(w->layer[lv], lists[l][i]))
+				v[k++] = lists[l][i];
+	return v;
+}
+
+/* Why the counts of a step differ, in the words of the levels. */
+static const char *count_cause(const struct orp_where_op *op, enum orp_wlevel up,
+			       enum orp_wlevel lo, bool more_up)
+{
+	const struct orp_fuse_map *m = op->map;
+
+	if (up == ORP_WL_APP) {
+		if (more_up)
+			return m && m->app_more ? m->app_more
+						: "calls the kernel answers without FUSE (its caches), or made on files elsewhere";
+		return m && m->fuse_more ? m->fuse_more : "requests that no call counted here made";
+	}
+	if (lo == ORP_WL_DISK)
+		return "page-cache hits never reach the disk; readahead, writeback and other processes' requests do";
+	if (lo == ORP_WL_LOWER)
+		return more_up ? "requests answered without that lower call (a cached inode, an error)"
+			       : "more than one lower call per request";
+	return more_up ? "requests the daemon did not time (its control directory), or layers reset at different times"
+		       : "layers reset at different times";
+}
+
+/*
+ * The verdict on the step from @up to @lo of @op, and when it is no
+ * subtraction why (*@why, owned). 0 or -ENOMEM.
+ */
+static int verdict(const struct orp_where *w, const struct orp_where_op *op,
+		   enum orp_wlevel up, enum orp_wlevel lo, enum orp_wverdict *v, char **why)
+{
+	const struct orp_wside *a = &op->lv[up], *b = &op->lv[lo];
+	char *share = NULL;
+	const char **calls;
+	int rc = 0;
+
+	*v = ORP_WV_OK;
+	*why = NULL;
+	if (up == ORP_WL_APP && op->map && op->map->app_kind == ORP_APP_ASYNC) {
+		*v = ORP_WV_ASYNC;
+		return asprintf(why, "no application call waits for it: %s", op->map->app_more) < 0
+			       ? -ENOMEM : 0;
+	}
+	if (op->map && (up == ORP_WL_APP || lo == ORP_WL_LOWER || lo == ORP_WL_DISK)) {
+		enum orp_wlevel at = up == ORP_WL_APP ? ORP_WL_APP : lo;
+
+		calls = counted_calls(w, op, at);
+		rc = calls ? sharers(w, op, at, calls, &share) : -ENOMEM;
+		free(calls);
+		if (rc)
+			return rc;
+	}
+	if (share) {
+		*v = lo == ORP_WL_DISK ? ORP_WV_DISK : ORP_WV_SHARED;
+		if (up == ORP_WL_APP)
+			rc = asprintf(why, "its calls also make %s: the syscall layer counts calls, not FUSE requests",
+				      share);
+		else if (lo == ORP_WL_LOWER)
+			rc = asprintf(why, "its lower calls also serve %s: the lower layer is kept per call, not per FUSE operation",
+				      share);
+		else
+			rc = asprintf(why, "the disk also serves %s, and the block layer counts the whole machine's requests",
+				      share);
+		free(share);
+		return rc < 0 ? -ENOMEM : 0;
+	}
+	if (!counts_agree(a->count, b->count)) {
+		double d = (double)a->count - (double)b->count;
+
+		/* Apart by a share of the larger count, as the tolerance is. */
+		*v = lo == ORP_WL_DISK ? ORP_WV_DISK : ORP_WV_COUNTS;
+		rc = asprintf(why, "%s counted %" PRIu64 ", %s %" PRIu64 " (%.3g%% apart, past the %g%% tolerance): %s",
+			      level_layers[up], a->count, level_layers[lo], b->count,
+			      100.0 * fabs(d) / (double)(a->count > b->count ? a->count : b->count),
+			      100.0 * ORP_WHERE_TOLERANCE, count_cause(op, up, lo, d > 0));
+		return rc < 0 ? -ENOMEM : 0;
+	}
+	return 0;
+}
+
+/* ---- rows ------------------------------------------------------------------ */
+
+static double mean_of(const struct orp_wside *s)
+{
+	return s->count ? (double)s->sum_ns / (double)s->count : 0.0;
+}
+
+static struct orp_wrow *push_row(struct orp_where_op *op)
+{
+	struct orp_wrow *r;
+
+	if (op->nrows == ORP_WHERE_ROWS)
+		return NULL; /* five levels make at most ten rows */
+	r = &op->rows[op->nrows++];
+	memset(r, 0, sizeof(*r));
+	r->mean_ns = r->total_ns = r->share = NAN;
+	return r;
+}
+
+/* A level's own row; a base of the shares below it when @base. */
+static void level_row(struct orp_where_op *op, enum orp_wlevel lv, bool base,
+		      double base_ns)
+{
+	const struct orp_wside *s = &op->lv[lv];
+	struct orp_wrow *r = push_row(op);
+
+	if (!r)
+		return;
+	r->up = r->lo = lv;
+	r->count_up = r->count_lo = s->count;
+	r->mean_ns = mean_of(s);
+	r->total_ns = (double)s->sum_ns;
+	r->base = base;
+	r->share = base ? 1.0 : base_ns > 0 ? r->total_ns / base_ns : NAN;
+}
+
+/*
+ * The rows of @op from its present levels: the first level as a base,
+ * each step to the next level, and the last level's own time; after a
+ * step that does not subtract, the level below is the next base.
+ */
+static int build_rows(const struct orp_where *w, struct orp_where_op *op)
+{
+	enum orp_wlevel chain[ORP_WL__COUNT];
+	size_t n = 0, i = 1;
+	double base_ns;
+
+	for (int lv = 0; lv < ORP_WL__COUNT; lv++)
+		if (op->lv[lv].present && op->lv[lv].count)
+			chain[n++] = (enum orp_wlevel)lv;
+	if (!n)
+		return 0;
+	level_row(op, chain[0], true, 0);
+	base_ns = (double)op->lv[chain[0]].sum_ns;
+	/* Passed through: the step to FUSE, whether or not FUSE saw any. */
+	if (op->passthrough && chain[0] == ORP_WL_APP) {
+		const struct orp_wside *f = &op->lv[ORP_WL_FUSE];
+		struct orp_wrow *r = push_row(op);
+		uint64_t nf = f->present ? f->count : 0;
+		char pt[64] = "";
+
+		if (!r)
+			return 0;
+		r->step = true;
+		r->up = ORP_WL_APP;
+		r->lo = ORP_WL_FUSE;
+		r->verdict = ORP_WV_PASSTHROUGH;
+		r->count_up = op->lv[ORP_WL_APP].count;
+		r->count_lo = nf;
+		if (w->transport)
+			snprintf(pt, sizeof(pt), ", transport %s", w->transport);
+		if (!nf) {
+			/* Every call: all of its time is the kernel's and the lower fs's. */
+			r->mean_ns = mean_of(&op->lv[ORP_WL_APP]);
+			r->total_ns = base_ns;
+			r->share = 1.0;
+		}
+		if (asprintf(&r->why, "passed through (passthrough on%s): the kernel made these calls on the lower file itself, with no FUSE request and no daemon; layers fuse, fs and lower never saw them%s",
+			     pt, nf ? "; the requests FUSE saw are calls it did not pass through (a file opened with direct I/O, or before its backing file was set)" : "") < 0)
+			return -ENOMEM;
+		if (i < n && chain[i] == ORP_WL_FUSE) {
+			level_row(op, ORP_WL_FUSE, true, 0);
+			base_ns = (double)op->lv[ORP_WL_FUSE].sum_ns;
+			i++;
+		} else if (i < n) {
+			level_row(op, chain[i], true, 0);
+			base_ns = (double)op->lv[chain[i]].sum_ns;
+			i++;
+		}
+	}
+	for (; i < n; i++) {
+		enum orp_wlevel up = chain[i - 1], lo = chain[i];
+		enum orp_wverdict v;
+		struct orp_wrow *r;
+		char *why;
+		int rc = verdict(w, op, up, lo, &v, &why);
+
+		if (rc)
+			return rc;
+		/* A block's last level closes it with its own share, when
+		 * a step above it subtracted. */
+		if (v != ORP_WV_OK && op->nrows && op->rows[op->nrows - 1].step &&
+		    op->rows[op->nrows - 1].verdict == ORP_WV_OK)
+			level_row(op, up, false, base_ns);
+		r = push_row(op);
+		if (!r) {
+			free(why);
+			return 0;
+		}
+		r->step = true;
+		r->up = up;
+		r->lo = lo;
+		r->verdict = v;
+		r->why = why;
+		r->count_up = op->lv[up].count;
+		r->count_lo = op->lv[lo].count;
+		if (v == ORP_WV_OK) {
+			r->mean_ns = mean_of(&op->lv[up]) - mean_of(&op->lv[lo]);
+			r->total_ns = (double)op->lv[up].sum_ns - (double)op->lv[lo].sum_ns;
+			r->share = base_ns > 0 ? r->total_ns / base_ns : NAN;
+			if (i + 1 == n)
+				level_row(op, lo, false, base_ns);
+		} else {
+			level_row(op, lo, true, 0);
+			base_ns = (double)op->lv[lo].sum_ns;
+		}
+	}
+	/* A base with no step under it is the base of nothing. */
+	for (size_t k = 0; k < op->nrows; k++) {
+		struct orp_wrow *r = &op->rows[k];
+
+		if (r->base && (k + 1 == op->nrows || !op->rows[k + 1].step ||
+				(op->rows[k + 1].verdict != ORP_WV_OK &&
+				 op->rows[k + 1].verdict != ORP_WV_PASSTHROUGH) ||
+				isnan(op->rows[k + 1].share))) {
+			r->base = false;
+			r->share = NAN;
+		}
+	}
+	return 0;
+}
+
+/* ---- the view ---------------------------------------------------------------- */
+
+static int cmp_ops(const void *a, const void *b)
+{
+	const struct orp_where_op *x = a, *y = b;
+
+	if (x->top_ns != y->top_ns)
+		return x->top_ns < y->top_ns ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static bool listed(const struct orp_where *w, const char *name)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (strcmp(w->ops[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* Add FUSE operation @name (a profile's string) to the view. */
+static int add_op(struct orp_where *w, const char *name)
+{
+	struct orp_where_op *op = &w->ops[w->n++];
+
+	memset(op, 0, sizeof(*op));
+	op->name = name;
+	op->map = orp_fuse_map_find(name);
+	return gather_levels(w, op);
+}
+
+/* The fs profile's options: passthrough and transport, as osprof-fs records them. */
+static int read_options(struct orp_where *w)
+{
+	const struct osp_profile *p = w->layer[ORP_WL_FS] ? w->layer[ORP_WL_FS] : w->layer[ORP_WL_FUSE];
+	const char *pt = osp_kv_get(&p->options, "passthrough");
+
+	w->passthrough = pt && (strcmp(pt, "true") == 0 || strcmp(pt, "\"on\"") == 0);
+	for (size_t i = 0; i < p->options.n; i++)
+		if (strcmp(p->options.items[i].key, "transport") == 0 && !w->transport &&
+		    !(w->transport = osp_kv_text(&p->options.items[i])))
+			return -ENOMEM;
+	return 0;
+}
+
+int orp_where_build(const struct orp_layered *l, struct orp_where *w)
+{
+	size_t cap = 0, levels = 0;
+	int rc = 0;
+
+	memset(w, 0, sizeof(*w));
+	for (size_t i = 0; i < l->n; i++)
+		for (int lv = 0; lv < ORP_WL__COUNT; lv++)
+			if (strcmp(l->prof[i]->layer, level_layers[lv]) == 0 && !w->layer[lv]) {
+				w->layer[lv] = l->prof[i];
+				levels++;
+			}
+	if ((!w->layer[ORP_WL_FUSE] && !w->layer[ORP_WL_FS]) || levels < 2)
+		return -ENOENT;
+	if (read_options(w))
+		return -ENOMEM;
+	for (int lv = ORP_WL_FUSE; lv <= ORP_WL_FS; lv++)
+		cap += w->layer[lv] ? w->layer[lv]->nops : 0;
+	w->ops = calloc(cap + 64, sizeof(*w->ops));
+	if (!w->ops)
+		return -ENOMEM;
+	for (int lv = ORP_WL_FS; !rc && lv >= ORP_WL_FUSE; lv--)
+		for (size_t i = 0; !rc && w->layer[lv] && i < w->layer[lv]->nops; i++) {
+			const struct osp_op *o = &w->layer[lv]->ops[i];
+
+			if (o->lat.count && !listed(w, o->name))
+				rc = add_op(w, o->name);
+		}
+	/* Under passthrough, what the application did that FUSE never saw. */
+	for (size_t i = 0; !rc && w->passthrough && w->layer[ORP_WL_APP] && i < 2; i++) {
+		const char *name = i ? "write" : "read";
+		const struct orp_fuse_map *m = orp_fuse_map_find(name);
+
+		if (listed(w, name))
+			continue;
+		for (size_t k = 0; m->app[k]; k++) {
+			const struct osp_op *o = busy_op(w->layer[ORP_WL_APP], m->app[k]);
+
+			if (o) {
+				rc = add_op(w, m->op);
+				break;
+			}
+		}
+	}
+	for (size_t i = 0; !rc && i < w->n; i++)
+		rc = build_rows(w, &w->ops[i]);
+	/* The order: the time of what the summary's shares are of. */
+	for (size_t i = 0; i < w->n; i++) {
+		struct orp_where_op *op = &w->ops[i];
+		size_t first = 0, end;
+		bool open;
+
+		if (!orp_where_block(op, &first, &end, &open))
+			first = 0;
+		op->top_ns = op->nrows ? op->rows[first].total_ns : 0.0;
+	}
+	if (!rc)
+		qsort(w->ops, w->n, sizeof(*w->ops), cmp_ops);
+	return rc;
+}
+
+void orp_where_fini(struct orp_where *w)
+{
+	for (size_t i = 0; w->ops && i < w->n; i++) {
+		struct orp_where_op *op = &w->ops[i];
+
+		for (int lv = 0; lv < ORP_WL__COUNT; lv++) {
+			osp_hist_fini(&op->lv[lv].hist);
+		}
+		for (size_t k = 0; k < op->nrows; k++)
+			free(op->rows[k].why);
+		for (size_t k = 0; k < op->nnotes; k++)
+			free(op->notes[k]);
+		for (size_t k = 0; k < op->ndisks; k++)
+			free(op->disks[k].dev);
+	}
+	free(w->ops);
+	free(w->transport);
+	memset(w, 0, sizeof(*w));
+}
+
+char *orp_where_layers(char *buf, size_t len, const struct orp_where *w)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (int lv = 0; lv < ORP_WL__COUNT && o < len; lv++)
+		if (w->layer[lv])
+			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "", level_layers[lv]);
+	return buf;
+}
+
+/* What the time between level @lv and the next one down is. */
+static const char *segment(const struct orp_where *w, enum orp_wlevel lv)
+{
+	switch (lv) {
+	case ORP_WL_APP:
+		return "kernel outside FUSE";
+	case ORP_WL_FUSE:
+		return w->transport && strcmp(w->transport, "io_uring") == 0
+			       ? "FUSE transport (io_uring) and queueing"
+			       : "FUSE transport and queueing";
+	case ORP_WL_FS:
+		return "daemon's own work";
+	default:
+		return "lower fs, less the disk";
+	}
+}
+
+static const char *const level_whats[] = {
+	[ORP_WL_APP] = "application's calls", [ORP_WL_FUSE] = "FUSE requests",
+	[ORP_WL_FS] = "daemon (osprof-fs)", [ORP_WL_LOWER] = "lower file system",
+	[ORP_WL_DISK] = "disk",
+};
+
+const char *orp_wrow_what(const struct orp_where *w, const struct orp_wrow *r,
+			  char *buf, size_t len)
+{
+	size_t o = 0;
+
+	if (!r->step)
+		return level_whats[r->up];
+	if (r->verdict == ORP_WV_PASSTHROUGH)
+		return "passed through to the lower fs";
+	buf[0] = '\0';
+	for (int lv = r->up; lv < (int)r->lo && o < len; lv++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? " + " : "",
+				      segment(w, (enum orp_wlevel)lv));
+	return buf;
+}
+
+bool orp_where_block(const struct orp_where_op *op, size_t *first, size_t *end,
+		     bool *open)
+{
+	size_t best = 0, best_steps = 0, bend = 0;
+	bool found = false;
+
+	for (size_t i = 0; i < op->nrows; i++) {
+		size_t steps = 0, j = i + 1;
+
+		if (!op->rows[i].base)
+			continue;
+		for (; j < op->nrows && op->rows[j].step && !isnan(op->rows[j].share); j++)
+			steps++;
+		/* The level row that closes the block, with its share. */
+		if (j < op->nrows && !op->rows[j].step && !op->rows[j].base)
+			j++;
+		if (!found || steps > best_steps) {
+			best = i;
+			best_steps = steps;
+			bend = j;
+			found = true;
+		}
+	}
+	if (!found)
+		return false;
+	*first = best;
+	*end = bend;
+	/* Open: a step that does not subtract follows the block. */
+	*open = bend < op->nrows && op->rows[bend].step;
+	return true;
+}
