@@ -263,12 +263,16 @@ Test(charts, wall_clock_mode_labels_times_of_day)
 	cr_expect_not_null(strstr(r.err, "--timeline-clock"), "%s", r.err);
 }
 
-/* The HTML report shows the per-operation charts in the same order. */
+/*
+ * The HTML report shows the per-operation charts in the same order, of
+ * the operations with a tenth of the layer's time: write (57%) and read
+ * (43%), not getattr (0.04%), which the overview shows.
+ */
 Test(charts, html_charts_come_in_order_of_total_time)
 {
 	char *html = tpath("order.html"), *page;
 	struct run r = REPORT("html", profile(), "-o", html);
-	const char *w, *rd, *g;
+	const char *w, *rd;
 
 	cr_assert_eq(r.status, 0, "html: %s", r.err);
 	page = own(slurp(html));
@@ -276,7 +280,8 @@ Test(charts, html_charts_come_in_order_of_total_time)
 	/* Each chart's caption names its operation: "fs read: 333 requests". */
 	w = strstr(page, "<figcaption>fs write:");
 	rd = strstr(page, "<figcaption>fs read:");
-	g = strstr(page, "<figcaption>fs getattr:");
-	cr_assert(w && rd && g, "charts missing from the page");
-	cr_expect(w < rd && rd < g, "write, read, getattr: the order of total time");
+	cr_assert(w && rd, "charts missing from the page");
+	cr_expect(w < rd, "write, then read: the order of total time");
+	cr_expect_null(strstr(page, "<figcaption>fs getattr:"), "getattr has 0.04%% of the time");
+	cr_expect_not_null(strstr(page, "<figcaption>fs layer: the 3 operations with the most total latency"));
 }

@@ -18,7 +18,6 @@
 #include <json.h>
 #include <limits.h>
 #include <math.h>
-#include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +25,7 @@
 #include <unistd.h>
 
 #include "osprof/format.h"
+#include "browser.h"
 #include "cli.h"
 
 TestSuite(report, .init = cli_setup, .fini = cli_teardown);
@@ -107,47 +107,6 @@ static const char *first_ranked(const char *out)
 }
 
 /* ---- images ---------------------------------------------------------------- */
-
-struct png_stats {
-	unsigned w, h;
-	size_t colours;  /* distinct colours, counted up to 64 */
-	double nonwhite; /* share of pixels that are not white */
-};
-
-static bool png_stats(const char *path, struct png_stats *s)
-{
-	png_image img;
-	png_bytep buf;
-	uint32_t seen[64];
-
-	memset(&img, 0, sizeof(img));
-	memset(s, 0, sizeof(*s));
-	img.version = PNG_IMAGE_VERSION;
-	if (!png_image_begin_read_from_file(&img, path))
-		return false;
-	img.format = PNG_FORMAT_RGB;
-	buf = malloc(PNG_IMAGE_SIZE(img));
-	if (!buf || !png_image_finish_read(&img, NULL, buf, 0, NULL)) {
-		free(buf);
-		png_image_free(&img);
-		return false;
-	}
-	s->w = img.width;
-	s->h = img.height;
-	for (size_t i = 0, n = (size_t)img.width * img.height; i < n; i++) {
-		uint32_t c = (uint32_t)buf[3 * i] << 16 | (uint32_t)buf[3 * i + 1] << 8 | buf[3 * i + 2];
-		size_t k;
-
-		s->nonwhite += c != 0xffffff;
-		for (k = 0; k < s->colours && seen[k] != c; k++)
-			;
-		if (k == s->colours && s->colours < 64)
-			seen[s->colours++] = c;
-	}
-	s->nonwhite /= (double)img.width * img.height;
-	free(buf);
-	return true;
-}
 
 static void expect_png(const char *path)
 {
@@ -1022,31 +981,6 @@ Test(report, proc_osprof_layers_are_read_through_the_kmod_reader)
 
 /* ---- html ------------------------------------------------------------------ */
 
-static bool have_chromium(void)
-{
-	return access("/usr/bin/chromium", X_OK) == 0;
-}
-
-/* Screenshot @html in headless Chromium into @png. */
-static void screenshot(const char *html, const char *png)
-{
-	char *url, *shot, *profile_dir, *size = "--window-size=1200,900";
-	struct run r;
-
-	cr_assert(asprintf(&url, "file://%s", html) > 0);
-	cr_assert(asprintf(&shot, "--screenshot=%s", png) > 0);
-	cr_assert(asprintf(&profile_dir, "--user-data-dir=%s", tpath("chromium-profile")) > 0);
-	own(url);
-	own(shot);
-	own(profile_dir);
-	r = run_argv((char *const[]){ "/usr/bin/chromium", "--headless", "--no-sandbox",
-				      "--disable-gpu", "--disable-quic", "--no-first-run",
-				      "--disable-background-networking",
-				      "--disable-component-update", "--disable-sync",
-				      profile_dir, shot, size, url, NULL });
-	cr_assert_eq(r.status, 0, "chromium: %s", r.err);
-}
-
 Test(report, html_is_one_self_contained_file_that_renders, .timeout = 60)
 {
 	char *html = tpath("r.html"), *page, *png = tpath("shot.png");
@@ -1065,7 +999,7 @@ Test(report, html_is_one_self_contained_file_that_renders, .timeout = 60)
 	cr_expect_null(strstr(page, "https://"));
 	if (!have_chromium())
 		cr_skip_test("chromium is not installed: the rendering is not checked");
-	screenshot(html, png);
+	chromium_screenshot(html, png, 1200, 900);
 	cr_assert(png_stats(png, &s), "chromium wrote no PNG");
 	cr_expect(s.colours > 8, "screenshot has %zu colours: blank", s.colours);
 	cr_expect(s.nonwhite > 0.02, "screenshot is %.1f%% non-white: blank", 100 * s.nonwhite);
@@ -1096,25 +1030,6 @@ static char *cmp_profile(const char *file, unsigned read_bucket, const char *opt
 	spit(path, text, (size_t)len);
 	free(text);
 	return path;
-}
-
-/* Chromium's DOM of @html once parsed (--dump-dom): what a reader gets. */
-static char *dump_dom(const char *html)
-{
-	char *url, *profile_dir;
-	struct run r;
-
-	cr_assert(asprintf(&url, "file://%s", html) > 0);
-	cr_assert(asprintf(&profile_dir, "--user-data-dir=%s", tpath("chromium-dom")) > 0);
-	own(url);
-	own(profile_dir);
-	r = run_argv((char *const[]){ "/usr/bin/chromium", "--headless", "--no-sandbox",
-				      "--disable-gpu", "--disable-quic", "--no-first-run",
-				      "--disable-background-networking",
-				      "--disable-component-update", "--disable-sync",
-				      profile_dir, "--dump-dom", url, NULL });
-	cr_assert_eq(r.status, 0, "chromium: %s", r.err);
-	return r.out;
 }
 
 /* Every href="#X" in @dom names an element id="X"; @page, the HTML
@@ -1175,7 +1090,7 @@ Test(report, html_comparison_shows_both_sides_and_collapses_what_does_not_differ
 	cr_expect_lt(strstr(page, "fs / &lt;img"), strstr(page, "fs / &lt;/td&gt;"));
 	if (!have_chromium())
 		cr_skip_test("chromium is not installed: the rendering is not checked");
-	dom = dump_dom(html); /* run_argv owns it */
+	dom = chromium_dom(html, 1200); /* run_argv owns it */
 	cr_assert_not_null(strstr(dom, "</html>"), "%s", dom);
 	cr_expect_null(strstr(dom, "<img"), "a name became an element");
 	cr_expect_null(strstr(dom, "<script"), "a name became an element");
@@ -1195,7 +1110,7 @@ Test(report, html_comparison_shows_both_sides_and_collapses_what_does_not_differ
 	cr_expect_not_null(strstr(details, "&lt;script&gt;alert(2)&lt;/script&gt;&amp;amp;: equal"), "%s", details);
 	/* Both sides' tables are there once parsed. */
 	cr_expect_not_null(strstr(dom, "<h2 id=\"p1-0\">B: Layer fs</h2>"));
-	screenshot(html, tpath("cmp.png"));
+	chromium_screenshot(html, tpath("cmp.png"), 1200, 900);
 }
 
 /* ---- help and usage -------------------------------------------------------- */

@@ -9,7 +9,10 @@
  * requests (within 1%), and a plain "no subtraction" with its reason
  * elsewhere -- counts apart, calls another operation shares, a request no
  * call waits for, the disk, and kernel passthrough (fs's options carrying
- * "passthrough" and "transport").
+ * "passthrough" and "transport"). The HTML report is also rendered in
+ * headless Chromium (skipped, saying so, without it): a screenshot that
+ * is not blank, every link of its contents resolving, nothing wider than
+ * the page.
  */
 #include <criterion/criterion.h>
 #include <json-c/json.h>
@@ -19,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "osprof/format.h"
+#include "browser.h"
 #include "cli.h"
 
 TestSuite(where, .init = cli_setup, .fini = cli_teardown);
@@ -420,6 +424,47 @@ Test(where, show_puts_it_first_and_says_when_there_is_none)
 	cr_expect_not_null(strstr(r.err, "it needs layer fs or fuse"), "%s", r.err);
 }
 
+/* The HTML report opens with it: contents, chart, summary, a section an operation. */
+Test(where, html_opens_with_where_the_time_goes, .timeout = 60)
+{
+	char *html = tpath("r.html"), *page, *list, *run = full_run("run", 200);
+	const char *toc, *where, *layered, *first_layer;
+	struct run r;
+
+	/* The run as a list of its files, as scripts/run.sh hands them over. */
+	cr_assert(asprintf(&list, "%s/stats.json,%s/fuse.json,%s/syscall.json,%s/lower.json,%s/block.json",
+			   run, run, run, run, run) > 0);
+	r = REPORT("html", own(list), "-o", html);
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	page = own(slurp(html));
+	toc = strstr(page, "<h2 id=\"contents\">Contents</h2>");
+	where = strstr(page, "<h2 id=\"where\">Where the time goes</h2>");
+	layered = strstr(page, "<h2 id=\"layered\">Layered view</h2>");
+	first_layer = strstr(page, "<h2 id=\"p0-");
+	cr_assert(toc && where && layered && first_layer, "%s", page);
+	cr_expect(toc < where && where < layered && layered < first_layer);
+	/* The title is the run's name, the directory its files share; each
+	 * path is an item of the details line. */
+	cr_expect_not_null(strstr(page, "<title>osprof report: run</title>"), "%s", page);
+	cr_expect_not_null(strstr(page, "<h1>osprof report: run</h1>"));
+	cr_expect_not_null(strstr(page, "<details class=\"meta\"><summary>inputs</summary><ul>\n<li>"));
+	cr_expect_not_null(strstr(page, own(strdup(tpath("run/syscall.json</li>\n<li>")))), "%s", page);
+	cr_expect_not_null(strstr(page, "<p class=\"meta\">5 layers: fuse, fs, syscall, lower, block &middot;"),
+			   "%s", page);
+	cr_expect_not_null(strstr(page, "<li><a href=\"#where-0\">read</a></li>"));
+	cr_expect_not_null(strstr(page, "<section id=\"where-0\">\n<h3>read: 25ms in 1000 application calls</h3>"));
+	cr_expect_not_null(strstr(page, "<tr><td class=\"l\">read</td><td>25ms</td><td>1000</td><td class=\"l\">syscall</td><td>25us</td><td>20%</td><td>60%</td><td>4.0%</td><td>(16%)</td><td>-</td></tr>"),
+			   "%s", page);
+	cr_expect_not_null(strstr(page, "<tr class=\"diff\"><td class=\"l\">  lower fs, less the disk</td>"));
+	/* Its charts: the bars and a panel per layer of read. */
+	cr_expect_not_null(strstr(page, "<figcaption>where the time goes: each operation&#39;s time, by layer</figcaption>"));
+	cr_expect_not_null(strstr(page, "<figcaption>read: each layer&#39;s latency, top down</figcaption>"));
+	/* No chart of the page draws two distributions on one axis. */
+	cr_expect_null(strstr(page, "every request of each layer</figcaption>"));
+	cr_expect_not_null(strstr(page, "every request of each layer, a panel a layer</figcaption>"));
+}
+
 /* plot draws the bars: a row an operation, its segments by layer. */
 Test(where, plot_draws_the_bars_of_shares, .timeout = 60)
 {
@@ -440,4 +485,81 @@ Test(where, plot_draws_the_bars_of_shares, .timeout = 60)
 	cr_expect_not_null(strstr(gp, "$names << EOD\n\"read\" "), "%s", gp);
 	cr_expect(exists(tpath("ch/where.svg")));
 	cr_expect(exists(tpath("ch/where-read.svg")));
+}
+
+/* The findings of the page check at @width: none but its closing line. */
+static void expect_page_ok(const char *html, int width, size_t min_links)
+{
+	char *check = chromium_page_check(html, width);
+	size_t elements = 0, links = 0;
+
+	cr_expect_null(strstr(check, "link #"), "at %d px: %s", width, check);
+	cr_expect_null(strstr(check, "wide "), "at %d px: %s", width, check);
+	cr_expect_null(strstr(check, "page: "), "at %d px: %s", width, check);
+	cr_assert_eq(sscanf(check, "checked %zu elements, %zu links", &elements, &links), 2,
+		     "at %d px: %s", width, check);
+	cr_expect_gt(elements, 100);
+	cr_expect_geq(links, min_links, "%zu links", links);
+}
+
+Test(where, the_html_report_renders_and_fits_the_page_in_chromium, .timeout = 180)
+{
+	static const char *const sizes[] = { "1200", "800" };
+	char *html = tpath("r.html"), *hostile = tpath("h.html"), *png = tpath("shot.png");
+	char *dir = full_run("run", 200), *dom, *lng = own(calloc(401, 1));
+	struct png_stats st;
+	struct run r;
+
+	/* A run whose names are markup, or too long for any line. */
+	memset(lng, 'n', 400);
+	layer(dir, "fuse", "ebpf",
+	      REQS({ "read", 1000, 20000 }, { "<script>alert(1)</script>", 10, 3000 }, { lng, 5, 2000 }),
+	      NULL, NULL);
+	layer(dir, "fs", NULL,
+	      REQS({ "read", 1000, 5000 }, { "<script>alert(1)</script>", 10, 1000 }, { lng, 5, 1000 }),
+	      "false", "dev");
+	r = REPORT("html", dir, "-o", hostile);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	r = REPORT("html", full_run("run2", 200), "-o", html);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	if (!have_chromium())
+		cr_skip_test("chromium is not installed: the rendering is not checked");
+	chromium_screenshot(html, png, 1200, 900);
+	cr_assert(png_stats(png, &st), "chromium wrote no PNG");
+	cr_expect_eq(st.w, 1200);
+	cr_expect_eq(st.h, 900);
+	cr_expect(st.colours > 8, "screenshot has %zu colours: blank", st.colours);
+	cr_expect(st.nonwhite > 0.02, "screenshot is %.1f%% non-white: blank", 100 * st.nonwhite);
+	/* The contents' links (6 operations, the layered view, 5 layers) and the where section's. */
+	for (size_t i = 0; i < 2; i++) {
+		expect_page_ok(html, atoi(sizes[i]), 13);
+		expect_page_ok(hostile, atoi(sizes[i]), 10);
+	}
+	/* A name is text in the DOM, never an element. */
+	dom = chromium_dom(hostile, 1200);
+	cr_expect_null(strstr(dom, "<script"), "a name became an element");
+	cr_expect_not_null(strstr(dom, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+}
+
+/* The page check itself finds a link to nothing and a box past the page. */
+Test(where, the_page_check_finds_a_dead_link_and_a_wide_box, .timeout = 60)
+{
+	static const char page[] =
+		"<!DOCTYPE html><html><head><meta charset=\"utf-8\"></head><body>\n"
+		"<a href=\"#here\">here</a> <a href=\"#nowhere\">nowhere</a><h2 id=\"here\">x</h2>\n"
+		"<div id=\"wide\" style=\"width:2000px\">wide</div>\n"
+		"<p id=\"long\" style=\"width:300px\">" "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn" "</p>\n"
+		"</body></html>\n";
+	char *html = tpath("bad.html"), *check;
+
+	spit(html, page, strlen(page));
+	if (!have_chromium())
+		cr_skip_test("chromium is not installed: the rendering is not checked");
+	check = chromium_page_check(html, 800);
+	cr_expect_not_null(strstr(check, "link #nowhere: no element\n"), "%s", check);
+	cr_expect_null(strstr(check, "link #here"), "%s", check);
+	cr_expect_not_null(strstr(check, "wide DIV#wide: 2008 &gt; 800\n"), "%s", check);
+	cr_expect_not_null(strstr(check, "wide P#long: "), "%s", check);
+	cr_expect_not_null(strstr(check, "page: "), "%s", check);
+	cr_expect_not_null(strstr(check, "checked 6 elements, 2 links"), "%s", check);
 }
