@@ -85,7 +85,8 @@ static void help(void)
 
 /*
  * Tables and figures never wider than the page: a long name wraps
- * anywhere, a chart scales down. The contents' entries of a section on
+ * anywhere, a chart scales down; a cell keeps its leading blanks (a
+ * step of "where the time goes" is indented under its level). The contents' entries of a section on
  * a line or two, so "where the time goes" starts on the first screen.
  */
 static const char style[] =
@@ -95,7 +96,7 @@ static const char style[] =
 	"h3{font-size:1.05em;margin:1.4em 0 .3em;overflow-wrap:anywhere}"
 	"table{border-collapse:collapse;margin:.6em 0;font-size:.85em;max-width:100%}"
 	"td,th{border:1px solid #ddd;padding:.2em .5em;text-align:right;overflow-wrap:anywhere}"
-	"td.l,th.l{text-align:left}th{background:#f0f3f7}"
+	"td.l,th.l{text-align:left}td.l{white-space:pre-wrap}th{background:#f0f3f7}"
 	"tr.diff td{background:#fff4f0}.meta{color:#555;font-size:.9em;overflow-wrap:anywhere}"
 	"p{overflow-wrap:anywhere}"
 	"figure{margin:1em 0}figcaption{color:#555;font-size:.9em;overflow-wrap:anywhere}"
