@@ -45,7 +45,8 @@ struct otr_opts {
 };
 
 /*
- * otr_opts_parse - @argv into @o. 0; 1 when --help was printed (exit 0);
+ * otr_opts_parse - @argv into @o. 0; 1 when --help or --version was
+ * printed (exit 0);
  * -EINVAL with one line in @err naming the bad input.
  */
 int otr_opts_parse(struct otr_opts *o, int argc, char **argv, char *err,
@@ -99,14 +100,15 @@ struct otr_layer {
 /*
  * otr_interval - read layer @y now and keep the difference from its last
  * reading as a snapshot at @t_ns (since the start); when @print, write
- * it as a stats view on stdout. 0 or -errno with @err.
+ * it as a stats view on standard error. 0 or -errno with @err.
  */
 int otr_interval(struct obp *b, struct otr_layer *y, uint64_t t_ns,
 		 uint64_t interval_ns, bool print, char *err, size_t errlen);
 /*
  * otr_finish - the final reading of layer @y (with its snapshots as the
- * timeline when there are any), its stats view on stdout, and its JSON
- * in @path when not NULL. 0 or -errno with @err.
+ * timeline when there are any), its stats view on standard error
+ * (standard output is the traced command's alone), and its JSON in
+ * @path when not NULL. 0 or -errno with @err.
  */
 int otr_finish(struct obp *b, struct otr_layer *y, const struct osp_kvlist *source,
 	       uint64_t interval_ns, const char *path, char *err, size_t errlen);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "osp_opt.h"
 #include "otr.h"
 #include "osprof/parse.h"
@@ -23,8 +24,9 @@ static void help(void)
 	       "Profile the system calls of processes, a cgroup or a command with eBPF:\n"
 	       "one log2 latency histogram per call, no FUSE mount, no kernel module.\n"
 	       "At the end (Ctrl-C, SIGTERM, the command's exit, or every -p process's)\n"
-	       "print the stats view of each layer and write the JSON profiles that\n"
-	       "osprof-report reads.\n\n"
+	       "print the stats view of each layer on standard error (standard output\n"
+	       "is the command's alone, as with strace -c) and write the JSON profiles\n"
+	       "that osprof-report reads.\n\n"
 	       "  -p, --pid PID       trace process PID (repeatable), and its children\n"
 	       "  -c, --cgroup DIR    trace the processes of cgroup v2 directory DIR\n"
 	       "  -m, --mount DIR     only calls on descriptors of files on the mount that\n"
@@ -35,12 +37,14 @@ static void help(void)
 	       "  -L, --layers LIST   comma-separated layers (see below), or all\n"
 	       "                      (default: syscall, plus fuse with a FUSE --mount)\n"
 	       "  -i, --interval S    also print each S seconds' own counts (0.001 ..\n"
-	       "                      86400); the JSON gets them as its timeline\n"
+	       "                      86400), on standard error too; the JSON gets them\n"
+	       "                      as its timeline\n"
 	       "  -o, --output FILE   write the first layer listed to FILE as JSON and\n"
 	       "                      each other layer L to FILE with .L before its\n"
 	       "                      extension: -o run.json -L syscall,fuse writes\n"
 	       "                      run.json (syscall) and run.fuse.json (fuse)\n"
 	       "  -h, --help          this help\n"
+	       "  -V, --version       the version\n"
 	       "  -- COMMAND ARG...   run COMMAND traced from its first instruction, with\n"
 	       "                      its children; end when it exits, with its status\n\n"
 	       "Layers:");
@@ -153,6 +157,7 @@ int otr_opts_parse(struct otr_opts *o, int argc, char **argv, char *err, size_t 
 		{ 'i', "interval", OSP_OPT_CALL, &x, .call = parse_interval },
 		{ 'o', "output", OSP_OPT_STR, &o->out },
 		{ 'h', "help", OSP_OPT_STOP },
+		{ 'V', "version", OSP_OPT_PRINT, .text = OTR_PROG " " OSPROF_VERSION "\n" },
 		{ 0 },
 	};
 	struct osp_opt_fail f;
@@ -168,6 +173,8 @@ int otr_opts_parse(struct otr_opts *o, int argc, char **argv, char *err, size_t 
 		help();
 		return 1;
 	}
+	if (rc == 'V') /* printed */
+		return 1;
 	if (rc && f.opt)
 		return rc;
 	if (rc && f.c == ':') {

@@ -6,6 +6,10 @@
  * intervals add up to the total exactly. They become the JSON profile's
  * timeline, as DESIGN.md's format has it (snapshots of deltas).
  *
+ * Every view goes to standard error, as strace -c and perf trace -s put
+ * their summaries: standard output is the traced command's, and
+ * `osprof-trace -- cmd > file` must leave in file what cmd wrote alone.
+ *
  * Several layers, one -o FILE: the format holds one layer per document,
  * so the first layer listed goes to FILE and each other one to FILE with
  * ".<layer>" before the extension (otr_out_path); each is a whole
@@ -26,6 +30,31 @@ char *otr_out_path(const char *out, enum obp_layer l, enum obp_layer first)
 }
 
 /*
+ * Write @head and @p's stats view to standard error in one write: stderr
+ * is unbuffered, so a view written straight to it would be a write per
+ * field, interleaved with whatever the command writes there meanwhile.
+ * 0, -ENOMEM, or -EIO when stderr refuses it.
+ */
+static int put_view(const char *head, const struct osp_profile *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int err;
+
+	if (!m)
+		return -ENOMEM;
+	fputs(head, m);
+	err = osp_write_stats(m, p);
+	if (fclose(m) != 0 && !err)
+		err = -ENOMEM;
+	if (!err && fwrite(buf, 1, len, stderr) != len)
+		err = -EIO;
+	free(buf);
+	return err;
+}
+
+/*
  * Print snapshot @s of @cur's layer as a stats view: @cur's own header
  * (clock, source) over the snapshot's ops, lent for the call.
  */
@@ -35,18 +64,19 @@ static int print_snap(struct osp_profile *cur, const struct osp_snapshot *s,
 	struct osp_op *ops = cur->ops;
 	size_t nops = cur->nops, cap = cur->ops_cap;
 	uint64_t elapsed = cur->elapsed_ns;
+	char head[128];
 	int err;
 
-	printf("\n--- %s: interval ending at %.3f s ---\n", cur->layer, (double)s->t_ns / 1e9);
+	snprintf(head, sizeof(head), "\n--- %s: interval ending at %.3f s ---\n", cur->layer,
+		 (double)s->t_ns / 1e9);
 	cur->ops = s->ops;
 	cur->nops = cur->ops_cap = s->nops;
 	cur->elapsed_ns = interval_ns;
-	err = osp_write_stats(stdout, cur);
+	err = put_view(head, cur);
 	cur->ops = ops;
 	cur->nops = nops;
 	cur->ops_cap = cap;
 	cur->elapsed_ns = elapsed;
-	fflush(stdout);
 	return err;
 }
 
@@ -84,10 +114,8 @@ int otr_interval(struct obp *b, struct otr_layer *y, uint64_t t_ns,
 
 	if (e)
 		return e;
-	if (print && print_snap(cur, &s, interval_ns)) {
-		snprintf(err, errlen, "stdout: write error");
-		e = -EIO;
-	}
+	if (print && (e = print_snap(cur, &s, interval_ns)) != 0)
+		snprintf(err, errlen, "standard error: %s", strerror(-e));
 	osp_ring_push(y->ring, &s);
 	osp_profile_free(y->prev);
 	y->prev = cur;
@@ -164,11 +192,9 @@ int otr_finish(struct obp *b, struct otr_layer *y, const struct osp_kvlist *sour
 		osp_profile_free(p);
 		return e;
 	}
-	fputc('\n', stdout);
-	if (osp_write_stats(stdout, p) || fflush(stdout)) {
-		snprintf(err, errlen, "stdout: write error");
-		e = -EIO;
-	}
+	e = put_view("\n", p);
+	if (e)
+		snprintf(err, errlen, "standard error: %s", strerror(-e));
 	if (!e && path)
 		e = write_json(path, p, err, errlen);
 	osp_profile_free(p);

@@ -38,7 +38,12 @@ progs=(osprof-fs osprof-report osprof-bench osprof-randread osprof-trace osprof-
 for p in "${progs[@]}"; do
 	[ -x "$d$BINDIR/$p" ] || bad "program $BINDIR/$p"
 done
-"$d$BINDIR/osprof-randread" --version >/dev/null 2>&1 || bad "installed osprof-randread --version"
+# Each says its name and version alike ("osprof-fs 0.1.0, FUSE library ..."
+# adds libfuse's), and the installed programs run.
+for p in "${progs[@]}"; do
+	v=$("$d$BINDIR/$p" --version 2>&1) || bad "installed $p --version failed: $v"
+	[[ $v == "$p $VERSION" || $v == "$p $VERSION, "* ]] || bad "$p --version says '$v'"
+done
 
 # libosprof: libosprof.so -> .so.SOVERSION -> .so.VERSION, soname .so.SOVERSION.
 lib=$d$LIBDIR/libosprof.so

@@ -2,12 +2,14 @@
 /*
  * osprof-trace run for real, as root: a command, a running process, a
  * cgroup, a mount filter and intervals, each checked through the JSON it
- * writes, read back with core's reader; and bad input, which must change
+ * writes, read back with core's reader; its views on standard error alone
+ * (standard output is the command's); and bad input, which must change
  * nothing. Every test works in its own temporary directory and leaves no
  * process, mount or cgroup behind.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -63,12 +65,15 @@ static const char *testprog(void)
 	return t;
 }
 
-/* A run of osprof-trace: stdout into a file, stderr through a pipe. */
+/*
+ * A run of osprof-trace: stdout into a file, stderr through a pipe, read
+ * whole (its views are there: a few intervals' worth fit).
+ */
 struct run {
 	pid_t pid;
 	int err_fd;
 	char out_path[300];
-	char err[4096];
+	char err[256 * 1024];
 	size_t errlen;
 };
 
@@ -129,6 +134,31 @@ static int run_wait(char *const argv[], struct run *r)
 {
 	spawn(r, argv);
 	return reap(r);
+}
+
+/* File @path whole, NUL-terminated (malloc'd), its length in *@len. */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t cap = 0, n;
+
+	if (!f)
+		return NULL;
+	n = (size_t)getdelim(&buf, &cap, '\0', f);
+	fclose(f);
+	if (buf && len)
+		*len = n == (size_t)-1 ? 0 : n;
+	return buf;
+}
+
+/* Standard output is the command's: nothing of ours is ever there. */
+static void expect_no_stdout(const struct run *r)
+{
+	struct stat st;
+
+	cr_assert_eq(stat(r->out_path, &st), 0);
+	cr_expect_eq(st.st_size, 0, "%lld bytes on stdout", (long long)st.st_size);
 }
 
 static struct osp_profile *load(const char *name)
@@ -218,6 +248,86 @@ Test(trace, command_counts_are_exact_and_status_passes_through)
 	cr_expect(osp_kv_get(&p->source, "command"));
 	osp_profile_free(base);
 	osp_profile_free(p);
+}
+
+/* The count of @name's row in the stats view @text; false when it has none. */
+static bool row_count(const char *text, const char *name, uint64_t *count)
+{
+	size_t n = strlen(name);
+
+	for (const char *l = text; (l = strchr(l, '\n')) != NULL;) {
+		char *end;
+
+		l++;
+		/* A row is NAME and blanks; its histogram's heading is "NAME:". */
+		if (strncmp(l, name, n) != 0 || l[n] != ' ')
+			continue;
+		*count = strtoull(l + n, &end, 10);
+		return end != l + n;
+	}
+	return false;
+}
+
+/*
+ * `osprof-trace -- echo hi > f` leaves exactly "hi\n" in f: the summary
+ * is on standard error, as strace -c and perf trace -s put theirs, and it
+ * says what the JSON holds: its header's operations and requests, each
+ * row's count.
+ */
+Test(trace, the_summary_is_on_stderr_and_stdout_is_the_commands_alone)
+{
+	char o[300], *out;
+	struct osp_profile *p;
+	size_t len, nops;
+	uint64_t requests = 0, reqs;
+	const char *h;
+	struct run r;
+	int rc;
+
+	snprintf(o, sizeof(o), "%s/echo.json", tmp);
+	{
+		char *argv[] = { (char *)tracer(), "-o", o, "--", "/bin/echo", "hi", NULL };
+
+		rc = run_wait(argv, &r);
+	}
+	cr_assert_eq(rc, 0, "%s", r.err);
+	out = slurp(r.out_path, &len);
+	cr_assert_not_null(out);
+	cr_expect_eq(len, 3u, "stdout holds %zu bytes: '%s'", len, out);
+	cr_expect_str_eq(out, "hi\n");
+	free(out);
+	p = load("echo.json");
+	cr_expect_eq(count_of(p, "write"), 1u, "echo's one write");
+	for (size_t i = 0; i < p->nops; i++) {
+		uint64_t c;
+
+		requests += p->ops[i].lat.count;
+		cr_expect(row_count(r.err, p->ops[i].name, &c), "no row %s: %s", p->ops[i].name, r.err);
+		cr_expect_eq(c, p->ops[i].lat.count, "%s", p->ops[i].name);
+	}
+	h = strstr(r.err, "\nosprof syscall profile: ");
+	cr_assert_not_null(h, "no summary on stderr: %s", r.err);
+	cr_assert_eq(sscanf(h, "\nosprof syscall profile: %zu operations, %" SCNu64 " requests",
+			    &nops, &reqs), 2, "%s", h);
+	cr_expect_eq(nops, p->nops);
+	cr_expect_eq(reqs, requests);
+	osp_profile_free(p);
+}
+
+Test(trace, version_is_one_line_on_stdout)
+{
+	char *argv[] = { (char *)tracer(), "--version", NULL }, want[64], *out;
+	const char *v = getenv("OSPROF_VERSION");
+	struct run r;
+
+	cr_assert(v, "OSPROF_VERSION is not set");
+	cr_assert_eq(run_wait(argv, &r), 0, "%s", r.err);
+	cr_expect_str_eq(r.err, "");
+	out = slurp(r.out_path, NULL);
+	cr_assert_not_null(out);
+	snprintf(want, sizeof(want), "osprof-trace %s\n", v);
+	cr_expect_str_eq(out, want);
+	free(out);
 }
 
 /* A child that waits at a pipe, does N preads and M fstats, and exits. */
@@ -412,8 +522,6 @@ Test(trace, intervals_add_up_to_the_total)
 	char o[300], file[300];
 	struct osp_profile *p;
 	struct run r;
-	FILE *f;
-	char line[256];
 	size_t printed = 0, nsnaps;
 	int rc;
 
@@ -455,11 +563,9 @@ Test(trace, intervals_add_up_to_the_total)
 		cr_expect_arr_eq(bk, want, sizeof(uint64_t) * OSP_HIST_NBUCKETS(p->res), "%s", op->name);
 	}
 	osp_profile_free(p);
-	f = fopen(r.out_path, "r");
-	cr_assert(f);
-	while (fgets(line, sizeof(line), f))
-		printed += strstr(line, "--- syscall: interval ending at") != NULL;
-	fclose(f);
+	for (const char *l = r.err; (l = strstr(l, "--- syscall: interval ending at")); l++)
+		printed++;
+	expect_no_stdout(&r);
 	/* Each interval as it ends; the last, cut short, is the final view's. */
 	cr_expect_eq(printed, nsnaps - 1, "%zu intervals printed of %zu", printed, nsnaps);
 }
@@ -470,9 +576,6 @@ Test(trace, sigterm_ends_cleanly_with_the_final_view)
 	char o[300];
 	struct osp_profile *p;
 	struct run r;
-	FILE *f;
-	char line[256];
-	bool view = false;
 
 	snprintf(o, sizeof(o), "%s/t.json", tmp);
 	{
@@ -487,12 +590,8 @@ Test(trace, sigterm_ends_cleanly_with_the_final_view)
 	p = load("t.json");
 	cr_expect_eq(count_of(p, "execve"), 1u, "the command's own exec, once");
 	osp_profile_free(p);
-	f = fopen(r.out_path, "r");
-	cr_assert(f);
-	while (fgets(line, sizeof(line), f))
-		view |= strncmp(line, "osprof syscall profile:", 23) == 0;
-	fclose(f);
-	cr_expect(view, "the final stats view is printed");
+	cr_expect(strstr(r.err, "\nosprof syscall profile:"), "the final stats view: %s", r.err);
+	expect_no_stdout(&r);
 }
 
 struct bad_case {
