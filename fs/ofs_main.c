@@ -276,9 +276,11 @@ int main(int argc, char **argv)
 	    say(ofs_creds_init(), "the daemon's groups") ||
 	    say(add_mount_opts(&fs, &args), "the mount options"))
 		goto out;
+	ofs_opts_unknown_said(true);
 	fs.se = fuse_session_new(&args, &ofs_prof_ops, sizeof(ofs_prof_ops), &fs);
+	ofs_opts_unknown_said(false);
 	if (!fs.se)
-		goto out; /* libfuse said why (an unknown option, say) */
+		goto out; /* said why: an unknown option in our words, else libfuse */
 	ret = 1;
 	/* libfuse says why when these fail. */
 	if (fuse_set_signal_handlers(fs.se) != 0)

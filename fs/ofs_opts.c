@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -488,6 +489,66 @@ int ofs_opts_parse(struct ofs *fs, struct fuse_args *args)
 	if (check_dirs(o, &c) != 0)
 		return -1;
 	return 0;
+}
+
+/*
+ * libfuse 3.14 says what it refused in pieces, from fuse_session_new:
+ * "fuse: unknown option(s): `", "%s " for each argument but the last,
+ * then "%s'\n" (the arguments as it got them back from its parsers:
+ * "-o" and the list, or an option of its own like "--frob"). The pieces
+ * are gathered here and said as one line of ours; should a later libfuse
+ * word it otherwise, its message passes unchanged.
+ */
+static struct {
+	bool on;         /* inside the message */
+	bool cut;        /* its arguments did not fit */
+	unsigned n;      /* the options among them */
+	size_t len;
+	char text[1024]; /* the arguments, blank-separated */
+} unknown;
+
+static void unknown_add(const char *arg)
+{
+	size_t room = sizeof(unknown.text) - unknown.len;
+	int w = snprintf(unknown.text + unknown.len, room, "%s%s", unknown.len ? " " : "", arg);
+
+	if (w < 0 || (size_t)w >= room) {
+		unknown.cut = true;
+		unknown.len = sizeof(unknown.text) - 1;
+	} else {
+		unknown.len += (size_t)w;
+	}
+	/* "-o" comes before its list: the list's options are what count. */
+	if (strcmp(arg, "-o") != 0)
+		for (unknown.n++; *arg; arg++)
+			unknown.n += *arg == ',';
+}
+
+static void unknown_log(enum fuse_log_level level, const char *fmt, va_list ap)
+{
+	bool last = strcmp(fmt, "%s'\n") == 0;
+
+	(void)level;
+	if (strcmp(fmt, "fuse: unknown option(s): `") == 0) {
+		memset(&unknown, 0, sizeof(unknown));
+		unknown.on = true;
+		return;
+	}
+	if (!unknown.on || (!last && strcmp(fmt, "%s ") != 0)) {
+		vfprintf(stderr, fmt, ap); /* as libfuse's own logger */
+		return;
+	}
+	unknown_add(va_arg(ap, const char *));
+	if (!last)
+		return;
+	unknown.on = false;
+	fprintf(stderr, "osprof-fs: unknown option%s %s%s (see osprof-fs --help)\n",
+		unknown.n > 1 ? "s" : "", unknown.text, unknown.cut ? "..." : "");
+}
+
+void ofs_opts_unknown_said(bool on)
+{
+	fuse_set_log_func(on ? unknown_log : NULL); /* NULL: libfuse's own again */
 }
 
 void ofs_opts_free(struct ofs_opts *o)

@@ -80,6 +80,15 @@ struct ofs_opts {
  */
 int ofs_opts_parse(struct ofs *fs, struct fuse_args *args);
 void ofs_opts_free(struct ofs_opts *o);
+/*
+ * ofs_opts_unknown_said - around fuse_session_new (@on true before it,
+ * false after): libfuse's refusal of options it does not know becomes
+ * our one line, "osprof-fs: unknown option -o foo (see osprof-fs
+ * --help)"; its other messages pass as they are. Only libfuse knows its
+ * options (they change between its versions), so the refusal stays its
+ * decision. Not thread-safe: for main, before any thread starts.
+ */
+void ofs_opts_unknown_said(bool on);
 const char *ofs_cache_name(enum ofs_cache c);
 /* What the CPU histograms hold: "vtimer" (osprof.ko), "ebpf_vtime",
  * "thread_cputime" or "none". */
