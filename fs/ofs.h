@@ -130,7 +130,9 @@ struct ofs {
 				      * until teardown; NULL before */
 	uint64_t slow_ns;            /* atomic: requests at least this slow go to
 				      * the log; UINT64_MAX: off */
-	struct ofs_top *top;         /* -o top (ofs_top.c), NULL when off */
+	struct ofs_top *top;         /* the top view's tables (ofs_top.c): NULL until
+				      * -o top or ctl's first `top on` sets it
+				      * (atomic, once), freed at teardown */
 	struct ofs_values *values;   /* -o values' tables, else NULL */
 	struct ofs_by *by;           /* profiles per key value (-o by=), or NULL */
 	uid_t owner_uid;             /* the mounting user: may write ctl */

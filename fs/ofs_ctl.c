@@ -249,7 +249,7 @@ static int gen_ctl(struct ofs *fs, const char *arg, FILE *out)
 	else
 		fprintf(out, "slow_threshold_ns %" PRIu64 "\n", slow_ns);
 	fprintf(out, "slow_dropped %" PRIu64 "\ntop %s\n", ofs_slow_dropped(fs),
-		fs->top ? "on" : "off");
+		ofs_top_on(fs) ? "on" : "off");
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -284,6 +284,10 @@ static int cmd_apply(struct ofs *fs, const struct ofs_ctl_cmd *c)
 					  (unsigned)cmd_snapshots(fs, c));
 	case OFS_CTL_TIMELINE_OFF:
 		ofs_timeline_stop(fs);
+		return 0;
+	case OFS_CTL_TOP:
+		/* Its tables were made before the batch applied (ctl_run). */
+		ofs_top_set(fs, c->on);
 		return 0;
 	case OFS_CTL__COUNT:
 		break;
@@ -334,6 +338,12 @@ static int ctl_run(struct ofs *fs, const char *buf, size_t size, off_t off)
 	for (size_t i = 0; !err && i < b.n; i++)
 		err = cmd_check(fs, &b.cmds[i], why, sizeof(why));
 	pthread_mutex_lock(&c->mu);
+	/* What `top on` needs is made first: its ENOMEM changes nothing. */
+	for (size_t i = 0; !err && i < b.n; i++)
+		if (b.cmds[i].kind == OFS_CTL_TOP && b.cmds[i].on &&
+		    (err = ofs_top_prepare(fs)) != 0)
+			snprintf(why, sizeof(why), "line %zu: top on: %s", b.cmds[i].line,
+				 strerror(-err));
 	for (size_t i = 0; !err && i < b.n; i++) {
 		err = cmd_apply(fs, &b.cmds[i]);
 		if (err)

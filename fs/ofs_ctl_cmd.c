@@ -101,10 +101,17 @@ static int parse_line(const struct word *w, size_t n, size_t line,
 		return fail(err, errlen, "line %zu: slow takes off, or a duration up to 3600s "
 			    "(0, 500us, 10ms, 2s)", line);
 	}
+	if (word_is(&w[0], "top")) {
+		c->kind = OFS_CTL_TOP;
+		c->on = n == 2 && word_is(&w[1], "on");
+		if (n == 2 && (c->on || word_is(&w[1], "off")))
+			return 0;
+		return fail(err, errlen, "line %zu: top takes on or off", line);
+	}
 	if (!word_is(&w[0], "timeline"))
 		return fail(err, errlen,
-			    "line %zu: unknown command (expected reset, enable, disable, timeline or slow)",
-			    line);
+			    "line %zu: unknown command (expected reset, enable, disable, timeline, "
+			    "slow or top)", line);
 	if (n == 2 && word_is(&w[1], "off")) {
 		c->kind = OFS_CTL_TIMELINE_OFF;
 		return 0;

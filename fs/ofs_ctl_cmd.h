@@ -36,6 +36,7 @@ enum ofs_ctl_cmd_kind {
 	OFS_CTL_TIMELINE,
 	OFS_CTL_TIMELINE_OFF,
 	OFS_CTL_SLOW,          /* slow DURATION | slow off */
+	OFS_CTL_TOP,           /* top on | top off */
 	OFS_CTL__COUNT
 };
 
@@ -45,6 +46,7 @@ struct ofs_ctl_cmd {
 	uint64_t interval_ms;  /* OFS_CTL_TIMELINE: >= 1 */
 	uint64_t snapshots;    /* OFS_CTL_TIMELINE: 0 when not given */
 	uint64_t slow_ns;      /* OFS_CTL_SLOW: the threshold; UINT64_MAX off */
+	bool on;               /* OFS_CTL_TOP: on (else off) */
 };
 
 struct ofs_ctl_batch {

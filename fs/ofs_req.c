@@ -97,7 +97,9 @@ void ofs_req_close(struct ofs_req *r)
 	lat_ns = osp_clock_to_ns(&r->fs->clk, osp_clock_read(&r->fs->clk) - r->c0);
 	osp_set_record(r->fs->set, r->op, lat_ns, cpu_ns);
 	ofs_slow_record(r, lat_ns);
-	if (r->fs->top)
+	/* Set once, by -o top or ctl's `top on`, which another thread may
+	 * write now: an atomic load (ofs_top.c says why it is safe). */
+	if (__atomic_load_n(&r->fs->top, __ATOMIC_ACQUIRE))
 		ofs_top_record(r, lat_ns);
 	if (r->fs->values)
 		ofs_values_record(r, lat_ns);

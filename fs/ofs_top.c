@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The top view (-o top): per file and per process, requests, bytes read
+ * The top view (-o top, or ctl's `top on`): per file and per process, requests, bytes read
  * and written, total latency and a log2 latency histogram (for p99), shown
  * sorted by total time in .osprof/top and as JSON in .osprof/top.json,
  * which `osprof-report top` polls as filetop does.
@@ -8,7 +8,17 @@
  * Off by default: each table is -o top_max entries of about 1 KiB
  * preallocated, and every request pays a key lookup in each of the two
  * tables and a few atomic adds on counters that threads share when they
- * serve the same file or process. Keys are the lower file (ofs_inode_key:
+ * serve the same file or process.
+ *
+ * Switched at run time by ctl, with no lock on the request path: fs->top
+ * is set once, at mount (-o top) or by the first `top on`, with a release
+ * store after the tables are whole, and freed only at teardown, when no
+ * request runs any more; a request loads it with acquire, so it sees the
+ * tables as they were built, and may count into them at any time. `top
+ * off` is therefore a flag (t->on), never a free: a request that read it
+ * on just before may still count once after it, into tables that stay.
+ * Off keeps the counts (hidden, as `disable` keeps the profile's) until
+ * on again or reset. Keys are the lower file (ofs_inode_key:
  * device and inode number, so hard links are one; the directory for name
  * operations; forgets count for their process only) and the
  * caller's pid (its thread id, as FUSE gives it). Each key is named on
@@ -52,6 +62,7 @@ struct top_table {
 
 struct ofs_top {
 	unsigned max;
+	uint32_t on;                 /* atomic: recording */
 	struct top_table files, procs;
 };
 
@@ -68,34 +79,80 @@ static void table_fini(struct top_table *t)
 	free(t->e);
 }
 
-int ofs_top_new(struct ofs *fs)
+/* Both tables of @max entries each, recording off; NULL (-ENOMEM). */
+static struct ofs_top *top_alloc(unsigned max)
 {
-	struct ofs_top *t;
+	struct ofs_top *t = calloc(1, sizeof(*t));
 
-	if (!fs->opts.top)
-		return 0;
-	t = calloc(1, sizeof(*t));
 	if (!t)
-		return -ENOMEM;
-	t->max = fs->opts.top_max;
+		return NULL;
+	t->max = max;
 	if (table_init(&t->files, t->max) || table_init(&t->procs, t->max)) {
 		table_fini(&t->files);
 		table_fini(&t->procs);
 		free(t);
-		return -ENOMEM;
+		return NULL;
 	}
-	fs->top = t;
+	return t;
+}
+
+/* The tables, once published; NULL before. */
+static struct ofs_top *top_of(struct ofs *fs)
+{
+	return __atomic_load_n(&fs->top, __ATOMIC_ACQUIRE);
+}
+
+int ofs_top_new(struct ofs *fs)
+{
+	int err;
+
+	if (!fs->opts.top)
+		return 0;
+	err = ofs_top_prepare(fs);
+	if (!err)
+		ofs_top_set(fs, true);
+	return err;
+}
+
+int ofs_top_prepare(struct ofs *fs)
+{
+	struct ofs_top *t;
+
+	if (top_of(fs))
+		return 0;
+	t = top_alloc(fs->opts.top_max);
+	if (!t)
+		return -ENOMEM;
+	/* Whole before it is seen: requests load it with acquire. */
+	__atomic_store_n(&fs->top, t, __ATOMIC_RELEASE);
 	return 0;
+}
+
+void ofs_top_set(struct ofs *fs, bool on)
+{
+	struct ofs_top *t = top_of(fs);
+
+	if (t)
+		__atomic_store_n(&t->on, on, __ATOMIC_RELEASE);
+}
+
+bool ofs_top_on(struct ofs *fs)
+{
+	struct ofs_top *t = top_of(fs);
+
+	return t && __atomic_load_n(&t->on, __ATOMIC_ACQUIRE);
 }
 
 void ofs_top_free(struct ofs *fs)
 {
-	if (!fs->top)
+	struct ofs_top *t = fs->top;
+
+	if (!t)
 		return;
-	table_fini(&fs->top->files);
-	table_fini(&fs->top->procs);
-	free(fs->top);
 	fs->top = NULL;
+	table_fini(&t->files);
+	table_fini(&t->procs);
+	free(t);
 }
 
 static void add(uint64_t *c, uint64_t n)
@@ -124,12 +181,14 @@ static struct top_entry *entry_of(struct top_table *t, uint64_t key, bool *fresh
 
 void ofs_top_record(struct ofs_req *r, uint64_t lat_ns)
 {
-	struct ofs_top *t = r->fs->top;
+	struct ofs_top *t = top_of(r->fs);
 	uint64_t rd = r->op == OFS_OP_READ ? r->done_bytes : 0;
 	uint64_t wr = r->op == OFS_OP_WRITE ? r->done_bytes : 0;
 	struct top_entry *e;
 	bool fresh;
 
+	if (!t || !__atomic_load_n(&t->on, __ATOMIC_RELAXED))
+		return;
 	if (r->ino && r->op != OFS_OP_FORGET && r->op != OFS_OP_BATCH_FORGET) {
 		/* The lower file's identity, as by=file keys it: a FUSE ino is
 		 * an inode's address, which a new file may reuse once freed. */
@@ -175,10 +234,12 @@ static void table_reset(struct top_table *t, unsigned max)
 
 void ofs_top_reset(struct ofs *fs)
 {
-	if (!fs->top)
+	struct ofs_top *t = top_of(fs);
+
+	if (!t)
 		return;
-	table_reset(&fs->top->files, fs->top->max);
-	table_reset(&fs->top->procs, fs->top->max);
+	table_reset(&t->files, t->max);
+	table_reset(&t->procs, t->max);
 }
 
 /* ---- the view ---- */
@@ -328,28 +389,29 @@ static void json_table(FILE *out, bool procs, const struct top_row *rows, size_t
 
 int ofs_top_gen(struct ofs *fs, const char *arg, FILE *out)
 {
+	struct ofs_top *t = top_of(fs);
 	struct top_row *rows[2], other[2];
 	size_t n[2];
 	bool json = strcmp(arg, "json") == 0;
 	int err = 0;
 
-	if (!fs->top) {
+	if (!t || !__atomic_load_n(&t->on, __ATOMIC_ACQUIRE)) {
 		if (json)
 			fputs("{\"format\": \"osprof-top\", \"version\": 1, \"enabled\": false, "
 			      "\"files\": [], \"processes\": []}\n", out);
 		else
-			fputs("top off (mount with -o top)\n", out);
+			fputs("top off (mount with -o top, or write 'top on' to ctl)\n", out);
 		return ferror(out) ? -EIO : 0;
 	}
-	rows[0] = table_rows(&fs->top->files, &n[0], &other[0]);
-	rows[1] = table_rows(&fs->top->procs, &n[1], &other[1]);
+	rows[0] = table_rows(&t->files, &n[0], &other[0]);
+	rows[1] = table_rows(&t->procs, &n[1], &other[1]);
 	if (!rows[0] || !rows[1]) {
 		err = -ENOMEM;
 		goto out;
 	}
 	if (json) {
 		fprintf(out, "{\"format\": \"osprof-top\", \"version\": 1, \"enabled\": true, "
-			"\"max\": %u, \"unix_ns\": %" PRIu64 ",\n", fs->top->max, osp_clock_unix_ns());
+			"\"max\": %u, \"unix_ns\": %" PRIu64 ",\n", t->max, osp_clock_unix_ns());
 		for (int i = 0; i < 2; i++) {
 			json_table(out, i == 1, rows[i], n[i], &other[i]);
 			fputs(i ? "}\n" : ",\n", out);
@@ -372,5 +434,5 @@ static int top_json(FILE *out, const void *fs)
 
 int ofs_top_dump(struct ofs *fs)
 {
-	return fs->top ? ofs_dump_beside(fs, "top", top_json, fs) : 0;
+	return ofs_top_on(fs) ? ofs_dump_beside(fs, "top", top_json, fs) : 0;
 }

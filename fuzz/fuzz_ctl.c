@@ -3,7 +3,8 @@
  * libFuzzer target: the parser of `ctl` batches, ofs_ctl_cmd_parse
  * (fs/ofs_ctl_cmd.c), on any bytes. It either accepts a batch of at most
  * OFS_CTL_BATCH_MAX_CMDS commands, one per non-blank line and in line
- * order, each within its documented range, or refuses it with -EINVAL and a one-line reason
+ * order, each within its documented range (top's on only from a line
+ * that says on), or refuses it with -EINVAL and a one-line reason
  * of printable ASCII (the header promises it never quotes the input).
  * The answer must not depend on the size of the error buffer.
  */
@@ -14,21 +15,46 @@
 #include "ofs_ctl_cmd.h"
 #include "ofz.h"
 
+/* The blanks that separate words, as the parser has them. */
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
 /* Lines holding anything but blanks: each must be one command. */
 static size_t command_lines(const char *buf, size_t len)
 {
 	size_t n = 0;
-	bool blank = true;
+	bool empty = true;
 
 	for (size_t i = 0; i <= len; i++) {
 		if (i == len || buf[i] == '\n') {
-			n += !blank;
-			blank = true;
-		} else if (buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\r') {
-			blank = false;
+			n += !empty;
+			empty = true;
+		} else if (!blank(buf[i])) {
+			empty = false;
 		}
 	}
 	return n;
+}
+
+/* Whether line @line (from 1) of @buf holds the word "on". */
+static bool says_on(const char *buf, size_t len, size_t line)
+{
+	const char *p = buf, *end = buf + len, *eol;
+
+	for (size_t l = 1; l < line && p < end; l++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		p = nl ? nl + 1 : end;
+	}
+	eol = memchr(p, '\n', (size_t)(end - p));
+	eol = eol ? eol : end;
+	for (const char *s = p; s + 2 <= eol; s++)
+		if (s[0] == 'o' && s[1] == 'n' && (s == p || blank(s[-1])) &&
+		    (s + 2 == eol || blank(s[2])))
+			return true;
+	return false;
 }
 
 static void check_batch(const struct ofs_ctl_batch *b, const char *buf,
@@ -57,6 +83,10 @@ static void check_batch(const struct ofs_ctl_batch *b, const char *buf,
 					      c->slow_ns != UINT64_MAX : c->slow_ns != 0)
 			ofz_fail("ctl: command %zu: slow threshold %llu ns", i,
 				 (unsigned long long)c->slow_ns);
+		/* on is top's alone, and only from a line that says "on". */
+		if (c->on && (c->kind != OFS_CTL_TOP || !says_on(buf, len, c->line)))
+			ofz_fail("ctl: command %zu (kind %d, line %zu) is on", i, (int)c->kind,
+				 c->line);
 	}
 }
 

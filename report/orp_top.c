@@ -43,10 +43,10 @@ static void help(void)
 {
 	printf("Usage: " ORP_PROG " top MNT [--interval S] [--count N] [--top N]\n"
 	       "Show, like filetop, the files and processes that took the most time in\n"
-	       "a mount of osprof-fs started with -o top: every S seconds, the requests,\n"
-	       "bytes read and written and total time of each since the last refresh\n"
-	       "(the first screen: since mount or reset), sorted by time, and the p99\n"
-	       "latency since mount or reset. Quit with q or Ctrl-C.\n\n"
+	       "a mount of osprof-fs with top on (-o top, or 'top on' in its ctl): every\n"
+	       "S seconds, the requests, bytes read and written and total time of each\n"
+	       "since the last refresh (the first screen: since mount or reset), sorted\n"
+	       "by time, and the p99 latency since mount or reset. Quit with q or Ctrl-C.\n\n"
 	       "  -i, --interval S  seconds between refreshes (default 1)\n"
 	       "  -c, --count N     stop after N refreshes (default: never)\n"
 	       "  -n, --top N       rows per table (default 10)\n"
@@ -99,7 +99,8 @@ static int read_doc(const char *mnt, struct orp_top_doc *d)
 	if (r) {
 		orp_error("%s: %s", path, err);
 	} else if (!d->enabled) {
-		orp_error("%s: the mount has no top view (mount it with -o top)", path);
+		orp_error("%s: the mount's top view is off (mount it with -o top, or write 'top on' "
+			  "to its ctl)", path);
 		r = -ENOENT;
 	}
 	return r;

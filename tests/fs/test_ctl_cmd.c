@@ -54,6 +54,25 @@ Test(ctl_cmd, slow_takes_a_duration_or_off)
 	cr_expect_eq(b.cmds[4].slow_ns, 3600000000000ull);
 }
 
+Test(ctl_cmd, top_takes_on_or_off)
+{
+	struct ofs_ctl_batch b;
+	char err[128];
+
+	cr_assert_eq(parse("top on\n  top\toff \r\ntop on", &b, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(b.n, 3);
+	for (size_t i = 0; i < b.n; i++) {
+		cr_expect_eq(b.cmds[i].kind, OFS_CTL_TOP);
+		cr_expect_eq(b.cmds[i].line, i + 1);
+		cr_expect_eq(b.cmds[i].interval_ms, 0);
+		cr_expect_eq(b.cmds[i].snapshots, 0);
+		cr_expect_eq(b.cmds[i].slow_ns, 0);
+	}
+	cr_expect(b.cmds[0].on);
+	cr_expect_not(b.cmds[1].on);
+	cr_expect(b.cmds[2].on);
+}
+
 Test(ctl_cmd, an_empty_batch_is_no_command)
 {
 	struct ofs_ctl_batch b;
@@ -89,6 +108,13 @@ static const char *const bad[][2] = {
 	{ "timeline off now", "timeline takes off, or an interval" },
 	{ "\n\n\ndisable\x01", "line 4: unknown command" },
 	{ "ENABLE", "unknown command" },
+	{ "top", "line 1: top takes on or off" },
+	{ "top yes", "line 1: top takes on or off" },
+	{ "top ON", "top takes on or off" },
+	{ "top on off", "top takes on or off" },
+	{ "top 1", "top takes on or off" },
+	{ "reset\ntop on now", "line 2: top takes on or off" },
+	{ "tops on", "line 1: unknown command (expected reset, enable, disable, timeline, slow or top)" },
 };
 
 /* Parameters are indices: Criterion's workers may not share our addresses. */
