@@ -203,7 +203,7 @@ int obp_open(const struct obp_opts *o, struct obp **out, char *err, size_t errle
 		return -ENOMEM;
 	}
 	b->opts = *o;
-	b->pids_fd = b->pids_gen_fd = -1;
+	b->pids_fd = -1;
 	b->start_unix_ns = osp_clock_unix_ns();
 	b->start_mono_ns = osp_clock_mono_ns();
 	obp_libbpf_quiet();
@@ -217,7 +217,7 @@ int obp_open(const struct obp_opts *o, struct obp **out, char *err, size_t errle
 	for (size_t i = 0; i < NLOADERS; i++) {
 		unsigned want = o->layers & loaders[i]->layers;
 
-		if (!want)
+		if (!want && !(loaders[i]->needed && loaders[i]->needed(b)))
 			continue;
 		e = loaders[i]->open(b, want, &b->obj[i]);
 		if (b->obj[i].skel)
@@ -264,38 +264,34 @@ bool obp_enabled(const struct obp *b)
 	return false;
 }
 
-/* ---- the pid filter (obp_pids.bpf.h), in syscall's maps ---- */
-
-/* The role goes into pids, and pids_gen says the map changed: threads
- * cache their role while it stands still. */
-int obp_pid_set(struct obp *b, pid_t tgid, __u32 role)
-{
-	__u32 k = (__u32)tgid, zero = 0;
-	__u64 gen = 0;
-
-	if (bpf_map_update_elem(b->pids_fd, &k, &role, BPF_ANY))
-		return -errno;
-	/* A lost race with a program's bump still changes the count. */
-	bpf_map_lookup_elem(b->pids_gen_fd, &zero, &gen);
-	gen++;
-	if (bpf_map_update_elem(b->pids_gen_fd, &zero, &gen, BPF_ANY))
-		return -errno;
-	return 0;
-}
+/* ---- the pid filter (obp_pids.bpf.h), in syscall's bitmap ---- */
 
 int obp_pid_add(struct obp *b, pid_t tgid)
 {
-	if (!(b->layers & OBP_LAYER_BIT(OBP_L_SYSCALL)))
+	if (!(b->layers & OBP_LAYER_BIT(OBP_L_SYSCALL)) || !b->pid_bits)
 		return -ENOENT;
-	return obp_pid_set(b, tgid, OBP_ROLE_WORKLOAD);
+	if (tgid <= 0 || (unsigned)tgid >= OBP_PID_LIMIT)
+		return -EINVAL;
+	/* An atomic OR, as the programs set their bits. */
+	__atomic_fetch_or(&b->pid_bits[tgid / 64], 1ull << (tgid % 64), __ATOMIC_SEQ_CST);
+	return 0;
 }
 
 int obp_daemon_set(struct obp *b, pid_t tgid)
 {
-	if (!b || b->pids_fd < 0)
+	if (!b)
 		return 0;
+	if (tgid <= 0 || (unsigned)tgid >= OBP_PID_LIMIT)
+		return -EINVAL;
 	b->opts.daemon_pid = tgid;
-	return obp_pid_set(b, tgid, OBP_ROLE_DAEMON);
+	/* Its calls are lower's, never syscall's: no workload bit. */
+	if (b->pid_bits)
+		__atomic_fetch_and(&b->pid_bits[tgid / 64], ~(1ull << (tgid % 64)), __ATOMIC_SEQ_CST);
+	if (b->sys_daemon)
+		__atomic_store_n(b->sys_daemon, (__u32)tgid, __ATOMIC_SEQ_CST);
+	if (b->fuse_daemon)
+		__atomic_store_n(b->fuse_daemon, (__u32)tgid, __ATOMIC_SEQ_CST);
+	return 0;
 }
 
 /* ---- reading ---- */

@@ -83,13 +83,21 @@ struct obp_opts {
 	pid_t daemon_pid;       /* lower: this process's calls (or later:
 				 * obp_daemon_set); never a workload */
 	bool follow_callers;    /* syscall: processes that send requests to
-				 * the fuse_dev mount are workload */
+				 * the fuse_dev mount are workload (once a
+				 * request ends that the daemon did not mark
+				 * with obp_skip_thread) */
 	bool follow_children;   /* syscall: a workload's children are too */
 	uint64_t cgroup_id;     /* syscall: processes of this cgroup (v2 id) */
-	bool mount_filter;      /* syscall: only calls on descriptors of files
-				 * on mount mount_id; calls on paths and calls
-				 * on no file are dropped (obp_sys.bpf.c) */
+	bool mount_filter;      /* syscall: only the calls on mount mount_id:
+				 * on a descriptor of a file on it, and opens
+				 * and stat calls whose result is on it; other
+				 * calls on paths and calls on no file are
+				 * dropped (obp_sys.bpf.c says which) */
 	int mount_id;           /* statx's stx_mnt_id of the mount */
+	dev_t mount_dev;        /* its st_dev (stat results say it) */
+	uint64_t skip_ino_lo;   /* syscall, with mount_filter: the mount's */
+	uint64_t skip_ino_hi;   /* inodes lo .. hi - 1 are not the mount's
+				 * (a control directory); hi 0: none */
 	enum obp_pmc irq_pmc;   /* irq: which counters to read */
 };
 
@@ -128,12 +136,13 @@ int obp_reset(struct obp *b);
 void obp_enable(struct obp *b, bool on);
 bool obp_enabled(const struct obp *b);
 
-/* Add process @tgid as a workload (syscall layer). 0, -ENOENT when the
- * syscall layer is not loaded, -errno. */
+/* Add process @tgid as a workload (syscall layer): no system call. 0,
+ * -ENOENT when the syscall layer is not loaded, -EINVAL for a tgid out of
+ * range. Thread-safe. */
 int obp_pid_add(struct obp *b, pid_t tgid);
 
 /* The daemon is process @tgid (it forked since obp_open): the lower
- * layer traces its calls, and it is never a workload. 0 or -errno. */
+ * layer traces its calls, and it is never a workload. 0 or -EINVAL. */
 int obp_daemon_set(struct obp *b, pid_t tgid);
 
 /*

@@ -69,35 +69,50 @@ struct obp_pmc_sums {
 /* A hard interrupt handler's name (struct irqaction's), as read. */
 #define OBP_IRQ_NAME_LEN 32
 
-/* Roles of a process (tgid) in the pids map: whose calls go where. */
-enum obp_role {
-	OBP_ROLE_WORKLOAD = 1, /* its system calls: layer syscall */
-	OBP_ROLE_DAEMON = 2,   /* its system calls: layer lower */
-};
+/*
+ * The processes whose calls are layer syscall's, one bit per tgid in an
+ * array map of 64-bit words (obp_pids.bpf.h): a test is one inlined array
+ * load, so a call of a process not traced costs no helper call. Tgids are
+ * below the kernel's PID_MAX_LIMIT (2^22 on 64-bit): 512 KiB.
+ */
+#define OBP_PID_LIMIT (1u << 22)
+#define OBP_PID_WORDS (OBP_PID_LIMIT / 64)
 
 /*
- * Where a system call names the file it works on, for the mount filter
- * of layer syscall (the fd_arg map, by call number): calls marked 0 are
- * not on a descriptor and are dropped while a mount is filtered.
+ * What a system call's number says, for layers syscall and lower (the
+ * call_flags map, by call number): where its descriptors are, what its
+ * exit tells of the mount it was on, and whether lower leaves it out.
+ *
+ * A mount's syscall layer keeps a call when one of its descriptors
+ * (OBP_FD_A*) is a file on the mount, decided at entry; or, for a call
+ * that names a path, when its result says the mount (OBP_AT_*), decided
+ * at exit. Other calls are not the mount's and are dropped.
  */
-enum obp_fd_arg {
-	OBP_FD_NONE,      /* no descriptor: dropped under a mount filter */
-	OBP_FD_ARG0,      /* the first argument is the descriptor */
-	OBP_FD_ARG1,      /* the second is (sendfile's in_fd) */
-	OBP_FD_EMPTY_AT,  /* a dirfd and a path: the descriptor's own file
-			   * when the path is "" (fstat as newfstatat(fd, "",
-			   * AT_EMPTY_PATH)), else a path call: dropped */
-	OBP_FD_FUSE_IO,   /* the first is, and the call may be a FUSE
-			   * daemon's request or reply on /dev/fuse (read,
-			   * readv, write, writev): looked at by layer lower */
-	OBP_FD_SPLICE,    /* splice: the first is its source (the mount
-			   * filter's), the third its target (a /dev/fuse
-			   * the daemon replies to, for layer lower) */
+enum obp_call_flags {
+	OBP_FD_A0 = 1u << 0,      /* the first argument is a descriptor */
+	OBP_FD_A1 = 1u << 1,      /* the second (sendfile's in_fd) */
+	OBP_FD_A2 = 1u << 2,      /* the third (splice's and copy_file_range's
+				   * fd_out) */
+	OBP_FD_MMAP = 1u << 4,    /* mmap's fifth, unless MAP_ANONYMOUS */
+	OBP_FD_FUSE = 1u << 5,    /* on a /dev/fuse, a FUSE daemon's request or
+				   * reply (read, readv, write, writev, splice):
+				   * not lower's */
+	OBP_LOWER_SKIP = 1u << 6, /* the daemon waiting for work or time:
+				   * not lower's */
+	OBP_AT_OPEN = 1u << 8,    /* returns a descriptor: the mount's when
+				   * the descriptor is on it */
+	OBP_AT_STAT1 = 1u << 9,   /* fills a struct stat at its second
+				   * argument (stat, lstat): the mount's when
+				   * st_dev is the mount's device */
+	OBP_AT_STAT2 = 1u << 10,  /* at its third (newfstatat) */
+	OBP_AT_STATX = 1u << 11,  /* fills a struct statx at its fifth: the
+				   * mount's when stx_mnt_id is its id (or,
+				   * without STATX_MNT_ID, stx_dev its device) */
 };
+#define OBP_AT_ANY (OBP_AT_OPEN | OBP_AT_STAT1 | OBP_AT_STAT2 | OBP_AT_STATX)
 
 /* Histogram map sizes: the most keys each layer can hold. */
 #define OBP_MAX_HISTS 4096
-#define OBP_MAX_PIDS 16384
 #define OBP_MAX_INFLIGHT 65536
 
 /*
@@ -107,7 +122,7 @@ enum obp_fd_arg {
 enum obp_stat {
 	OBP_S_HIST_FULL,    /* a new key found the histogram map full */
 	OBP_S_INFLIGHT_FULL, /* a start could not be remembered */
-	OBP_S_PIDS_FULL,    /* a process could not be added to the pids map */
+	OBP_S_PIDS_FULL,    /* a process could not be traced (tgid out of range) */
 	OBP_S_SKIPPED,      /* requests ended by a thread marked skip (fuse) */
 	OBP_S__COUNT
 };

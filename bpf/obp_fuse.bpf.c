@@ -9,14 +9,23 @@
  * A request ended by a thread in skip_tids is not counted: osprof-fs
  * marks its threads while they reply to control-directory requests, which
  * its own fs layer does not count either.
+ *
+ * With follow_callers, the process that sent a request becomes a traced
+ * process of layer syscall (obp_pids.bpf.h) when its request ends --
+ * unless the daemon marked the reply as a control-directory request's:
+ * reading .osprof/ does not make a process a workload. With timing off,
+ * the object only does that (layer syscall without layer fuse).
  */
 #include "obp_common.bpf.h"
 #include "obp_pids.bpf.h"
 
 /* Set by the loader before load. */
 const volatile __u32 fuse_dev = 0;        /* kernel dev_t; 0: every mount */
-const volatile __u32 daemon_tgid = 0;     /* never a workload process */
-const volatile __u32 follow_callers = 0;  /* add callers to pids */
+const volatile __u32 follow_callers = 0;  /* trace the callers' calls */
+const volatile __u32 timing = 1;          /* record layer fuse */
+
+/* Never a workload process; set by user space. */
+volatile __u32 daemon_tgid = 0;
 
 /* Threads in skip_tids now, kept by user space through mmapped data. */
 volatile __u32 skip_n = 0;
@@ -35,7 +44,7 @@ struct inflight {
 	__u64 unique; /* written last: x86 keeps stores in order */
 	__u64 ts;     /* send time, ns */
 	__u32 dev;
-	__u32 pad;
+	__u32 caller; /* the sender's tgid, to trace at the end; 0: none */
 };
 
 struct {
@@ -78,18 +87,17 @@ int BPF_PROG(obp_fuse_send, const struct fuse_req *req)
 		return 0;
 	e->ts = bpf_ktime_get_ns();
 	e->dev = dev;
-	e->unique = unique;
-	if (!follow_callers)
-		return 0;
+	e->caller = 0;
 	/*
 	 * The caller is the current task only when the request carries its
 	 * thread id: background requests (readahead, writeback) may be sent
 	 * by whoever ends an earlier one, the daemon included.
 	 */
 	pid_tgid = bpf_get_current_pid_tgid();
-	if ((__u32)pid_tgid == req->in.h.pid &&
+	if (follow_callers && (__u32)pid_tgid == req->in.h.pid &&
 	    (__u32)(pid_tgid >> 32) != daemon_tgid)
-		obp_pid_add_workload((__u32)(pid_tgid >> 32));
+		e->caller = (__u32)(pid_tgid >> 32);
+	e->unique = unique;
 	return 0;
 }
 
@@ -97,7 +105,7 @@ SEC("tp_btf/fuse_request_end")
 int BPF_PROG(obp_fuse_end, const struct fuse_req *req)
 {
 	__u64 now = bpf_ktime_get_ns(), unique = req->in.h.unique, t0;
-	__u32 dev = req->fm->sb->s_dev, tid;
+	__u32 dev = req->fm->sb->s_dev, tid, caller;
 	struct inflight *e;
 
 	if (fuse_dev && dev != fuse_dev)
@@ -106,6 +114,7 @@ int BPF_PROG(obp_fuse_end, const struct fuse_req *req)
 	if (!e || e->unique != unique || e->dev != dev)
 		return 0;
 	t0 = e->ts;
+	caller = e->caller;
 	e->unique = 0; /* ids start at 2: 0 is no request */
 	tid = (__u32)bpf_get_current_pid_tgid();
 	/* skip_n counts the marked threads: none, no lookup. */
@@ -113,6 +122,9 @@ int BPF_PROG(obp_fuse_end, const struct fuse_req *req)
 		obp_stat(OBP_S_SKIPPED);
 		return 0;
 	}
-	obp_record(OBP_K_FUSE, req->in.h.opcode, 0, now > t0 ? now - t0 : 0);
+	if (caller)
+		obp_pid_add(caller);
+	if (timing)
+		obp_record(OBP_K_FUSE, req->in.h.opcode, 0, now > t0 ? now - t0 : 0);
 	return 0;
 }

@@ -50,6 +50,10 @@ struct obp_loader {
 	int (*open)(struct obp *b, unsigned want, struct obp_object *out);
 	/* Detach and free a loaded object's skeleton. */
 	void (*close)(struct obp *b, void *skel);
+	/* Optional: true when the object is needed though none of its layers
+	 * was asked for (fuse's callers make syscall's workload); it then
+	 * opens with @want 0 and serves no layer. */
+	bool (*needed)(const struct obp *b);
 };
 
 extern const struct obp_loader obp_sys_loader;
@@ -62,8 +66,11 @@ struct obp {
 	unsigned layers;            /* loaded: OBP_LAYER_BIT()s */
 	char why[OBP_L__COUNT][200]; /* why a wanted layer did not load */
 	struct obp_object obj[OBP_L__COUNT]; /* by row of obp.c's loaders */
-	int pids_fd;                /* syscall's pids and pids_gen maps, which */
-	int pids_gen_fd;            /* fuse shares (obp_pids.bpf.h); -1: none */
+	int pids_fd;                /* syscall's bitmap of traced processes, which
+				     * fuse shares (obp_pids.bpf.h); -1: none */
+	uint64_t *pid_bits;         /* the same, mapped; NULL: none */
+	__u32 *sys_daemon;          /* the daemon's tgid in syscall's data and */
+	__u32 *fuse_daemon;         /* in fuse's (mapped); NULL: not loaded */
 	unsigned pmc_n;             /* irq: events opened, 0 .. pmc_n - 1 */
 	const char *pmc_names[OBP_PMC_MAX]; /* their counter names */
 	int pmc_ncpu;               /* CPUs in pmc_fds */
@@ -76,8 +83,6 @@ struct obp {
 /* The skeleton @ld loaded into @b, or NULL. */
 void *obp_object(const struct obp *b, const struct obp_loader *ld);
 
-/* Set process @tgid's role (OBP_ROLE_*) in the pids map: 0 or -errno. */
-int obp_pid_set(struct obp *b, pid_t tgid, __u32 role);
 
 /* Layer @l's histogram map and stats map, and the kind of its keys (0:
  * the map holds only the layer's, of several kinds): 0 or -ENOENT when

@@ -15,6 +15,8 @@ struct pt_regs {
 	unsigned long di; /* x86-64: a system call's first argument */
 	unsigned long si; /* its second */
 	unsigned long dx; /* its third */
+	unsigned long r10; /* its fourth */
+	unsigned long r8;  /* its fifth */
 };
 
 struct task_struct {
@@ -43,7 +45,8 @@ struct path {
 };
 
 struct inode {
-	__u32 i_rdev; /* dev_t of a device file */
+	unsigned long i_ino; /* a FUSE inode's is its node id */
+	__u32 i_rdev;        /* dev_t of a device file */
 };
 
 struct file {

@@ -1,52 +1,60 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The processes whose system calls are profiled, by tgid, with their role
- * (enum obp_role). Defined by the syscall object; the fuse object has the
- * same map and the loader makes it share the syscall object's (so the
- * callers of a mount are added where the syscall programs look).
+ * The processes whose system calls are layer syscall's: a bit per tgid
+ * (obp_abi.h's OBP_PID_WORDS words). Defined by the syscall object; the
+ * fuse object has the same map and the loader makes it share the syscall
+ * object's, so the callers of a mount are added where the syscall
+ * programs look. User space maps it (BPF_F_MMAPABLE) and sets bits with
+ * atomic ORs, as the programs do (BPF atomics: -mcpu=v3).
  *
- * pids_gen counts the map's changes (shared the same way): a thread caches
- * its process's role and looks the map up again only when the count
- * moved, so a system call of a process not traced costs no hash lookup.
- * Whoever changes pids bumps it, user space too (obp.c).
+ * Why a bitmap: every system call of every process on the machine asks
+ * whether its process is traced, and an array's lookup is inlined by the
+ * verifier -- no helper call, no hash, nothing allocated per process.
  */
 #ifndef OBP_PIDS_BPF_H
 #define OBP_PIDS_BPF_H
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, OBP_MAX_PIDS);
-	__type(key, __u32);
-	__type(value, __u32);
-} pids SEC(".maps");
-
-struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, OBP_PID_WORDS);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, __u64);
-} pids_gen SEC(".maps");
+} traced SEC(".maps");
 
-static __always_inline void obp_pids_changed(void)
+/* The word that holds @tgid's bit; NULL out of range. */
+static __always_inline __u64 *obp_pid_word(__u32 tgid)
 {
-	__u32 zero = 0;
-	__u64 *g = bpf_map_lookup_elem(&pids_gen, &zero);
+	__u32 w = tgid >> 6;
 
-	if (g)
-		__sync_fetch_and_add(g, 1);
+	return bpf_map_lookup_elem(&traced, &w);
 }
 
-/* Add @tgid as a workload process unless it has a role already. */
-static __always_inline void obp_pid_add_workload(__u32 tgid)
+static __always_inline bool obp_pid_traced(__u32 tgid)
 {
-	__u32 role = OBP_ROLE_WORKLOAD;
+	__u64 *w = obp_pid_word(tgid);
 
-	if (bpf_map_lookup_elem(&pids, &tgid))
-		return;
-	if (bpf_map_update_elem(&pids, &tgid, &role, BPF_NOEXIST) == -7 /* E2BIG */)
+	return w && (*w >> (tgid & 63)) & 1;
+}
+
+/* Trace @tgid from now on. */
+static __always_inline void obp_pid_add(__u32 tgid)
+{
+	__u64 *w = obp_pid_word(tgid), bit = 1ull << (tgid & 63);
+
+	if (!w)
 		obp_stat(OBP_S_PIDS_FULL);
-	else
-		obp_pids_changed();
+	else if (!(*w & bit))
+		__sync_fetch_and_or(w, bit);
+}
+
+/* @tgid is no longer traced (it ended: its number may be reused). */
+static __always_inline void obp_pid_remove(__u32 tgid)
+{
+	__u64 *w = obp_pid_word(tgid), bit = 1ull << (tgid & 63);
+
+	if (w && (*w & bit))
+		__sync_fetch_and_and(w, ~bit);
 }
 
 #endif /* OBP_PIDS_BPF_H */

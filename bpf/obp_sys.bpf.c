@@ -1,20 +1,30 @@
 // SPDX-License-Identifier: MIT
 /*
  * Layers "syscall" and "lower": the latency of system calls, entry to
- * exit, per call number. Whose: the processes in pids (by role: a
- * workload's calls are layer syscall, the osprof-fs daemon's are layer
- * lower), those in cgroup_id, and with follow_children the children that
- * traced processes fork. The daemon's calls that are not on the lower
- * file system -- waiting for requests on /dev/fuse, replying, sleeping --
- * are left out: user space marks the waiting calls' numbers in
- * lower_skip_nr, and a call whose descriptor is a /dev/fuse (any of
- * them: libfuse's clone_fd opens one per worker) is known by its device.
+ * exit, per call number. Whose: the processes whose bit is set in traced
+ * (obp_pids.bpf.h: added by user space, by the fuse object for the
+ * processes that send a mount requests, and with follow_children for the
+ * children that traced processes fork) and those of cgroup_id make layer
+ * syscall; the osprof-fs daemon (daemon_tgid) makes layer lower. The
+ * daemon's calls that are not on the lower file system -- waiting for
+ * requests on /dev/fuse, replying, sleeping -- are left out: user space
+ * marks the waiting calls (OBP_LOWER_SKIP), and a call whose descriptor
+ * is a /dev/fuse (any of them: libfuse's clone_fd opens one per worker)
+ * is known by its device.
  *
- * With mount_filter, layer syscall keeps only calls on a descriptor
- * whose file is on mount mount_id (fd_arg says which argument holds the
- * descriptor; see enum obp_fd_arg). Calls on paths are dropped: which
- * mount a path is on is known only once the kernel has walked it, after
- * sys_enter, so a filter there would have to guess.
+ * With mount_filter, layer syscall keeps only the calls on mount
+ * mount_id (enum obp_call_flags): those with a descriptor on it, decided
+ * at entry; and the calls on a path whose result names the mount, decided
+ * at exit: a returned descriptor on it, or the device (statx: the mount
+ * id) that a stat call wrote. Other path calls leave no such evidence
+ * and are dropped. Descriptors and stat results of inodes skip_ino_lo ..
+ * skip_ino_hi - 1 on the mount are not the mount's either (osprof-fs's
+ * control directory: reading it is no call of the workload's).
+ *
+ * Cost (bench/osprof_sys_cost.c): every call on the machine pays the
+ * kernel's tracepoint path and two tests of a bitmap bit; a traced call
+ * adds its task storage, two clock reads and the histogram; the mount
+ * filter adds, per descriptor, a few loads and two or four probe reads.
  */
 #include "obp_common.bpf.h"
 #include "obp_pids.bpf.h"
@@ -26,22 +36,30 @@ const volatile __u32 follow_children = 0;
 const volatile __u32 lower_on = 0;       /* the daemon's calls are wanted */
 const volatile __u32 mount_filter = 0;   /* layer syscall: only mount_id's */
 const volatile __s32 mount_id = 0;
+const volatile __u64 mount_st_dev = 0;   /* the mount's st_dev, as stat says */
+const volatile __u32 mount_dev_major = 0; /* the same, as statx says */
+const volatile __u32 mount_dev_minor = 0;
+const volatile __u64 skip_ino_lo = 0;    /* inodes not the mount's: lo .. hi - 1 */
+const volatile __u64 skip_ino_hi = 0;
+
+/* The daemon (layer lower; never a workload), set by user space. */
+volatile __u32 daemon_tgid = 0;
+/* The address of mount mount_id's struct vfsmount, once a descriptor on
+ * it was seen: then one compare tells a file on it from one elsewhere. */
+__u64 mount_addr = 0;
 
 /*
- * Each thread's state, in task-local storage (found from the task in a
- * few ns, freed with it; no table of thread ids to update and delete on
- * every call): its process's role, cached while pids_gen stands still;
- * the call in flight; the descriptor it last found to be a /dev/fuse.
+ * Each traced thread's call in flight, in task-local storage (found from
+ * the task in a few ns, freed with it; no table of thread ids to update
+ * and delete on every call), and the descriptor it last found to be a
+ * /dev/fuse. Only traced threads have it.
  */
 struct task_state {
 	__u64 ts;       /* the call's entry, ns */
-	__u64 gen;      /* pids_gen + 1 when role was read; 0: never */
-	__u32 role;     /* enum obp_role, 0: none */
 	__u32 nr;       /* the call in flight */
 	__u32 kind;     /* its layer (enum obp_kind); 0: none in flight */
-	__u32 unsure;   /* the mount filter decides at exit (on_mount) */
+	__u32 at_exit;  /* OBP_AT_*: the mount filter decides at exit */
 	__s32 fuse_fd;  /* + 1: a descriptor known to be a /dev/fuse */
-	__u32 pad;
 };
 
 struct {
@@ -55,197 +73,208 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, OBP_MAX_NR);
 	__type(key, __u32);
-	__type(value, __u32);
-} lower_skip_nr SEC(".maps");
+	__type(value, __u32); /* enum obp_call_flags */
+} call_flags SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, OBP_MAX_NR);
-	__type(key, __u32);
-	__type(value, __u32); /* enum obp_fd_arg */
-} fd_arg SEC(".maps");
-
-/* The file of descriptor @fd of the current process; NULL when @fd is
- * not open. */
+/*
+ * The file of descriptor @fd of the current process; NULL when @fd is
+ * not open. The task, its files and table are BTF pointers, read with
+ * plain loads; the table's slot takes a probe read (an array of
+ * pointers is no type the verifier can index).
+ */
 static __always_inline struct file *fd_file(__u64 fd)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct files_struct *files = task->files;
 	struct file **fds, *f = NULL;
+	struct fdtable *fdt;
 
-	if (fd >= BPF_CORE_READ(fdt, max_fds))
+	/* An int in a 64-bit register: AT_FDCWD and errors are negative. */
+	if ((__s32)fd < 0 || !files)
 		return NULL;
-	fds = BPF_CORE_READ(fdt, fd);
-	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]))
+	fdt = files->fdt;
+	if (!fdt || (__u32)fd >= fdt->max_fds)
+		return NULL;
+	fds = fdt->fd;
+	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[(__u32)fd]))
 		return NULL;
 	return f;
 }
 
-/* The id of the mount that descriptor @fd of the current process is on;
- * -1 when @fd is not open. */
-static __always_inline int fd_mount_id(__u64 fd)
+static __always_inline bool skip_ino(__u64 ino)
+{
+	return ino >= skip_ino_lo && ino < skip_ino_hi;
+}
+
+/* True when descriptor @fd of the current process is a file on mount
+ * mount_id, not one of the inodes skipped. */
+static __always_inline bool fd_on_mount(__u64 fd)
 {
 	struct file *f = fd_file(fd);
 	struct vfsmount *mnt;
+	__u64 known;
 
 	if (!f)
-		return -1;
+		return false;
 	mnt = BPF_CORE_READ(f, f_path.mnt);
 	if (!mnt)
-		return -1;
-	/* container_of(mnt, struct mount, mnt), at this kernel's offset. */
-	return BPF_CORE_READ((struct mount *)((char *)mnt - bpf_core_field_offset(struct mount, mnt)),
-			     mnt_id);
+		return false;
+	known = mount_addr;
+	if ((__u64)mnt != known) {
+		/* A mount has one struct vfsmount: once known, any other
+		 * address is another mount. */
+		if (known)
+			return false;
+		/* container_of(mnt, struct mount, mnt), at this kernel's offset */
+		if (BPF_CORE_READ((struct mount *)((char *)mnt - bpf_core_field_offset(struct mount, mnt)),
+				  mnt_id) != mount_id)
+			return false;
+		mount_addr = (__u64)mnt;
+	}
+	return !skip_ino_hi || !skip_ino(BPF_CORE_READ(f, f_inode, i_ino));
+}
+
+/* True when one of the descriptors that @flags names in @regs is on the
+ * mount. */
+static __always_inline bool fds_on_mount(struct pt_regs *regs, __u32 flags)
+{
+	if ((flags & OBP_FD_A0) && fd_on_mount(regs->di))
+		return true;
+	if ((flags & OBP_FD_A1) && fd_on_mount(regs->si))
+		return true;
+	if ((flags & OBP_FD_A2) && fd_on_mount(regs->dx))
+		return true;
+	/* mmap's descriptor, unless the mapping is anonymous (MAP_ANONYMOUS
+	 * ignores it, whatever it holds) */
+	return (flags & OBP_FD_MMAP) && !(regs->r10 & 0x20) && fd_on_mount(regs->r8);
+}
+
+/* x86-64's struct stat and the head of struct statx, as far as read. */
+struct obp_stat_head {
+	__u64 st_dev;
+	__u64 st_ino;
+};
+
+struct obp_statx_head { /* linux/stat.h's, to stx_mnt_id */
+	__u32 stx_mask;
+	__u32 pad0[7];
+	__u64 stx_ino;          /* offset 32 */
+	__u64 pad1[11];
+	__u32 stx_rdev_major;   /* offset 128 */
+	__u32 stx_rdev_minor;
+	__u32 stx_dev_major;    /* offset 136 */
+	__u32 stx_dev_minor;
+	__u64 stx_mnt_id;       /* offset 144 */
+};
+
+_Static_assert(sizeof(struct obp_statx_head) == 152, "struct statx up to stx_mnt_id");
+
+#define OBP_STATX_MNT_ID 0x1000u
+#define OBP_STATX_MNT_ID_UNIQUE 0x4000u
+
+/*
+ * At a call's exit: whether what it returned or wrote says mount
+ * mount_id, for a call of class @at (enum obp_call_flags). The kernel
+ * has just written the buffer: its page is in memory.
+ */
+static __always_inline bool exit_on_mount(struct pt_regs *regs, long ret, __u32 at)
+{
+	struct obp_statx_head sx;
+	struct obp_stat_head st;
+	const void *buf;
+
+	if (at & OBP_AT_OPEN)
+		return ret >= 0 && fd_on_mount((__u64)ret);
+	if (ret != 0)
+		return false;
+	if (at & OBP_AT_STATX) {
+		if (bpf_probe_read_user(&sx, sizeof(sx), (const void *)regs->r8))
+			return false;
+		if (skip_ino_hi && skip_ino(sx.stx_ino))
+			return false;
+		if ((sx.stx_mask & (OBP_STATX_MNT_ID | OBP_STATX_MNT_ID_UNIQUE)) == OBP_STATX_MNT_ID)
+			return sx.stx_mnt_id == (__u64)(__s64)mount_id;
+		return sx.stx_dev_major == mount_dev_major && sx.stx_dev_minor == mount_dev_minor;
+	}
+	buf = (const void *)((at & OBP_AT_STAT1) ? regs->si : regs->dx);
+	if (bpf_probe_read_user(&st, sizeof(st), buf))
+		return false;
+	return st.st_dev == mount_st_dev && !(skip_ino_hi && skip_ino(st.st_ino));
 }
 
 /* /dev/fuse, the misc device 10:229, as the kernel's dev_t. */
 #define OBP_FUSE_DEVT (10u << 20 | 229u)
 
-/* True when descriptor @fd (an int in a 64-bit register) is a /dev/fuse
- * of the current process: a FUSE daemon's requests and replies. */
-static __always_inline bool fd_is_fuse_dev(__u64 fd)
+/* True when descriptor @fd is a /dev/fuse, from @t's memory of the last
+ * one it found (a worker reads and replies on one descriptor). */
+static __always_inline bool fuse_fd(struct task_state *t, __u64 fd)
 {
 	struct file *f;
 
-	if ((__s32)fd < 0)
-		return false;
-	f = fd_file((__u32)fd);
-	return f && BPF_CORE_READ(f, f_inode, i_rdev) == OBP_FUSE_DEVT;
-}
-
-/* True when descriptor @fd is a /dev/fuse, from @t's memory of the
- * last one it found (a worker reads and replies on one descriptor). */
-static __always_inline bool fuse_fd(struct task_state *t, __u64 fd)
-{
 	if ((__s32)fd + 1 == t->fuse_fd)
 		return true;
-	if (!fd_is_fuse_dev(fd))
+	f = fd_file(fd);
+	if (!f || BPF_CORE_READ(f, f_inode, i_rdev) != OBP_FUSE_DEVT)
 		return false;
 	t->fuse_fd = (__s32)fd + 1;
 	return true;
 }
 
 /*
- * True when call @nr works on a /dev/fuse: the daemon's requests come by
- * read or splice, its replies go by write, writev or splice (from a pipe
- * into it); only those calls are looked at, so a lower file's pread
- * costs no walk of the descriptor table.
+ * True when a call of @flags works on a /dev/fuse: the daemon's requests
+ * come by read or splice, its replies go by write, writev or splice (from
+ * a pipe into it); only those calls are looked at, so a lower file's
+ * pread costs no walk of the descriptor table.
  */
-static __always_inline bool on_fuse_dev(struct task_state *t, struct pt_regs *regs, __u32 nr)
+static __always_inline bool on_fuse_dev(struct task_state *t, struct pt_regs *regs, __u32 flags)
 {
-	__u32 *how = bpf_map_lookup_elem(&fd_arg, &nr);
-
-	if (!how)
+	if (!(flags & OBP_FD_FUSE))
 		return false;
-	switch (*how) {
-	case OBP_FD_FUSE_IO:
-		return fuse_fd(t, regs->di);
-	case OBP_FD_SPLICE:
-		return fuse_fd(t, regs->di) || fuse_fd(t, regs->dx);
-	default:
-		return false;
-	}
-}
-
-/* What the mount filter says of a call. */
-enum { ON_OTHER, ON_MOUNT, ON_UNSURE };
-
-/*
- * Whether call @nr with registers @regs is on a file of mount mount_id.
- * ON_UNSURE when its path could not be read (a page not yet touched: a
- * BPF program cannot take the fault): sys_exit asks again, once the
- * kernel has read the path itself. The descriptor and the path are
- * still the call's then: the calls that take an empty path do not
- * change the descriptor table.
- */
-static __always_inline int on_mount(struct pt_regs *regs, __u32 nr)
-{
-	__u32 *how = bpf_map_lookup_elem(&fd_arg, &nr);
-	__u64 fd;
-	char c;
-
-	if (!how)
-		return ON_OTHER;
-	switch (*how) {
-	case OBP_FD_ARG0:
-	case OBP_FD_FUSE_IO:
-	case OBP_FD_SPLICE:
-		fd = regs->di;
-		break;
-	case OBP_FD_ARG1:
-		fd = regs->si;
-		break;
-	case OBP_FD_EMPTY_AT:
-		if (bpf_probe_read_user(&c, 1, (const void *)regs->si))
-			return ON_UNSURE;
-		if (c)
-			return ON_OTHER;
-		fd = regs->di;
-		break;
-	default:
-		return ON_OTHER;
-	}
-	/* An int in a 64-bit register: AT_FDCWD and errors are negative. */
-	if ((__s32)fd < 0)
-		return ON_OTHER;
-	return fd_mount_id((__u32)fd) == mount_id ? ON_MOUNT : ON_OTHER;
-}
-
-/* @t's role, from its cache or, when pids changed since, the map. */
-static __always_inline __u32 role_of(struct task_state *t)
-{
-	__u32 zero = 0, tgid, *role;
-	__u64 *gen = bpf_map_lookup_elem(&pids_gen, &zero);
-
-	if (!gen)
-		return 0;
-	if (t->gen == *gen + 1)
-		return t->role;
-	tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
-	role = bpf_map_lookup_elem(&pids, &tgid);
-	t->role = role ? *role : 0;
-	t->gen = *gen + 1;
-	return t->role;
+	return fuse_fd(t, regs->di) || ((flags & OBP_FD_A2) && fuse_fd(t, regs->dx));
 }
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(obp_sys_enter, struct pt_regs *regs, long id)
 {
+	__u32 nr = (__u32)id, tgid, kind, flags = 0, at_exit = 0, *fl;
 	struct task_state *t;
-	__u32 nr = (__u32)id, kind, role;
 
-	if (!obp_enabled || id < 0 || id >= OBP_MAX_NR)
+	if (!obp_enabled || (__u64)id >= OBP_MAX_NR)
+		return 0;
+	tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	if (tgid == daemon_tgid) {
+		if (!lower_on)
+			return 0;
+		kind = OBP_K_LOWER;
+	} else if (obp_pid_traced(tgid) ||
+		   (cgroup_id && bpf_get_current_cgroup_id() == cgroup_id)) {
+		kind = OBP_K_SYSCALL;
+	} else {
+		return 0;
+	}
+	fl = bpf_map_lookup_elem(&call_flags, &nr);
+	if (fl)
+		flags = *fl;
+	/* Before the task's storage: a call not on the mount costs nothing
+	 * more. */
+	if (kind == OBP_K_SYSCALL && mount_filter) {
+		at_exit = flags & OBP_AT_ANY;
+		if (!at_exit && !fds_on_mount(regs, flags))
+			return 0;
+	}
+	if (kind == OBP_K_LOWER && (flags & OBP_LOWER_SKIP))
 		return 0;
 	t = bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0,
 				 BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!t)
 		return 0;
-	t->kind = 0;
-	role = role_of(t);
-	if (role == OBP_ROLE_DAEMON && !lower_on)
+	if (kind == OBP_K_LOWER && on_fuse_dev(t, regs, flags)) {
+		t->kind = 0;
 		return 0;
-	if (role)
-		kind = role == OBP_ROLE_DAEMON ? OBP_K_LOWER : OBP_K_SYSCALL;
-	else if (cgroup_id && bpf_get_current_cgroup_id() == cgroup_id)
-		kind = OBP_K_SYSCALL;
-	else
-		return 0;
-	t->unsure = 0;
-	if (kind == OBP_K_SYSCALL && mount_filter) {
-		int on = on_mount(regs, nr);
-
-		if (on == ON_OTHER)
-			return 0;
-		t->unsure = on == ON_UNSURE;
-	}
-	if (kind == OBP_K_LOWER) {
-		__u32 *skip = bpf_map_lookup_elem(&lower_skip_nr, &nr);
-
-		if ((skip && *skip) || on_fuse_dev(t, regs, nr))
-			return 0;
 	}
 	t->nr = nr;
 	t->kind = kind;
+	t->at_exit = at_exit;
 	t->ts = bpf_ktime_get_ns();
 	return 0;
 }
@@ -253,18 +282,20 @@ int BPF_PROG(obp_sys_enter, struct pt_regs *regs, long id)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(obp_sys_exit, struct pt_regs *regs, long ret)
 {
+	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32), kind;
 	struct task_state *t;
 	__u64 now;
-	__u32 kind;
 
-	/* No storage: a task that made no call since we loaded. */
+	/* Only a traced thread has a call in flight: the others stop here. */
+	if (!(tgid == daemon_tgid && lower_on) && !cgroup_id && !obp_pid_traced(tgid))
+		return 0;
 	t = bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0, 0);
 	if (!t || !t->kind)
 		return 0;
 	now = bpf_ktime_get_ns();
 	kind = t->kind;
 	t->kind = 0;
-	if (t->unsure && on_mount(regs, t->nr) != ON_MOUNT)
+	if (t->at_exit && !exit_on_mount(regs, ret, t->at_exit))
 		return 0;
 	obp_record(kind, t->nr, 0, now > t->ts ? now - t->ts : 0);
 	return 0;
@@ -274,34 +305,28 @@ int BPF_PROG(obp_sys_exit, struct pt_regs *regs, long ret)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(obp_sys_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ptgid, ctgid, *role;
+	__u32 ptgid, ctgid;
 
 	if (!follow_children)
 		return 0;
-	ptgid = (__u32)BPF_CORE_READ(parent, tgid);
-	ctgid = (__u32)BPF_CORE_READ(child, tgid);
-	if (ptgid == ctgid)
-		return 0;
-	role = bpf_map_lookup_elem(&pids, &ptgid);
-	if (role && *role == OBP_ROLE_WORKLOAD)
-		obp_pid_add_workload(ctgid);
+	ptgid = (__u32)parent->tgid;
+	ctgid = (__u32)child->tgid;
+	if (ptgid != ctgid && ptgid != daemon_tgid && obp_pid_traced(ptgid))
+		obp_pid_add(ctgid);
 	return 0;
 }
 
 /*
- * A process that ends leaves the map (its tgid may be reused): when its
- * leader exits. The tracepoint's second argument (group_dead) is not in
- * every kernel, so the leader stands for the group.
+ * A process that ends is no longer traced (its tgid may be reused): when
+ * its leader exits. The tracepoint's second argument (group_dead) is not
+ * in every kernel, so the leader stands for the group.
  */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(obp_sys_exit_task, struct task_struct *task)
 {
-	__u32 tgid = (__u32)BPF_CORE_READ(task, tgid), *role;
+	__u32 tgid = (__u32)task->tgid;
 
-	if ((__u32)BPF_CORE_READ(task, pid) != tgid)
-		return 0;
-	role = bpf_map_lookup_elem(&pids, &tgid);
-	if (role && *role == OBP_ROLE_WORKLOAD && bpf_map_delete_elem(&pids, &tgid) == 0)
-		obp_pids_changed();
+	if ((__u32)task->pid == tgid)
+		obp_pid_remove(tgid);
 	return 0;
 }

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * Loading layers syscall and lower (obp_sys.bpf.c, one object for both):
- * the workload filter's options go into read-only data; after loading,
- * the mount filter learns where each call has its descriptor and lower
- * which calls of the daemon are not on the lower file system. Its pids
- * maps are the pid filter's (obp.c), which fuse shares.
+ * the workload filter's and the mount filter's options go into read-only
+ * data; after loading, the programs learn what each call number is
+ * (where its descriptors are, what its exit says, whether lower wants
+ * it). Its bitmap of traced processes is the pid filter's (obp.c), mapped
+ * into our memory, and fuse shares it.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <sys/mman.h>
+#include <sys/sysmacros.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -15,56 +18,64 @@
 #include "obp_impl.h"
 #include "obp_sys.skel.h"
 
-/* Calls of the daemon that are not on the lower file system: waiting
- * for work or time, and its own map reads. */
-static const char *const lower_skip_calls[] = {
-	"futex", "futex_waitv", "poll", "ppoll", "select", "pselect6",
-	"epoll_wait", "epoll_pwait", "epoll_pwait2", "nanosleep",
-	"clock_nanosleep", "rt_sigtimedwait", "rt_sigsuspend", "pause",
-	"wait4", "waitid", "restart_syscall", "bpf", "sched_yield",
-};
-
 /*
- * The calls the mount filter keeps, by where their descriptor is (enum
- * obp_fd_arg): those that work on an open file's data or metadata. A
- * descriptor-less call (mmap's page faults, nanosleep) and a path call
- * (openat, statx and newfstatat with a path) are not a mount's and are
- * dropped. sendfile is its in_fd's; copy_file_range and splice their
- * source's.
+ * What each call's number says (enum obp_call_flags). The mount filter
+ * keeps the calls on an open file's data or metadata by their
+ * descriptors; opens, stat, lstat, newfstatat and statx by their result;
+ * a call on no file (nanosleep, poll, mmap's page faults) or on a path
+ * whose result does not say the mount (access, readlink, unlink, mkdir,
+ * rename, chmod, truncate, getxattr, a failed open or stat) is dropped.
+ * sendfile, splice and copy_file_range are the mount's when either end is.
+ * Lower leaves out the daemon's waits for work or time and its own map
+ * reads, and its requests and replies on /dev/fuse.
  */
 static const struct {
 	const char *name;
-	enum obp_fd_arg how;
-} mount_fd_calls[] = {
-	{ "read", OBP_FD_FUSE_IO }, { "write", OBP_FD_FUSE_IO },
-	{ "pread64", OBP_FD_ARG0 }, { "pwrite64", OBP_FD_ARG0 },
-	{ "readv", OBP_FD_FUSE_IO }, { "writev", OBP_FD_FUSE_IO },
-	{ "preadv", OBP_FD_ARG0 }, { "pwritev", OBP_FD_ARG0 },
-	{ "preadv2", OBP_FD_ARG0 }, { "pwritev2", OBP_FD_ARG0 },
-	{ "fstat", OBP_FD_ARG0 }, { "fstatfs", OBP_FD_ARG0 },
-	{ "newfstatat", OBP_FD_EMPTY_AT }, { "statx", OBP_FD_EMPTY_AT },
-	{ "fsync", OBP_FD_ARG0 }, { "fdatasync", OBP_FD_ARG0 },
-	{ "syncfs", OBP_FD_ARG0 }, { "sync_file_range", OBP_FD_ARG0 },
-	{ "getdents", OBP_FD_ARG0 }, { "getdents64", OBP_FD_ARG0 },
-	{ "lseek", OBP_FD_ARG0 }, { "fallocate", OBP_FD_ARG0 },
-	{ "ftruncate", OBP_FD_ARG0 }, { "fadvise64", OBP_FD_ARG0 },
-	{ "readahead", OBP_FD_ARG0 }, { "flock", OBP_FD_ARG0 },
-	{ "fcntl", OBP_FD_ARG0 }, { "ioctl", OBP_FD_ARG0 },
-	{ "fchmod", OBP_FD_ARG0 }, { "fchown", OBP_FD_ARG0 },
-	{ "fgetxattr", OBP_FD_ARG0 }, { "fsetxattr", OBP_FD_ARG0 },
-	{ "flistxattr", OBP_FD_ARG0 }, { "fremovexattr", OBP_FD_ARG0 },
-	{ "close", OBP_FD_ARG0 }, { "sendfile", OBP_FD_ARG1 },
-	{ "copy_file_range", OBP_FD_ARG0 }, { "splice", OBP_FD_SPLICE },
+	unsigned flags;
+} call_table[] = {
+	{ "read", OBP_FD_A0 | OBP_FD_FUSE }, { "write", OBP_FD_A0 | OBP_FD_FUSE },
+	{ "readv", OBP_FD_A0 | OBP_FD_FUSE }, { "writev", OBP_FD_A0 | OBP_FD_FUSE },
+	{ "splice", OBP_FD_A0 | OBP_FD_A2 | OBP_FD_FUSE },
+	{ "pread64", OBP_FD_A0 }, { "pwrite64", OBP_FD_A0 },
+	{ "preadv", OBP_FD_A0 }, { "pwritev", OBP_FD_A0 },
+	{ "preadv2", OBP_FD_A0 }, { "pwritev2", OBP_FD_A0 },
+	{ "sendfile", OBP_FD_A0 | OBP_FD_A1 }, { "copy_file_range", OBP_FD_A0 | OBP_FD_A2 },
+	{ "fstat", OBP_FD_A0 }, { "fstatfs", OBP_FD_A0 },
+	{ "fsync", OBP_FD_A0 }, { "fdatasync", OBP_FD_A0 },
+	{ "syncfs", OBP_FD_A0 }, { "sync_file_range", OBP_FD_A0 },
+	{ "getdents", OBP_FD_A0 }, { "getdents64", OBP_FD_A0 },
+	{ "lseek", OBP_FD_A0 }, { "fallocate", OBP_FD_A0 },
+	{ "ftruncate", OBP_FD_A0 }, { "fadvise64", OBP_FD_A0 },
+	{ "readahead", OBP_FD_A0 }, { "flock", OBP_FD_A0 },
+	{ "fcntl", OBP_FD_A0 }, { "ioctl", OBP_FD_A0 },
+	{ "fchmod", OBP_FD_A0 }, { "fchown", OBP_FD_A0 }, { "fchdir", OBP_FD_A0 },
+	{ "fgetxattr", OBP_FD_A0 }, { "fsetxattr", OBP_FD_A0 },
+	{ "flistxattr", OBP_FD_A0 }, { "fremovexattr", OBP_FD_A0 },
+	{ "dup", OBP_FD_A0 }, { "dup2", OBP_FD_A0 }, { "dup3", OBP_FD_A0 },
+	{ "close", OBP_FD_A0 }, { "mmap", OBP_FD_MMAP },
+	{ "open", OBP_AT_OPEN }, { "creat", OBP_AT_OPEN }, { "openat", OBP_AT_OPEN },
+	{ "openat2", OBP_AT_OPEN }, { "open_by_handle_at", OBP_AT_OPEN },
+	{ "stat", OBP_AT_STAT1 }, { "lstat", OBP_AT_STAT1 },
+	{ "newfstatat", OBP_AT_STAT2 }, { "statx", OBP_AT_STATX },
+	{ "futex", OBP_LOWER_SKIP }, { "futex_waitv", OBP_LOWER_SKIP },
+	{ "poll", OBP_LOWER_SKIP }, { "ppoll", OBP_LOWER_SKIP },
+	{ "select", OBP_LOWER_SKIP }, { "pselect6", OBP_LOWER_SKIP },
+	{ "epoll_wait", OBP_LOWER_SKIP }, { "epoll_pwait", OBP_LOWER_SKIP },
+	{ "epoll_pwait2", OBP_LOWER_SKIP }, { "nanosleep", OBP_LOWER_SKIP },
+	{ "clock_nanosleep", OBP_LOWER_SKIP }, { "rt_sigtimedwait", OBP_LOWER_SKIP },
+	{ "rt_sigsuspend", OBP_LOWER_SKIP }, { "pause", OBP_LOWER_SKIP },
+	{ "wait4", OBP_LOWER_SKIP }, { "waitid", OBP_LOWER_SKIP },
+	{ "restart_syscall", OBP_LOWER_SKIP }, { "bpf", OBP_LOWER_SKIP },
+	{ "sched_yield", OBP_LOWER_SKIP },
 };
 
-/* Tell the mount filter where each call of mount_fd_calls has its fd. */
-static int fd_arg_fill(struct obp_sys_bpf *s)
+static int call_flags_fill(struct obp_sys_bpf *s)
 {
-	for (size_t i = 0; i < sizeof(mount_fd_calls) / sizeof(mount_fd_calls[0]); i++) {
-		int nr = obp_syscall_nr(mount_fd_calls[i].name);
-		__u32 k = (__u32)nr, v = mount_fd_calls[i].how;
+	for (size_t i = 0; i < sizeof(call_table) / sizeof(call_table[0]); i++) {
+		int nr = obp_syscall_nr(call_table[i].name);
+		__u32 k = (__u32)nr, v = call_table[i].flags;
 
-		if (nr >= 0 && bpf_map__update_elem(s->maps.fd_arg, &k, sizeof(k), &v,
+		if (nr >= 0 && bpf_map__update_elem(s->maps.call_flags, &k, sizeof(k), &v,
 						    sizeof(v), BPF_ANY))
 			return -errno;
 	}
@@ -75,7 +86,8 @@ static int sys_open(struct obp *b, unsigned want, struct obp_object *out)
 {
 	const struct obp_opts *o = &b->opts;
 	struct obp_sys_bpf *s = obp_sys_bpf__open();
-	unsigned one = 1;
+	size_t len = OBP_PID_WORDS * sizeof(uint64_t);
+	void *bits;
 	int err;
 
 	if (!s)
@@ -85,28 +97,27 @@ static int sys_open(struct obp *b, unsigned want, struct obp_object *out)
 	s->rodata->lower_on = !!(want & OBP_LAYER_BIT(OBP_L_LOWER));
 	s->rodata->mount_filter = o->mount_filter;
 	s->rodata->mount_id = o->mount_id;
+	s->rodata->mount_st_dev = (__u64)o->mount_dev;
+	s->rodata->mount_dev_major = major(o->mount_dev);
+	s->rodata->mount_dev_minor = minor(o->mount_dev);
+	s->rodata->skip_ino_lo = o->skip_ino_lo;
+	s->rodata->skip_ino_hi = o->skip_ino_hi;
+	s->bss->daemon_tgid = o->daemon_pid > 0 ? (__u32)o->daemon_pid : 0;
 	err = obp_sys_bpf__load(s);
-	/* The mount filter needs it, and lower to know /dev/fuse calls. */
-	if (!err && (o->mount_filter || (want & OBP_LAYER_BIT(OBP_L_LOWER))))
-		err = fd_arg_fill(s);
-	for (size_t i = 0; !err && (want & OBP_LAYER_BIT(OBP_L_LOWER)) &&
-	     i < sizeof(lower_skip_calls) / sizeof(lower_skip_calls[0]); i++) {
-		int nr = obp_syscall_nr(lower_skip_calls[i]);
-		__u32 k = (__u32)nr;
-
-		if (nr >= 0)
-			err = bpf_map__update_elem(s->maps.lower_skip_nr, &k, sizeof(k),
-						   &one, sizeof(one), BPF_ANY);
+	err = err ? err : call_flags_fill(s);
+	err = err ? err : obp_sys_bpf__attach(s);
+	if (err)
+		goto fail;
+	bits = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(s->maps.traced), 0);
+	if (bits == MAP_FAILED) {
+		err = -errno;
+		goto fail;
 	}
-	if (err)
-		goto fail;
-	err = obp_sys_bpf__attach(s);
-	if (err)
-		goto fail;
 	OBP_OBJECT_SET(out, s);
-	b->pids_fd = bpf_map__fd(s->maps.pids);
-	b->pids_gen_fd = bpf_map__fd(s->maps.pids_gen);
-	return o->daemon_pid > 0 ? obp_pid_set(b, o->daemon_pid, OBP_ROLE_DAEMON) : 0;
+	b->pids_fd = bpf_map__fd(s->maps.traced);
+	b->pid_bits = bits;
+	b->sys_daemon = &s->bss->daemon_tgid;
+	return 0;
 fail:
 	obp_sys_bpf__destroy(s);
 	return err;
@@ -114,7 +125,10 @@ fail:
 
 static void sys_close(struct obp *b, void *skel)
 {
-	(void)b;
+	if (b->pid_bits)
+		munmap(b->pid_bits, OBP_PID_WORDS * sizeof(uint64_t));
+	b->pid_bits = NULL;
+	b->sys_daemon = NULL;
 	obp_sys_bpf__destroy(skel);
 }
 

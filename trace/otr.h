@@ -54,9 +54,11 @@ int otr_opts_parse(struct otr_opts *o, int argc, char **argv, char *err,
 
 /* ---- otr_target.c ---- */
 
-/* What --mount names: its id for the filter, and a FUSE mount's device. */
+/* What --mount names: its id and device for the filter, and a FUSE
+ * mount's device for layer fuse. */
 struct otr_mount {
 	int mnt_id;     /* statx's stx_mnt_id */
+	dev_t dev;      /* st_dev */
 	dev_t fuse_dev; /* st_dev when it is a FUSE mount, else 0 */
 };
 int otr_mount_resolve(const char *dir, struct otr_mount *m, char *err, size_t errlen);

@@ -105,6 +105,7 @@ static int prepare(struct otr_run *r, struct obp_opts *bo, char *err, size_t err
 			return e;
 		bo->mount_filter = true;
 		bo->mount_id = m.mnt_id;
+		bo->mount_dev = m.dev;
 		bo->fuse_dev = m.fuse_dev;
 		if (!r->o.layers_given && m.fuse_dev)
 			r->o.layers |= OBP_LAYER_BIT(OBP_L_FUSE);

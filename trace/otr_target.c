@@ -42,7 +42,8 @@ int otr_mount_resolve(const char *dir, struct otr_mount *m, char *err, size_t er
 		return -EOPNOTSUPP;
 	}
 	m->mnt_id = (int)stx.stx_mnt_id;
-	m->fuse_dev = sfs.f_type == OTR_FUSE_MAGIC ? makedev(stx.stx_dev_major, stx.stx_dev_minor) : 0;
+	m->dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+	m->fuse_dev = sfs.f_type == OTR_FUSE_MAGIC ? m->dev : 0;
 	return 0;
 }
 

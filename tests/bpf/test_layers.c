@@ -2,13 +2,22 @@
 /*
  * The loader's own logic (layer lists, names) and the syscall layer on
  * this very process: exact counts of calls it makes, and the bucket of a
- * known sleep.
+ * known sleep; with a mount filter, exactly the calls on the mount (its
+ * descriptors, opens and stat calls whose result is on it), none of
+ * another mount's, of a skipped inode's or of a path call that leaves no
+ * evidence.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -83,5 +92,145 @@ Test(layers, syscall_counts)
 	cr_expect_eq(p->nops, 0u, "reset empties the layer");
 	osp_profile_free(p);
 	close(fd);
+	obp_close(b);
+}
+
+/* ---- the mount filter ---- */
+
+/* linux/stat.h's STATX_MNT_ID_UNIQUE (Linux 6.8; not in older headers) */
+#define OBP_TEST_MNT_ID_UNIQUE 0x4000u
+
+static char mtop[64];
+static char ma[80], mb[80];
+
+static void mounts_up(void)
+{
+	snprintf(mtop, sizeof(mtop), "/tmp/obp-mnt-XXXXXX");
+	cr_assert(mkdtemp(mtop), "mkdtemp: %s", strerror(errno));
+	snprintf(ma, sizeof(ma), "%s/a", mtop);
+	snprintf(mb, sizeof(mb), "%s/b", mtop);
+	cr_assert_eq(mkdir(ma, 0700), 0);
+	cr_assert_eq(mkdir(mb, 0700), 0);
+	if (mount("obp-test", ma, "tmpfs", 0, "size=1m") != 0)
+		cr_skip_test("cannot mount tmpfs: %s", strerror(errno));
+	if (mount("obp-test", mb, "tmpfs", 0, "size=1m") != 0)
+		cr_skip_test("cannot mount tmpfs: %s", strerror(errno));
+}
+
+static void mounts_down(void)
+{
+	umount2(ma, MNT_DETACH);
+	umount2(mb, MNT_DETACH);
+	rmdir(ma);
+	rmdir(mb);
+	rmdir(mtop);
+}
+
+/* A file of a few bytes at @dir/@name; its path in @path. */
+static void small_file(const char *dir, const char *name, char *path, size_t len)
+{
+	int fd;
+
+	snprintf(path, len, "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	cr_assert_eq(write(fd, "0123456789", 10), 10);
+	close(fd);
+}
+
+/* Raw calls: the counts name the system calls, whatever the C library
+ * would make of stat() or open(). */
+static long raw_openat(const char *path)
+{
+	return syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
+}
+
+Test(layers, mount_filter_counts_the_mounts_calls_exactly, .init = mounts_up, .fini = mounts_down)
+{
+	enum { N = 41, S = 13, L = 7, F = 5, X = 11, Y = 3 };
+	char fa[128], fb[128], fg[128], missing[128], buf[8];
+	struct obp_opts o = { .layers = OBP_LAYER_BIT(OBP_L_SYSCALL), .mount_filter = true };
+	struct osp_profile *p = NULL;
+	struct statx stx;
+	struct stat st;
+	char err[200];
+	struct obp *b;
+	long a, bfd, g;
+	void *map;
+
+	small_file(ma, "f", fa, sizeof(fa));
+	small_file(mb, "f", fb, sizeof(fb));
+	small_file(ma, "g", fg, sizeof(fg));
+	snprintf(missing, sizeof(missing), "%s/missing", ma);
+	cr_assert_eq(statx(AT_FDCWD, ma, 0, STATX_MNT_ID, &stx), 0);
+	o.mount_id = (int)stx.stx_mnt_id;
+	o.mount_dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+	/* g stands for a control file: its inode is skipped. */
+	cr_assert_eq(stat(fg, &st), 0);
+	o.skip_ino_lo = st.st_ino;
+	o.skip_ino_hi = st.st_ino + 1;
+	cr_assert_eq(obp_open(&o, &b, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(obp_layers(b), OBP_LAYER_BIT(OBP_L_SYSCALL), "%s", obp_why(b, OBP_L_SYSCALL));
+	cr_assert_eq(obp_pid_add(b, getpid()), 0);
+
+	a = raw_openat(fa);                 /* counted: its descriptor is on a */
+	bfd = raw_openat(fb);               /* not: on b */
+	g = raw_openat(fg);                 /* not: a skipped inode */
+	cr_assert(a >= 0 && bfd >= 0 && g >= 0);
+	cr_assert_lt(raw_openat(missing), 0); /* not: no descriptor, no evidence */
+	for (int i = 0; i < N; i++) {
+		cr_assert_eq(pread((int)a, buf, 1, 0), 1);
+		cr_assert_eq(pread((int)bfd, buf, 1, 0), 1);
+		cr_assert_eq(pread((int)g, buf, 1, 0), 1);
+	}
+	for (int i = 0; i < S; i++) {
+		cr_assert_eq(syscall(SYS_stat, fa, &st), 0);
+		cr_assert_eq(syscall(SYS_stat, fb, &st), 0);
+		cr_assert_eq(syscall(SYS_stat, fg, &st), 0);
+	}
+	for (int i = 0; i < L; i++)
+		cr_assert_eq(syscall(SYS_lstat, fa, &st), 0);
+	for (int i = 0; i < F; i++) {
+		cr_assert_eq(syscall(SYS_newfstatat, AT_FDCWD, fa, &st, 0), 0);
+		cr_assert_eq(syscall(SYS_newfstatat, (int)a, "", &st, AT_EMPTY_PATH), 0);
+		cr_assert_eq(syscall(SYS_newfstatat, AT_FDCWD, fb, &st, 0), 0);
+	}
+	for (int i = 0; i < X; i++) {
+		cr_assert_eq(statx(AT_FDCWD, fa, 0, STATX_BASIC_STATS | STATX_MNT_ID, &stx), 0);
+		cr_assert_eq(statx(AT_FDCWD, fb, 0, STATX_BASIC_STATS | STATX_MNT_ID, &stx), 0);
+		/* the 64-bit unique id (Linux 6.8): known by the device then */
+		cr_assert_eq(statx(AT_FDCWD, fa, 0, STATX_BASIC_STATS | OBP_TEST_MNT_ID_UNIQUE, &stx), 0);
+		cr_assert_eq(statx(AT_FDCWD, fb, 0, STATX_BASIC_STATS | OBP_TEST_MNT_ID_UNIQUE, &stx), 0);
+	}
+	for (int i = 0; i < Y; i++) {
+		cr_assert_eq(access(fa, R_OK), 0);      /* a path call: no evidence */
+		cr_assert_lt(syscall(SYS_stat, missing, &st), 0);
+	}
+	map = mmap(NULL, 4096, PROT_READ, MAP_SHARED, (int)a, 0); /* counted */
+	cr_assert_neq(map, MAP_FAILED);
+	munmap(map, 4096);
+	/* Anonymous: the descriptor it carries is not looked at. */
+	map = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, (int)a, 0);
+	cr_assert_neq(map, MAP_FAILED);
+	munmap(map, 4096);
+	close((int)a);                      /* counted */
+	close((int)bfd);
+	close((int)g);
+	obp_enable(b, false);
+
+	cr_assert_eq(obp_profile(b, OBP_L_SYSCALL, &p), 0);
+	cr_expect_eq(osp_profile_check(p, stderr), 0u);
+	cr_expect_eq(tb_count(p, "openat"), 1u);
+	cr_expect_eq(tb_count(p, "pread64"), (uint64_t)N);
+	cr_expect_eq(tb_count(p, "stat"), (uint64_t)S);
+	cr_expect_eq(tb_count(p, "lstat"), (uint64_t)L);
+	cr_expect_eq(tb_count(p, "newfstatat"), (uint64_t)(2 * F));
+	cr_expect_eq(tb_count(p, "statx"), (uint64_t)(2 * X));
+	cr_expect_eq(tb_count(p, "access"), 0u);
+	cr_expect_eq(tb_count(p, "mmap"), 1u);
+	cr_expect_eq(tb_count(p, "munmap"), 0u, "a call on no descriptor");
+	cr_expect_eq(tb_count(p, "close"), 1u);
+	cr_expect_eq(p->nops, 8u, "no op but those above");
+	osp_profile_free(p);
 	obp_close(b);
 }
