@@ -296,15 +296,14 @@ int obp_daemon_set(struct obp *b, pid_t tgid)
 
 /* ---- reading ---- */
 
-int obp_layer_maps(struct obp *b, enum obp_layer l, int *hists_fd, int *stats_fd,
+int obp_layer_maps(struct obp *b, enum obp_layer l, const struct obp_object **obj,
 		   unsigned *kind)
 {
 	if (!(b->layers & OBP_LAYER_BIT(l)))
 		return -ENOENT;
 	for (size_t i = 0; i < NLOADERS; i++)
 		if (b->obj[i].skel && (loaders[i]->layers & OBP_LAYER_BIT(l))) {
-			*hists_fd = b->obj[i].hists_fd;
-			*stats_fd = b->obj[i].stats_fd;
+			*obj = &b->obj[i];
 			*kind = loaders[i]->kinds[l];
 			return 0;
 		}

@@ -99,6 +99,10 @@ struct obp_opts {
 	uint64_t skip_ino_hi;   /* inodes lo .. hi - 1 are not the mount's
 				 * (a control directory); hi 0: none */
 	enum obp_pmc irq_pmc;   /* irq: which counters to read */
+	unsigned sys_slots;     /* syscall, lower: how many calls have their
+				 * histograms found by index (552 bytes per
+				 * CPU each), the others' by hash, slower;
+				 * 0: OBP_SYS_SLOTS */
 };
 
 struct obp;

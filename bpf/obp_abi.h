@@ -111,6 +111,17 @@ enum obp_call_flags {
 };
 #define OBP_AT_ANY (OBP_AT_OPEN | OBP_AT_STAT1 | OBP_AT_STAT2 | OBP_AT_STATX)
 
+/*
+ * Layers syscall and lower find a call's per-CPU histogram by index, not
+ * by hash: slot_of[(lower ? OBP_SYS_MAX_NR : 0) + nr] holds 1 + its slot
+ * in the per-CPU array slot_hists (0 before the call's first value).
+ * Slots are handed out in order; once all OBP_SYS_SLOTS are taken, other
+ * calls go to the hists map, as every other layer's values do. A slot
+ * stays its call's (a reset zeroes it).
+ */
+#define OBP_SYS_MAX_NR 1024
+#define OBP_SYS_SLOTS 128
+
 /* Histogram map sizes: the most keys each layer can hold. */
 #define OBP_MAX_HISTS 4096
 #define OBP_MAX_INFLIGHT 65536

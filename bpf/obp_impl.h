@@ -15,6 +15,9 @@ struct obp_object {
 	void *skel;      /* the loader's skeleton; NULL: not loaded */
 	int hists_fd;    /* its histogram map */
 	int stats_fd;    /* its stats map */
+	int slot_of_fd;  /* syscall's and lower's histograms by index */
+	int slot_hists_fd; /* (obp_abi.h); -1 for other objects */
+	unsigned nslots; /* slot_hists' entries */
 	__u32 *enabled;  /* its programs' recording switch, in mmapped
 			  * data (obp_common.bpf.h's obp_enabled) */
 };
@@ -26,6 +29,8 @@ struct obp_object {
 		.skel = (s),                                         \
 		.hists_fd = bpf_map__fd((s)->maps.hists),            \
 		.stats_fd = bpf_map__fd((s)->maps.stats),            \
+		.slot_of_fd = -1,                                    \
+		.slot_hists_fd = -1,                                 \
 		.enabled = &(s)->data->obp_enabled,                  \
 	})
 
@@ -84,10 +89,10 @@ struct obp {
 void *obp_object(const struct obp *b, const struct obp_loader *ld);
 
 
-/* Layer @l's histogram map and stats map, and the kind of its keys (0:
- * the map holds only the layer's, of several kinds): 0 or -ENOENT when
- * it is not loaded. */
-int obp_layer_maps(struct obp *b, enum obp_layer l, int *hists_fd, int *stats_fd,
+/* The object that holds layer @l (its maps), and the kind of the
+ * layer's keys (0: its maps hold only the layer's, of several kinds): 0
+ * or -ENOENT when it is not loaded. */
+int obp_layer_maps(struct obp *b, enum obp_layer l, const struct obp_object **obj,
 		   unsigned *kind);
 
 /* Keep libbpf's messages instead of printing them (OSPROF_BPF_DEBUG=1

@@ -17,6 +17,7 @@ struct pt_regs {
 	unsigned long dx; /* its third */
 	unsigned long r10; /* its fourth */
 	unsigned long r8;  /* its fifth */
+	unsigned long orig_ax; /* the call's number, at exit too */
 };
 
 struct task_struct {

@@ -244,32 +244,72 @@ static int fill_meta(struct obp *b, enum obp_layer l, struct osp_profile *p)
 	return err || l != OBP_L_IRQ ? err : fill_pmc_meta(b, p);
 }
 
+/* True when no CPU's copy in @vals holds a value (a slot since reset). */
+static bool hist_empty(const struct obp_hist *vals, int ncpu)
+{
+	for (int c = 0; c < ncpu; c++)
+		for (unsigned i = 0; i < OBP_NBUCKETS; i++)
+			if (vals[c].bk[i])
+				return false;
+	return true;
+}
+
+/* Add the histograms of kind @kind kept by index (obp_abi.h) to @p,
+ * @vals room for one per-CPU value. */
+static int add_slots(struct obp *b, struct osp_profile *p, enum obp_layer l,
+		     const struct obp_object *o, unsigned kind, struct obp_hist *vals, int ncpu)
+{
+	__u32 base = kind == OBP_K_LOWER ? OBP_SYS_MAX_NR : 0, n = 2 * OBP_SYS_MAX_NR, out;
+	__u32 *keys = calloc(2 * n, sizeof(*keys)), *slots = keys + n;
+	int err = 0;
+
+	if (!keys)
+		return -ENOMEM;
+	/* One system call for the whole table. */
+	if (bpf_map_lookup_batch(o->slot_of_fd, NULL, &out, keys, slots, &n, NULL) != 0 &&
+	    errno != ENOENT)
+		err = -errno;
+	for (__u32 i = 0; !err && i < n; i++) {
+		struct obp_key k = { .kind = kind, .a = keys[i] - base };
+		__u32 slot = slots[i] - 1;
+
+		if (!slots[i] || keys[i] < base || keys[i] >= base + OBP_SYS_MAX_NR)
+			continue;
+		if (bpf_map_lookup_elem(o->slot_hists_fd, &slot, vals) != 0)
+			err = -errno;
+		else if (!hist_empty(vals, ncpu))
+			err = add_key(b, p, l, &k, vals, ncpu);
+	}
+	free(keys);
+	return err;
+}
+
 int obp_profile(struct obp *b, enum obp_layer l, struct osp_profile **out)
 {
-	int hfd, sfd, ncpu = libbpf_num_possible_cpus(), err;
+	int ncpu = libbpf_num_possible_cpus(), err, hfd;
+	const struct obp_object *o;
 	struct obp_key *keys = NULL;
 	struct obp_hist *vals = NULL;
 	struct osp_profile *p;
 	unsigned kind;
 	size_t nk = 0;
 
-	err = obp_layer_maps(b, l, &hfd, &sfd, &kind);
+	err = obp_layer_maps(b, l, &o, &kind);
 	if (err)
 		return err;
 	if (ncpu <= 0)
 		return ncpu ? ncpu : -EINVAL;
+	hfd = o->hists_fd;
 	p = osp_profile_new(obp_layer_name(l), 1);
 	if (!p)
 		return -ENOMEM;
-	err = fill_meta(b, l, p);
+	/* A per-CPU value is ncpu copies, each rounded up to 8 bytes. */
+	_Static_assert(sizeof(struct obp_hist) % 8 == 0, "per-CPU values are 8-byte aligned");
+	vals = calloc((size_t)ncpu, sizeof(*vals));
+	err = vals ? fill_meta(b, l, p) : -ENOMEM;
 	err = err ? err : list_keys(hfd, kind, &keys, &nk);
-	if (!err && nk) {
-		/* A per-CPU value is ncpu copies, each rounded up to 8 bytes. */
-		_Static_assert(sizeof(struct obp_hist) % 8 == 0, "per-CPU values are 8-byte aligned");
-		vals = calloc((size_t)ncpu, sizeof(*vals));
-		if (!vals)
-			err = -ENOMEM;
-	}
+	if (!err && o->slot_of_fd >= 0)
+		err = add_slots(b, p, l, o, kind, vals, ncpu);
 	for (size_t i = 0; !err && i < nk; i++) {
 		if (bpf_map_lookup_elem(hfd, &keys[i], vals) != 0) {
 			if (errno == ENOENT) /* deleted since listed: a reset */
@@ -306,17 +346,40 @@ static int clear_map(int fd)
 	return err;
 }
 
+/* Zero the @n slots of a per-CPU histogram array @fd (slots stay their
+ * calls'). */
+static int clear_slots(int fd, unsigned n)
+{
+	int ncpu = libbpf_num_possible_cpus(), err = 0;
+	struct obp_hist *zero;
+
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	zero = calloc((size_t)ncpu, sizeof(*zero));
+	if (!zero)
+		return -ENOMEM;
+	for (__u32 i = 0; !err && i < n; i++)
+		if (bpf_map_update_elem(fd, &i, zero, BPF_ANY) != 0)
+			err = -errno;
+	free(zero);
+	return err;
+}
+
 int obp_reset(struct obp *b)
 {
 	int err = 0, sums_fd, names_fd;
 
 	for (unsigned l = 0; l < OBP_L__COUNT; l++) {
-		int hfd, sfd, e;
+		const struct obp_object *o;
 		unsigned kind;
+		int e;
 
-		if (obp_layer_maps(b, l, &hfd, &sfd, &kind))
+		if (obp_layer_maps(b, l, &o, &kind))
 			continue;
-		e = clear_map(hfd);
+		e = clear_map(o->hists_fd);
+		/* syscall and lower share theirs: cleared twice, harmlessly */
+		if (!e && o->slot_hists_fd >= 0)
+			e = clear_slots(o->slot_hists_fd, o->nslots);
 		if (e && !err)
 			err = e;
 	}
@@ -334,15 +397,17 @@ int obp_reset(struct obp *b)
 
 int obp_stats(struct obp *b, enum obp_layer l, struct obp_stats *out)
 {
-	int hfd, sfd, ncpu = libbpf_num_possible_cpus(), err;
+	int sfd, ncpu = libbpf_num_possible_cpus(), err;
 	uint64_t sums[OBP_S__COUNT] = { 0 }, *v;
+	const struct obp_object *o;
 	unsigned kind;
 
-	err = obp_layer_maps(b, l, &hfd, &sfd, &kind);
+	err = obp_layer_maps(b, l, &o, &kind);
 	if (err)
 		return err;
 	if (ncpu <= 0)
 		return ncpu ? ncpu : -EINVAL;
+	sfd = o->stats_fd;
 	v = calloc((size_t)ncpu, sizeof(*v));
 	if (!v)
 		return -ENOMEM;

@@ -29,8 +29,6 @@
 #include "obp_common.bpf.h"
 #include "obp_pids.bpf.h"
 
-#define OBP_MAX_NR 1024
-
 const volatile __u64 cgroup_id = 0;      /* cgroup v2 id; 0: none */
 const volatile __u32 follow_children = 0;
 const volatile __u32 lower_on = 0;       /* the daemon's calls are wanted */
@@ -71,10 +69,66 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, OBP_MAX_NR);
+	__uint(max_entries, OBP_SYS_MAX_NR);
 	__type(key, __u32);
 	__type(value, __u32); /* enum obp_call_flags */
 } call_flags SEC(".maps");
+
+/* The histograms by index (obp_abi.h): slot_of gives a call's slot. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 * OBP_SYS_MAX_NR);
+	__type(key, __u32);
+	__type(value, __u32);
+} slot_of SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, OBP_SYS_SLOTS);
+	__type(key, __u32);
+	__type(value, struct obp_hist);
+} slot_hists SEC(".maps");
+
+__u32 slots_used = 0;
+const volatile __u32 nslots = OBP_SYS_SLOTS; /* slot_hists' entries */
+
+/* A slot for the call of @slot (its slot_of entry): 1 + its index, or 0
+ * when all are taken. Two CPUs may race for one call: the first one's
+ * stands, the other's stays unused. */
+static __always_inline __u32 slot_take(__u32 *slot)
+{
+	__u32 s, old;
+
+	if (slots_used >= nslots)
+		return 0;
+	s = __sync_fetch_and_add(&slots_used, 1) + 1;
+	if (s > nslots)
+		return 0;
+	old = __sync_val_compare_and_swap(slot, 0, s);
+	return old ? old : s;
+}
+
+/* Add @v_ns to call @nr's histogram of layer @kind. */
+static __always_inline void sys_record(__u32 kind, __u32 nr, __u64 v_ns)
+{
+	__u32 i = (kind == OBP_K_LOWER ? OBP_SYS_MAX_NR : 0) + nr, *slot, s;
+	struct obp_hist *h = NULL;
+
+	slot = bpf_map_lookup_elem(&slot_of, &i);
+	if (!slot)
+		return;
+	s = *slot;
+	if (!s)
+		s = slot_take(slot);
+	if (s) {
+		i = s - 1;
+		h = bpf_map_lookup_elem(&slot_hists, &i);
+	}
+	if (h)
+		obp_hist_add(h, v_ns);
+	else
+		obp_record(kind, nr, 0, v_ns);
+}
 
 /*
  * The file of descriptor @fd of the current process; NULL when @fd is
@@ -239,7 +293,7 @@ int BPF_PROG(obp_sys_enter, struct pt_regs *regs, long id)
 	__u32 nr = (__u32)id, tgid, kind, flags = 0, at_exit = 0, *fl;
 	struct task_state *t;
 
-	if (!obp_enabled || (__u64)id >= OBP_MAX_NR)
+	if (!obp_enabled || (__u64)id >= OBP_SYS_MAX_NR)
 		return 0;
 	tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
 	if (tgid == daemon_tgid) {
@@ -279,6 +333,17 @@ int BPF_PROG(obp_sys_enter, struct pt_regs *regs, long id)
 	return 0;
 }
 
+/* True when call @nr may be on a file: a descriptor or a path result. */
+static __always_inline bool may_be_on_mount(long nr)
+{
+	__u32 k = (__u32)nr, *fl;
+
+	if ((__u64)nr >= OBP_SYS_MAX_NR)
+		return false;
+	fl = bpf_map_lookup_elem(&call_flags, &k);
+	return fl && (*fl & (OBP_FD_A0 | OBP_FD_A1 | OBP_FD_A2 | OBP_FD_MMAP | OBP_AT_ANY));
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(obp_sys_exit, struct pt_regs *regs, long ret)
 {
@@ -287,8 +352,16 @@ int BPF_PROG(obp_sys_exit, struct pt_regs *regs, long ret)
 	__u64 now;
 
 	/* Only a traced thread has a call in flight: the others stop here. */
-	if (!(tgid == daemon_tgid && lower_on) && !cgroup_id && !obp_pid_traced(tgid))
+	if (tgid == daemon_tgid) {
+		if (!lower_on)
+			return 0;
+	} else if (!cgroup_id && !obp_pid_traced(tgid)) {
 		return 0;
+	} else if (mount_filter && !may_be_on_mount(regs->orig_ax)) {
+		/* a call the mount filter never keeps (getppid, nanosleep):
+		 * not worth a look at the task's storage */
+		return 0;
+	}
 	t = bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0, 0);
 	if (!t || !t->kind)
 		return 0;
@@ -297,7 +370,7 @@ int BPF_PROG(obp_sys_exit, struct pt_regs *regs, long ret)
 	t->kind = 0;
 	if (t->at_exit && !exit_on_mount(regs, ret, t->at_exit))
 		return 0;
-	obp_record(kind, t->nr, 0, now > t->ts ? now - t->ts : 0);
+	sys_record(kind, t->nr, now > t->ts ? now - t->ts : 0);
 	return 0;
 }
 

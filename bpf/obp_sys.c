@@ -103,7 +103,9 @@ static int sys_open(struct obp *b, unsigned want, struct obp_object *out)
 	s->rodata->skip_ino_lo = o->skip_ino_lo;
 	s->rodata->skip_ino_hi = o->skip_ino_hi;
 	s->bss->daemon_tgid = o->daemon_pid > 0 ? (__u32)o->daemon_pid : 0;
-	err = obp_sys_bpf__load(s);
+	s->rodata->nslots = o->sys_slots ? o->sys_slots : OBP_SYS_SLOTS;
+	err = bpf_map__set_max_entries(s->maps.slot_hists, s->rodata->nslots);
+	err = err ? err : obp_sys_bpf__load(s);
 	err = err ? err : call_flags_fill(s);
 	err = err ? err : obp_sys_bpf__attach(s);
 	if (err)
@@ -114,6 +116,9 @@ static int sys_open(struct obp *b, unsigned want, struct obp_object *out)
 		goto fail;
 	}
 	OBP_OBJECT_SET(out, s);
+	out->slot_of_fd = bpf_map__fd(s->maps.slot_of);
+	out->slot_hists_fd = bpf_map__fd(s->maps.slot_hists);
+	out->nslots = s->rodata->nslots;
 	b->pids_fd = bpf_map__fd(s->maps.traced);
 	b->pid_bits = bits;
 	b->sys_daemon = &s->bss->daemon_tgid;

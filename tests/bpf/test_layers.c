@@ -57,10 +57,14 @@ Test(layers, names)
 	cr_expect_eq(obp_syscall_nr("no_such_call"), -1);
 }
 
-/* N preads, M fstats and K 2 ms sleeps of this process: counted exactly. */
-Test(layers, syscall_counts)
+/*
+ * N preads, M fstats and K 2 ms sleeps of this process: counted exactly,
+ * with @slots calls' histograms found by index (0: the default number)
+ * and the others' by hash.
+ */
+static void syscall_counts(unsigned slots)
 {
-	struct obp_opts o = { .layers = OBP_LAYER_BIT(OBP_L_SYSCALL) };
+	struct obp_opts o = { .layers = OBP_LAYER_BIT(OBP_L_SYSCALL), .sys_slots = slots };
 	enum { N = 321, M = 123, K = 7 };
 	struct osp_profile *p = NULL;
 	struct timespec two_ms = { 0, 2000000 };
@@ -93,6 +97,17 @@ Test(layers, syscall_counts)
 	osp_profile_free(p);
 	close(fd);
 	obp_close(b);
+}
+
+Test(layers, syscall_counts)
+{
+	syscall_counts(0);
+}
+
+/* Two slots: pread64 and the next call take them, the rest go by hash. */
+Test(layers, syscall_counts_past_the_slots)
+{
+	syscall_counts(2);
 }
 
 /* ---- the mount filter ---- */
