@@ -12,8 +12,9 @@
  *
  * With follow_callers, the process that sent a request becomes a traced
  * process of layer syscall (obp_pids.bpf.h) when its request ends --
- * unless the daemon marked the reply as a control-directory request's:
- * reading .osprof/ does not make a process a workload. With timing off,
+ * unless the daemon marked the reply as a control-directory request's,
+ * or the request was the root's attributes (walks_through): reading
+ * .osprof/ does not make a process a workload. With timing off,
  * the object only does that (layer syscall without layer fuse).
  */
 #include "obp_common.bpf.h"
@@ -68,6 +69,20 @@ struct {
 	__type(value, __u32);
 } skip_tids SEC(".maps");
 
+#define OBP_FUSE_GETATTR 3
+#define OBP_FUSE_ROOT_ID 1
+
+/*
+ * True for the root's attributes: with default_permissions, a path
+ * through the mount asks for them once they expire (a permission check
+ * of the root), also a path into the control directory; that alone
+ * does not make a process one that uses the mount.
+ */
+static __always_inline bool walks_through(const struct fuse_req *req)
+{
+	return req->in.h.opcode == OBP_FUSE_GETATTR && req->in.h.nodeid == OBP_FUSE_ROOT_ID;
+}
+
 SEC("tp_btf/fuse_request_send")
 int BPF_PROG(obp_fuse_send, const struct fuse_req *req)
 {
@@ -95,7 +110,7 @@ int BPF_PROG(obp_fuse_send, const struct fuse_req *req)
 	 */
 	pid_tgid = bpf_get_current_pid_tgid();
 	if (follow_callers && (__u32)pid_tgid == req->in.h.pid &&
-	    (__u32)(pid_tgid >> 32) != daemon_tgid)
+	    (__u32)(pid_tgid >> 32) != daemon_tgid && !walks_through(req))
 		e->caller = (__u32)(pid_tgid >> 32);
 	e->unique = unique;
 	return 0;
