@@ -18,6 +18,7 @@ struct obp_object {
 	int slot_of_fd;  /* syscall's and lower's histograms by index */
 	int slot_hists_fd; /* (obp_abi.h); -1 for other objects */
 	unsigned nslots; /* slot_hists' entries */
+	const __u32 *slots_used; /* how many the programs handed out (mapped) */
 	__u32 *enabled;  /* its programs' recording switch, in mmapped
 			  * data (obp_common.bpf.h's obp_enabled) */
 };

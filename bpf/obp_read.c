@@ -346,22 +346,29 @@ static int clear_map(int fd)
 	return err;
 }
 
-/* Zero the @n slots of a per-CPU histogram array @fd (slots stay their
- * calls'). */
-static int clear_slots(int fd, unsigned n)
+/* Zero the slots handed out of object @o's per-CPU histogram array, in
+ * one system call (slots stay their calls'). */
+static int clear_slots(const struct obp_object *o)
 {
+	__u32 n = __atomic_load_n(o->slots_used, __ATOMIC_RELAXED), *keys;
 	int ncpu = libbpf_num_possible_cpus(), err = 0;
 	struct obp_hist *zero;
 
 	if (ncpu <= 0)
 		return ncpu ? ncpu : -EINVAL;
-	zero = calloc((size_t)ncpu, sizeof(*zero));
-	if (!zero)
-		return -ENOMEM;
-	for (__u32 i = 0; !err && i < n; i++)
-		if (bpf_map_update_elem(fd, &i, zero, BPF_ANY) != 0)
-			err = -errno;
+	n = n < o->nslots ? n : o->nslots;
+	if (!n)
+		return 0;
+	keys = calloc(n, sizeof(*keys));
+	zero = calloc((size_t)n * (size_t)ncpu, sizeof(*zero));
+	for (__u32 i = 0; keys && i < n; i++)
+		keys[i] = i;
+	if (!keys || !zero)
+		err = -ENOMEM;
+	else if (bpf_map_update_batch(o->slot_hists_fd, keys, zero, &n, NULL) != 0)
+		err = -errno;
 	free(zero);
+	free(keys);
 	return err;
 }
 
@@ -379,7 +386,7 @@ int obp_reset(struct obp *b)
 		e = clear_map(o->hists_fd);
 		/* syscall and lower share theirs: cleared twice, harmlessly */
 		if (!e && o->slot_hists_fd >= 0)
-			e = clear_slots(o->slot_hists_fd, o->nslots);
+			e = clear_slots(o);
 		if (e && !err)
 			err = e;
 	}

@@ -119,6 +119,7 @@ static int sys_open(struct obp *b, unsigned want, struct obp_object *out)
 	out->slot_of_fd = bpf_map__fd(s->maps.slot_of);
 	out->slot_hists_fd = bpf_map__fd(s->maps.slot_hists);
 	out->nslots = s->rodata->nslots;
+	out->slots_used = &s->bss->slots_used;
 	b->pids_fd = bpf_map__fd(s->maps.traced);
 	b->pid_bits = bits;
 	b->sys_daemon = &s->bss->daemon_tgid;
