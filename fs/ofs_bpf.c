@@ -31,6 +31,7 @@
 #include "obp.h"
 #include "ofs.h"
 #include "ofs_bpf.h"
+#include "ofs_ctl.h"
 #include "ofs_dump.h"
 #include "ofs_kmod.h"
 #include "ofs_lower.h"
@@ -176,6 +177,14 @@ int ofs_bpf_open(struct ofs *fs)
 	struct obp_opts o = {
 		.layers = fs->opts.layers,
 		.follow_callers = true,
+		/* Only the mount's calls: then a caller's children may be
+		 * followed too (a shell's, say) at no cost to the profile. */
+		.mount_filter = !fs->opts.syscall_all,
+		.follow_children = !fs->opts.syscall_all,
+		/* The control directory's inodes (ofs_ctl_ino: FUSE makes a
+		 * node id the inode number) are no workload's files. */
+		.skip_ino_lo = FUSE_ROOT_ID + 1,
+		.skip_ino_hi = OFS_CTL_INO_END,
 	};
 	char err[256], *type = NULL;
 	unsigned missing;
@@ -198,7 +207,8 @@ int ofs_bpf_open(struct ofs *fs)
 	}
 	if (!o.layers)
 		return 0;
-	e = ofs_mount_at(fs->opts.mount_abs, &type, &o.fuse_dev);
+	e = ofs_mount_at(fs->opts.mount_abs, &type, &o.fuse_dev, &o.mount_id);
+	o.mount_dev = o.fuse_dev;
 	free(type);
 	if (e) {
 		fprintf(stderr, "osprof-fs: eBPF layers off: cannot find this mount's device in /proc/self/mountinfo: %s\n",
@@ -463,6 +473,12 @@ out:
 	return err;
 }
 
+/* Which calls layer syscall counts (-o syscall). */
+static const char *syscall_calls(const struct ofs *fs)
+{
+	return fs->opts.syscall_all ? "all" : "mount";
+}
+
 /* eBPF layer @l with this mount's source and options, and its timeline
  * when one runs; 0 or -errno. */
 static int layer_profile(struct ofs *fs, enum obp_layer l, struct osp_profile **out)
@@ -473,6 +489,9 @@ static int layer_profile(struct ofs *fs, enum obp_layer l, struct osp_profile **
 	err = err ? err : (fs->bpf_tl ? tl_copy(fs, l, p) : 0);
 	err = err ? err : ofs_profile_set_source(fs, p);
 	err = err ? err : ofs_opts_describe(fs, p);
+	/* which calls it holds: a reader compares them with the fs layer */
+	if (!err && l == OBP_L_SYSCALL)
+		err = osp_kv_set_str(&p->options, "calls", syscall_calls(fs));
 	if (err) {
 		osp_profile_free(p);
 		return err;
@@ -577,6 +596,8 @@ void ofs_bpf_describe(struct ofs *fs, FILE *out)
 
 	fprintf(out, "lower_source %s\n", ofs_bpf_present(fs, "lower") ? "ebpf" :
 		fs->lower ? "daemon" : ofs_kmod_present(fs, "lower") ? "osprof.ko" : "none");
+	if (ofs_bpf_present(fs, "syscall"))
+		fprintf(out, "syscall_calls %s\n", syscall_calls(fs));
 	fputs("ebpf_layers ", out);
 	for (unsigned l = 0; l < OBP_L__COUNT; l++)
 		if (obp_layers(fs->bpf) & OBP_LAYER_BIT(l)) {

@@ -9,10 +9,14 @@
 int ofs_ctl_new(struct ofs *fs);
 /* Free it, with the files still open (serving is over); NULL-safe. */
 void ofs_ctl_free(struct ofs *fs);
+/* The control directory's inodes are FUSE_ROOT_ID + 1 .. OFS_CTL_INO_END
+ * - 1 (the eBPF syscall layer skips them by number). */
+#define OFS_CTL_INO_END 64
+
 /* True when @ino is one of the control directory's inodes. */
 static inline bool ofs_ctl_ino(fuse_ino_t ino)
 {
-	return ino > FUSE_ROOT_ID && ino < 64;
+	return ino > FUSE_ROOT_ID && ino < OFS_CTL_INO_END;
 }
 /* True for a lookup of the control directory's name in the root. */
 bool ofs_ctl_is_root_entry(struct ofs *fs, fuse_ino_t parent, const char *name);

@@ -53,7 +53,7 @@ static int check_mountpoint(const struct ofs_opts *o)
 		fprintf(stderr, "osprof-fs: mountpoint %s: Not a directory\n", o->mount_abs);
 		return -1;
 	}
-	ofs_mount_at(o->mount_abs, &type, &dev);
+	ofs_mount_at(o->mount_abs, &type, &dev, NULL);
 	if (type && strncmp(type, "fuse", 4) == 0 &&
 	    (!in_place || strcmp(type, "fuse.osprof-fs") == 0)) {
 		fprintf(stderr, "osprof-fs: mountpoint %s is busy: a %s file system is mounted there (unmount it with fusermount3 -u)\n",

@@ -2,8 +2,8 @@
 /*
  * What is mounted where, from /proc/self/mountinfo (core's reader,
  * osp_mountinfo.h): the mountpoint check at start-up (a stale or
- * foreign FUSE mount makes it busy) and the eBPF layers' filter (the
- * mount's device) both ask it.
+ * foreign FUSE mount makes it busy) and the eBPF layers' filters (the
+ * mount's device and id) both ask it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include "osp_mountinfo.h"
 #include "ofs_mount.h"
 
-int ofs_mount_at(const char *path, char **type, dev_t *dev)
+int ofs_mount_at(const char *path, char **type, dev_t *dev, int *id)
 {
 	struct osp_mountinfo mi;
 	struct osp_mount m;
@@ -30,6 +30,8 @@ int ofs_mount_at(const char *path, char **type, dev_t *dev)
 		free(*type);
 		*type = strdup(m.fstype);
 		*dev = makedev(m.major, m.minor);
+		if (id)
+			*id = (int)m.id;
 		found = *type ? 0 : -ENOMEM;
 	}
 	osp_mountinfo_close(&mi);

@@ -7,9 +7,10 @@
 
 /*
  * ofs_mount_at - what /proc/self/mountinfo says is mounted last exactly at
- * @path: its type (*@type, malloc'd) and device (*@dev, as st_dev).
- * 0, -ENOENT when nothing is mounted there, -errno.
+ * @path: its type (*@type, malloc'd), device (*@dev, as st_dev) and, when
+ * @id is not NULL, mount id (*@id, statx's stx_mnt_id). 0, -ENOENT when
+ * nothing is mounted there, -errno.
  */
-int ofs_mount_at(const char *path, char **type, dev_t *dev);
+int ofs_mount_at(const char *path, char **type, dev_t *dev, int *id);
 
 #endif /* OSPROF_FS_OFS_MOUNT_H */

@@ -29,7 +29,7 @@
 struct raw {
 	char *res, *timeline, *timeline_size, *ctl_name, *cache;
 	char *entry_timeout, *attr_timeout, *fd_cache, *readdirplus, *dump, *poll_us;
-	char *layers, *lower_source, *by, *by_max;
+	char *layers, *lower_source, *syscall, *by, *by_max;
 	char *slow, *slow_size, *top_max;
 	int writeback, cpu_time, vtimers, noprofile, top, values;
 	int nonopt;
@@ -56,6 +56,7 @@ static const struct fuse_opt specs[] = {
 	RAW("poll_us=%s", poll_us),
 	RAW("layers=%s", layers),
 	RAW("lower_source=%s", lower_source),
+	RAW("syscall=%s", syscall),
 	RAW("slow=%s", slow),
 	RAW("slow_size=%s", slow_size),
 	RAW("top_max=%s", top_max),
@@ -131,6 +132,11 @@ static void usage(const char *prog)
 "                           each) or ebpf (the kernel times every system call\n"
 "                           the daemon makes; costs every process on the\n"
 "                           machine ~0.2 us per system call while loaded)\n"
+"    -o syscall=CALLS       which calls of the processes using the mount the\n"
+"                           syscall layer counts: mount (default: those on the\n"
+"                           mount's files: on their descriptors, and opens and\n"
+"                           stat calls whose result is on it) or all (every\n"
+"                           call they make)\n"
 "    -o by=KEY              also a profile per value of KEY: pid (the caller's\n"
 "                           thread), comm (its process name), uid, dir (the\n"
 "                           top-level directory under the mount a request's\n"
@@ -318,6 +324,9 @@ static int parse_misc(struct ofs_opts *o, const struct raw *r)
 	    strcmp(r->lower_source, "daemon") != 0)
 		return bad("lower_source", r->lower_source, "expected daemon or ebpf");
 	o->lower_ebpf = r->lower_source && strcmp(r->lower_source, "ebpf") == 0;
+	if (r->syscall && strcmp(r->syscall, "mount") != 0 && strcmp(r->syscall, "all") != 0)
+		return bad("syscall", r->syscall, "expected mount or all");
+	o->syscall_all = r->syscall && strcmp(r->syscall, "all") == 0;
 	return parse_layers(o, r->layers);
 }
 
@@ -431,6 +440,7 @@ static void raw_free(struct raw *r)
 	free(r->poll_us);
 	free(r->layers);
 	free(r->lower_source);
+	free(r->syscall);
 	free(r->slow);
 	free(r->slow_size);
 	free(r->top_max);

@@ -64,6 +64,9 @@ struct ofs_opts {
 	unsigned layers;       /* eBPF layers wanted (OBP_LAYER_BIT()s) */
 	bool lower_ebpf;       /* -o lower_source=ebpf: lower from eBPF, not
 				* from the daemon's own timing */
+	bool syscall_all;      /* -o syscall=all: layer syscall counts every
+				* call of the mount's processes, not only
+				* those on the mount */
 	bool layers_auto;      /* no -o layers: those that load, quietly */
 	uint64_t slow_ns;      /* -o slow: log requests this slow; UINT64_MAX off */
 	unsigned slow_size;    /* -o slow_size: entries of the slow log */

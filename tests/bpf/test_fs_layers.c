@@ -122,9 +122,11 @@ static size_t expect_layers_agree(const struct osp_profile *fuse, const struct o
 	return n;
 }
 
-/* A child that keeps mount @dir busy (stat and read) until killed;
- * returns once it has done a round. */
-static pid_t busy(const char *dir)
+/*
+ * A child that does @round(@arg) over and over until killed; returns
+ * once it has done one.
+ */
+static pid_t looping_child(void (*round)(const char *arg), const char *arg)
 {
 	int ready[2];
 	pid_t pid;
@@ -134,18 +136,8 @@ static pid_t busy(const char *dir)
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
-		char f[PATH_MAX + 8], buf[512];
-		struct stat st;
-
-		snprintf(f, sizeof(f), "%s/busy", dir);
 		for (bool first = true;; first = false) {
-			int fd = open(f, O_RDONLY);
-
-			stat(f, &st);
-			if (fd >= 0) {
-				(void)!pread(fd, buf, sizeof(buf), 0);
-				close(fd);
-			}
+			round(arg);
 			if (first)
 				(void)!write(ready[1], "x", 1);
 		}
@@ -154,6 +146,27 @@ static pid_t busy(const char *dir)
 	cr_assert_eq(read(ready[0], &c, 1), 1);
 	close(ready[0]);
 	return pid;
+}
+
+/* A round of keeping mount @dir busy: stat and read its file busy. */
+static void busy_round(const char *dir)
+{
+	char f[PATH_MAX + 8], buf[512];
+	struct stat st;
+	int fd;
+
+	snprintf(f, sizeof(f), "%s/busy", dir);
+	fd = open(f, O_RDONLY);
+	stat(f, &st);
+	if (fd >= 0) {
+		(void)!pread(fd, buf, sizeof(buf), 0);
+		close(fd);
+	}
+}
+
+static pid_t busy(const char *dir)
+{
+	return looping_child(busy_round, dir);
 }
 
 Test(fs_layers, fuse_counts_a_slow_lower_exactly)
@@ -253,52 +266,164 @@ Test(fs_layers, every_operation_agrees)
 }
 
 /*
- * A process that uses the mount is the syscall layer's workload: its N
- * preads, M fstats and K 2 ms sleeps are counted exactly (the test
- * process only waits and reads control files meanwhile: open, read,
- * close). The daemon's reads of the lower file are in the lower layer.
+ * The workload, a child: opens @file (the call that makes it one of the
+ * mount's processes: its first request ends inside it, so that call's
+ * start was not seen and it is not counted), makes @n preads and @nstat
+ * fstats on it, @k 2 ms sleeps, opens it again and closes both. Exits 0,
+ * or the number of the step that failed.
  */
-Test(fs_layers, syscall_layer_counts_the_workload)
+static pid_t workload_start(const char *file, int n, int nstat, int k)
 {
-	enum { N = 57, M = 31, K = 5 };
-	struct osp_profile *sys, *lower;
-	int status;
-	pid_t pid;
+	pid_t pid = fork();
 
-	cr_assert_eq(h_write_str(h_at(m.lower, "file"), "0123456789abcdef"), 0);
-	h_start(&m, NULL);
-	ctl(&m, "reset\n");
-	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
 		struct timespec two_ms = { 0, 2000000 };
-		int fd = open(h_at(m.dir, "file"), O_RDONLY);
+		int fd = open(file, O_RDONLY), fd2;
 		struct stat st;
 		char c;
 
 		if (fd < 0)
 			_exit(1);
-		for (int i = 0; i < N; i++)
+		for (int i = 0; i < n; i++)
 			if (pread(fd, &c, 1, i % 16) != 1)
 				_exit(2);
-		for (int i = 0; i < M; i++)
+		for (int i = 0; i < nstat; i++)
 			if (fstat(fd, &st) != 0)
 				_exit(3);
-		for (int i = 0; i < K; i++)
+		for (int i = 0; i < k; i++)
 			nanosleep(&two_ms, NULL);
+		fd2 = open(file, O_RDONLY);
+		if (fd2 < 0)
+			_exit(4);
+		close(fd2);
+		close(fd);
 		_exit(0);
 	}
+	return pid;
+}
+
+static void workload_wait(pid_t pid)
+{
+	int status;
+
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "workload status %d", status);
+}
+
+/*
+ * A round of a watcher of control directory @ctl: read stats (open, read
+ * to the end, close), a getppid and a 1 ms sleep.
+ */
+static void ctl_reader_round(const char *ctl)
+{
+	struct timespec ms = { 0, 1000000 };
+	char path[PATH_MAX + 16], buf[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/stats", ctl);
+	fd = open(path, O_RDONLY);
+	while (fd >= 0 && read(fd, buf, sizeof(buf)) > 0)
+		;
+	if (fd >= 0)
+		close(fd);
+	(void)getppid();
+	nanosleep(&ms, NULL);
+}
+
+static pid_t ctl_reader_start(const char *ctl)
+{
+	return looping_child(ctl_reader_round, ctl);
+}
+
+static void reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	cr_assert_eq(waitpid(pid, NULL, 0), pid);
+}
+
+/*
+ * Mount m with @args, a file on it; a reader of .osprof/stats in a loop
+ * beside the workload (@n preads, @nstat fstats, @k sleeps) since a
+ * reset: the syscall layer then, with the counts every -o syscall has.
+ */
+static struct osp_profile *workload_beside_a_reader(const char *const *args, int n, int nstat,
+						    int k)
+{
+	struct osp_profile *sys;
+	pid_t reader;
+
+	cr_assert_eq(h_write_str(h_at(m.lower, "file"), "0123456789abcdef"), 0);
+	h_start(&m, args);
+	reader = ctl_reader_start(m.ctl);
+	ctl(&m, "reset\n");
+	workload_wait(workload_start(h_at(m.dir, "file"), n, nstat, k));
 	sys = layer(&m, "syscall");
-	cr_expect_eq(tb_count(sys, "pread64"), (uint64_t)N);
-	cr_expect_eq(tb_count(sys, "fstat") + tb_count(sys, "newfstatat"), (uint64_t)M);
-	tb_expect_2ms_sleeps(sys, K);
+	reap(reader);
+	cr_expect_eq(tb_count(sys, "pread64"), (uint64_t)n);
+	cr_expect_eq(tb_count(sys, "fstat") + tb_count(sys, "newfstatat"), (uint64_t)nstat);
+	return sys;
+}
+
+/* Every op of @p is one of @names (NULL-terminated). */
+static void expect_only(const struct osp_profile *p, const char *const *names)
+{
+	for (size_t i = 0; i < p->nops; i++) {
+		bool known = false;
+
+		for (size_t j = 0; names[j] && !known; j++)
+			known = strcmp(p->ops[i].name, names[j]) == 0;
+		cr_expect(known, "syscall layer has %s (%lu)", p->ops[i].name,
+			  (unsigned long)p->ops[i].lat.count);
+	}
+}
+
+/*
+ * A process that uses the mount is the syscall layer's workload, and the
+ * layer counts its calls on the mount exactly: N preads, M fstats, the
+ * second open (by the descriptor it returned) and both closes; not its
+ * sleeps. Meanwhile a reader of .osprof/stats in a loop adds nothing:
+ * reading the control directory makes no process the mount's, and its
+ * files' descriptors are not the mount's. The daemon's reads of the
+ * lower file are in the lower layer.
+ */
+Test(fs_layers, syscall_layer_counts_the_mounts_calls_of_the_workload)
+{
+	static const char *const calls[] = { "pread64", "fstat", "newfstatat", "openat", "close",
+					     NULL };
+	enum { N = 57, M = 31, K = 5 };
+	struct osp_profile *sys = workload_beside_a_reader(NULL, N, M, K), *lower;
+
+	cr_expect_eq(tb_count(sys, "openat"), 1u);
+	cr_expect_eq(tb_count(sys, "close"), 2u);
+	expect_only(sys, calls);
+	cr_expect_str_eq(osp_kv_get(&sys->options, "calls"), "\"mount\"");
 	/* cache=never: every pread reached the daemon, which read the lower
 	 * file once per request, and timed it itself. */
 	lower = layer_from(&m, "lower", "\"osprof-fs\"");
 	cr_expect_eq(tb_count(lower, "pread64"), (uint64_t)N);
 	osp_profile_free(lower);
+	osp_profile_free(sys);
+	cr_expect_eq(h_stop(&m), 0);
+}
+
+/*
+ * -o syscall=all: every call of the workload, its sleeps too; still none
+ * of the reader's (no getppid, no read) nor of this process, which reads
+ * the control directory and waits for its children (no wait4: as
+ * scripts/run.sh's shell does).
+ */
+Test(fs_layers, syscall_all_counts_every_call_of_the_workload_only)
+{
+	static const char *const args[] = { "-o", "syscall=all", NULL };
+	enum { N = 23, M = 11, K = 5 };
+	struct osp_profile *sys = workload_beside_a_reader(args, N, M, K);
+
+	tb_expect_2ms_sleeps(sys, K);
+	cr_expect_eq(tb_count(sys, "getppid"), 0u, "the reader's calls");
+	cr_expect_eq(tb_count(sys, "read"), 0u, "the reader's calls");
+	cr_expect_eq(tb_count(sys, "wait4"), 0u, "this process's calls");
+	cr_expect_str_eq(osp_kv_get(&sys->options, "calls"), "\"all\"");
 	osp_profile_free(sys);
 	cr_expect_eq(h_stop(&m), 0);
 }
