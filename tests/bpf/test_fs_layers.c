@@ -428,6 +428,24 @@ Test(fs_layers, syscall_all_counts_every_call_of_the_workload_only)
 	cr_expect_eq(h_stop(&m), 0);
 }
 
+/*
+ * Calls that never reach the daemon are still the mount's: with
+ * cache=always the workload's preads after the first come from the page
+ * cache (as with FUSE passthrough they would go to the lower file), yet
+ * the syscall layer times every one of them on the mount's descriptor.
+ */
+Test(fs_layers, syscall_layer_times_calls_the_daemon_never_sees)
+{
+	static const char *const args[] = { "-o", "cache=always", NULL };
+	enum { N = 200, M = 3, K = 0 };
+	struct osp_profile *sys = workload_beside_a_reader(args, N, M, K), *fs = h_profile(&m);
+
+	cr_expect_lt(h_count(fs, "read"), (uint64_t)N / 10, "reads from the page cache");
+	osp_profile_free(fs);
+	osp_profile_free(sys);
+	cr_expect_eq(h_stop(&m), 0);
+}
+
 /* disable stops the eBPF layers with the fs layer; --dump writes each. */
 Test(fs_layers, disable_and_dump)
 {
