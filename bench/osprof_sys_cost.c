@@ -266,8 +266,10 @@ static struct prog_stat prog_stat(__u32 min_id, const char *name)
 
 static void bench_prog_stats(const struct target *t, long calls)
 {
-	/* The kernel cuts program names to 15 characters. */
+	/* The kernel cuts program names to 15 characters; the mount
+	 * filter's programs are obp_sys_enter_mnt and obp_sys_exit_mnt. */
 	static const char *const progs[2] = { "obp_sys_enter", "obp_sys_exit" };
+	static const char *const mnt_progs[2] = { "obp_sys_enter_m", "obp_sys_exit_mn" };
 	int stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	struct empty e;
 
@@ -280,7 +282,8 @@ static void bench_prog_stats(const struct target *t, long calls)
 	printf("  %-26s %-14s %10s %10s\n", "", "", "sys_enter", "sys_exit");
 	for (int c = C_EMPTY; c < C__COUNT; c++)
 		for (int k = 0; k < K__COUNT; k++) {
-			const char *const *names = c == C_EMPTY ? empty_names : progs;
+			const char *const *names = c == C_EMPTY ? empty_names :
+						   c == C_ALL ? progs : mnt_progs;
 			struct prog_stat s0[2], s1[2];
 			__u32 last = 0, id = 0;
 			struct obp *b;

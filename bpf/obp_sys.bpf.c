@@ -12,10 +12,10 @@
  * is a /dev/fuse (any of them: libfuse's clone_fd opens one per worker)
  * is known by its device.
  *
- * With mount_filter, layer syscall keeps only the calls on mount
- * mount_id (enum obp_call_flags): those with a descriptor on it, decided
- * at entry; and the calls on a path whose result names the mount, decided
- * at exit: a returned descriptor on it, or the device (statx: the mount
+ * With the mount filter (the *_mnt programs, loaded instead of the
+ * others), layer syscall keeps only the calls on mount mount_id (enum
+ * obp_call_flags): those with a descriptor on it, decided at entry; and
+ * the calls on a path whose result names the mount, decided at exit: a returned descriptor on it, or the device (statx: the mount
  * id) that a stat call wrote. Other path calls leave no such evidence
  * and are dropped. Descriptors and stat results of inodes skip_ino_lo ..
  * skip_ino_hi - 1 on the mount are not the mount's either (osprof-fs's
@@ -32,7 +32,6 @@
 const volatile __u64 cgroup_id = 0;      /* cgroup v2 id; 0: none */
 const volatile __u32 follow_children = 0;
 const volatile __u32 lower_on = 0;       /* the daemon's calls are wanted */
-const volatile __u32 mount_filter = 0;   /* layer syscall: only mount_id's */
 const volatile __s32 mount_id = 0;
 const volatile __u64 mount_st_dev = 0;   /* the mount's st_dev, as stat says */
 const volatile __u32 mount_dev_major = 0; /* the same, as statx says */
@@ -124,19 +123,26 @@ static __always_inline void sys_record(__u32 kind, __u32 nr, __u64 v_ns)
 		i = s - 1;
 		h = bpf_map_lookup_elem(&slot_hists, &i);
 	}
+	if (!h) {
+		struct obp_key key = { .kind = kind, .a = nr };
+
+		h = obp_hist_of(&key);
+	}
+	/* one copy of the add, whichever map holds it: fewer paths for
+	 * the verifier to walk at load */
 	if (h)
 		obp_hist_add(h, v_ns);
-	else
-		obp_record(kind, nr, 0, v_ns);
 }
 
 /*
- * The file of descriptor @fd of the current process; NULL when @fd is
- * not open. The task, its files and table are BTF pointers, read with
- * plain loads; the table's slot takes a probe read (an array of
- * pointers is no type the verifier can index).
+ * The address of the file of descriptor @fd of the current process; 0
+ * when @fd is not open. The task, its files and table are BTF pointers,
+ * read with plain loads; the table's slot takes a probe read (an array
+ * of pointers is no type the verifier can index). A global function: the
+ * verifier checks it once, not at each of its seven call sites (a load of
+ * a BTF pointer costs it a search of the kernel's BTF: milliseconds).
  */
-static __always_inline struct file *fd_file(__u64 fd)
+__noinline long obp_fd_file(__u64 fd)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct files_struct *files = task->files;
@@ -145,14 +151,14 @@ static __always_inline struct file *fd_file(__u64 fd)
 
 	/* An int in a 64-bit register: AT_FDCWD and errors are negative. */
 	if ((__s32)fd < 0 || !files)
-		return NULL;
+		return 0;
 	fdt = files->fdt;
 	if (!fdt || (__u32)fd >= fdt->max_fds)
-		return NULL;
+		return 0;
 	fds = fdt->fd;
 	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[(__u32)fd]))
-		return NULL;
-	return f;
+		return 0;
+	return (long)f;
 }
 
 static __always_inline bool skip_ino(__u64 ino)
@@ -164,7 +170,7 @@ static __always_inline bool skip_ino(__u64 ino)
  * mount_id, not one of the inodes skipped. */
 static __always_inline bool fd_on_mount(__u64 fd)
 {
-	struct file *f = fd_file(fd);
+	struct file *f = (struct file *)obp_fd_file(fd);
 	struct vfsmount *mnt;
 	__u64 known;
 
@@ -259,16 +265,25 @@ static __always_inline bool exit_on_mount(struct pt_regs *regs, long ret, __u32 
 /* /dev/fuse, the misc device 10:229, as the kernel's dev_t. */
 #define OBP_FUSE_DEVT (10u << 20 | 229u)
 
-/* True when descriptor @fd is a /dev/fuse, from @t's memory of the last
- * one it found (a worker reads and replies on one descriptor). */
+/*
+ * True when descriptor @fd is a /dev/fuse, from @t's memory of the last
+ * one it found (a worker reads and replies on one descriptor). Found by
+ * probe reads, not obp_fd_file: this runs once per worker, and an object
+ * without the mount filter then loads no walk through BTF pointers.
+ */
 static __always_inline bool fuse_fd(struct task_state *t, __u64 fd)
 {
-	struct file *f;
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds, *f = NULL;
 
 	if ((__s32)fd + 1 == t->fuse_fd)
 		return true;
-	f = fd_file(fd);
-	if (!f || BPF_CORE_READ(f, f_inode, i_rdev) != OBP_FUSE_DEVT)
+	if ((__s32)fd < 0 || !fdt || (__u32)fd >= BPF_CORE_READ(fdt, max_fds))
+		return false;
+	fds = BPF_CORE_READ(fdt, fd);
+	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[(__u32)fd]) || !f ||
+	    BPF_CORE_READ(f, f_inode, i_rdev) != OBP_FUSE_DEVT)
 		return false;
 	t->fuse_fd = (__s32)fd + 1;
 	return true;
@@ -287,8 +302,12 @@ static __always_inline bool on_fuse_dev(struct task_state *t, struct pt_regs *re
 	return fuse_fd(t, regs->di) || ((flags & OBP_FD_A2) && fuse_fd(t, regs->dx));
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(obp_sys_enter, struct pt_regs *regs, long id)
+/*
+ * A call's entry; @mount: the mount filter's variant (a constant: the
+ * loader loads one pair of programs, so an object without the filter has
+ * no code of it for the verifier to check).
+ */
+static __always_inline int sys_enter(struct pt_regs *regs, long id, bool mount)
 {
 	__u32 nr = (__u32)id, tgid, kind, flags = 0, at_exit = 0, *fl;
 	struct task_state *t;
@@ -311,7 +330,7 @@ int BPF_PROG(obp_sys_enter, struct pt_regs *regs, long id)
 		flags = *fl;
 	/* Before the task's storage: a call not on the mount costs nothing
 	 * more. */
-	if (kind == OBP_K_SYSCALL && mount_filter) {
+	if (kind == OBP_K_SYSCALL && mount) {
 		at_exit = flags & OBP_AT_ANY;
 		if (!at_exit && !fds_on_mount(regs, flags))
 			return 0;
@@ -344,8 +363,8 @@ static __always_inline bool may_be_on_mount(long nr)
 	return fl && (*fl & (OBP_FD_A0 | OBP_FD_A1 | OBP_FD_A2 | OBP_FD_MMAP | OBP_AT_ANY));
 }
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(obp_sys_exit, struct pt_regs *regs, long ret)
+/* A call's exit; @mount as for sys_enter. */
+static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool mount)
 {
 	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32), kind;
 	struct task_state *t;
@@ -357,7 +376,7 @@ int BPF_PROG(obp_sys_exit, struct pt_regs *regs, long ret)
 			return 0;
 	} else if (!cgroup_id && !obp_pid_traced(tgid)) {
 		return 0;
-	} else if (mount_filter && !may_be_on_mount(regs->orig_ax)) {
+	} else if (mount && !may_be_on_mount(regs->orig_ax)) {
 		/* a call the mount filter never keeps (getppid, nanosleep):
 		 * not worth a look at the task's storage */
 		return 0;
@@ -368,10 +387,36 @@ int BPF_PROG(obp_sys_exit, struct pt_regs *regs, long ret)
 	now = bpf_ktime_get_ns();
 	kind = t->kind;
 	t->kind = 0;
-	if (t->at_exit && !exit_on_mount(regs, ret, t->at_exit))
+	if (mount && t->at_exit && !exit_on_mount(regs, ret, t->at_exit))
 		return 0;
 	sys_record(kind, t->nr, now > t->ts ? now - t->ts : 0);
 	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(obp_sys_enter, struct pt_regs *regs, long id)
+{
+	return sys_enter(regs, id, false);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(obp_sys_exit, struct pt_regs *regs, long ret)
+{
+	return sys_exit(regs, ret, false);
+}
+
+/* With the mount filter (its names cut to 15 characters by the kernel:
+ * obp_sys_enter_m, obp_sys_exit_mn). */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(obp_sys_enter_mnt, struct pt_regs *regs, long id)
+{
+	return sys_enter(regs, id, true);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(obp_sys_exit_mnt, struct pt_regs *regs, long ret)
+{
+	return sys_exit(regs, ret, true);
 }
 
 /* A traced workload's children are traced (threads share the tgid). */

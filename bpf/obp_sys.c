@@ -95,7 +95,11 @@ static int sys_open(struct obp *b, unsigned want, struct obp_object *out)
 	s->rodata->cgroup_id = o->cgroup_id;
 	s->rodata->follow_children = o->follow_children;
 	s->rodata->lower_on = !!(want & OBP_LAYER_BIT(OBP_L_LOWER));
-	s->rodata->mount_filter = o->mount_filter;
+	/* One pair of call programs: the mount filter's, or the plain. */
+	bpf_program__set_autoload(s->progs.obp_sys_enter, !o->mount_filter);
+	bpf_program__set_autoload(s->progs.obp_sys_exit, !o->mount_filter);
+	bpf_program__set_autoload(s->progs.obp_sys_enter_mnt, o->mount_filter);
+	bpf_program__set_autoload(s->progs.obp_sys_exit_mnt, o->mount_filter);
 	s->rodata->mount_id = o->mount_id;
 	s->rodata->mount_st_dev = (__u64)o->mount_dev;
 	s->rodata->mount_dev_major = major(o->mount_dev);
