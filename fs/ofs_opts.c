@@ -131,7 +131,7 @@ static void usage(const char *prog)
 "    -o lower_source=SRC    daemon (default: it times its own calls, ~30 ns\n"
 "                           each) or ebpf (the kernel times every system call\n"
 "                           the daemon makes; costs every process on the\n"
-"                           machine ~0.2 us per system call while loaded)\n"
+"                           machine ~0.05 us per system call while loaded)\n"
 "    -o syscall=CALLS       which calls of the processes using the mount the\n"
 "                           syscall layer counts: mount (default: those on the\n"
 "                           mount's files: on their descriptors, and opens and\n"
