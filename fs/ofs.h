@@ -135,6 +135,8 @@ struct ofs {
 				      * (atomic, once), freed at teardown */
 	struct ofs_values *values;   /* -o values' tables, else NULL */
 	struct ofs_by *by;           /* profiles per key value (-o by=), or NULL */
+	struct ofs_tr *tr;           /* the transport (ofs_tr.h): made before
+				      * mounting, freed at teardown */
 	uid_t owner_uid;             /* the mounting user: may write ctl */
 	gid_t owner_gid;
 	bool switch_creds;           /* root with allow_other: act as caller */

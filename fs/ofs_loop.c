@@ -59,6 +59,7 @@
 #include "ofs.h"
 #include "ofs_loop.h"
 #include "ofs_poll.h"
+#include "ofs_sig.h"
 
 struct ofs_loop {
 	struct fuse_session *se;
@@ -278,14 +279,10 @@ static void wait_for_stop(struct ofs_loop *l)
 
 static int start_workers(struct ofs_loop *l, pthread_t *th, unsigned n)
 {
-	sigset_t stop, old;
+	sigset_t old;
 	unsigned started = 0;
 
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &stop, &old); /* inherited by the workers */
+	ofs_sig_block_stop(&old); /* inherited by the workers */
 	for (; started < n; started++)
 		if (pthread_create(&th[started], NULL, worker, &l->as_poller) != 0)
 			break;

@@ -101,6 +101,20 @@ void ofs_tr_umap_put(struct ofs_tr_umap *m, struct ofs_tr_unode *n)
 	pthread_mutex_unlock(&b->mu);
 }
 
+bool ofs_tr_umap_has(struct ofs_tr_umap *m, uint64_t key)
+{
+	struct ofs_tr_bucket *b = bucket_of(m, key);
+	struct ofs_tr_unode *n;
+
+	if (!atomic_load_explicit(&b->head, memory_order_acquire))
+		return false;
+	pthread_mutex_lock(&b->mu);
+	for (n = atomic_load_explicit(&b->head, memory_order_relaxed); n && n->key != key; n = n->next)
+		;
+	pthread_mutex_unlock(&b->mu);
+	return n != NULL;
+}
+
 struct ofs_tr_unode *ofs_tr_umap_take(struct ofs_tr_umap *m, uint64_t key)
 {
 	struct ofs_tr_bucket *b = bucket_of(m, key);
@@ -374,12 +388,18 @@ void ofs_tr_note(struct ofs_tr *tr, struct ofs_tr_pending *p)
 	ofs_tr_umap_put(&tr->reqs, &p->node);
 }
 
+bool ofs_tr_noted(struct ofs_tr *tr, uint64_t unique)
+{
+	return ofs_tr_umap_has(&tr->reqs, unique);
+}
+
 /* A request read from /dev/fuse whose reply must be patched: note it. */
 static void note_dev(struct ofs_tr *tr, const struct fuse_in_header *in)
 {
 	struct ofs_tr_pending *p = malloc(sizeof(*p));
 
-	/* Out of memory: its reply goes out unpatched (no passthrough). */
+	/* Out of memory: its reply goes out unpatched (no passthrough), and
+	 * a backing id registered for it stays until the daemon exits. */
 	if (!p)
 		return;
 	p->node.key = in->unique;
@@ -423,7 +443,14 @@ static ssize_t tr_read(int fd, void *buf, size_t len, void *userdata)
 		break;
 	case FUSE_OPEN:
 	case FUSE_CREATE:
-		if (atomic_load_explicit(&tr->on[OFS_TR_PASSTHROUGH], memory_order_relaxed))
+		/*
+		 * While passthrough may be on, not only once it is: the first
+		 * OPEN can be read before the INIT reply's write has returned
+		 * and turned it on, and be answered after. A registration
+		 * whose reply found no note would stay behind, for a later
+		 * open that gets the same fh.
+		 */
+		if (atomic_load_explicit(&tr->maybe[OFS_TR_PASSTHROUGH], memory_order_relaxed))
 			note_dev(tr, in);
 		break;
 	default:
@@ -455,10 +482,12 @@ static void init_replied(struct ofs_tr *tr, const struct ofs_fuse_init_out *io)
 		/* The lower root is a directory: a kernel that takes backing
 		 * files refuses it for what it is (EISDIR; EOPNOTSUPP before
 		 * 6.10), one that does not with EPERM before looking. */
-		struct ofs_fuse_backing_map m = { .fd = tr->cfg.lower_fd };
-		int id = ioctl(tr->dev_fd, OFS_FUSE_DEV_IOC_BACKING_OPEN, &m);
+		struct ofs_fuse_backing_map m = { .fd = open(tr->cfg.lower, O_PATH | O_CLOEXEC) };
+		int id = m.fd < 0 ? -1 : ioctl(tr->dev_fd, OFS_FUSE_DEV_IOC_BACKING_OPEN, &m);
 		int err = id < 0 ? errno : 0;
 
+		if (m.fd >= 0)
+			close(m.fd);
 		if (id > 0) {
 			uint32_t u = (uint32_t)id;
 
@@ -467,8 +496,6 @@ static void init_replied(struct ofs_tr *tr, const struct ofs_fuse_init_out *io)
 		if (err == EPERM || err == ENOTTY || err == EINVAL)
 			turn_off(tr, OFS_TR_PASSTHROUGH, "FUSE_DEV_IOC_BACKING_OPEN: %s%s",
 				 strerror(err), err == EPERM ? " (the kernel did not take FUSE_PASSTHROUGH)" : "");
-		else
-			atomic_store(&tr->on[OFS_TR_PASSTHROUGH], true);
 	}
 	if (atomic_load(&tr->maybe[OFS_TR_IO_URING]) && tr->uring) {
 		atomic_store(&tr->on[OFS_TR_IO_URING], true);
@@ -493,6 +520,11 @@ static ssize_t init_reply(struct ofs_tr *tr, int fd, const struct iovec *iov, in
 	 * itself be stacked, and this mount may be stacked under one more. */
 	if (ofs_tr_patch_init(msg, (size_t)len, ask, 1) != 0)
 		return writev(fd, iov, count);
+	/* On before the kernel sees the reply: the first OPEN may come at
+	 * once, to another thread. A kernel that did not take it refuses
+	 * backing files with EPERM, which turns it off again. */
+	if (ask & OFS_FUSE_PASSTHROUGH)
+		atomic_store(&tr->on[OFS_TR_PASSTHROUGH], true);
 	n = write(fd, msg, (size_t)len);
 	saved = errno;
 	if (n == len)
@@ -753,11 +785,12 @@ void ofs_tr_describe(const struct ofs_tr *tr, FILE *out)
 					     atomic_load(&tr->backing_closed)),
 			(unsigned long long)atomic_load(&tr->backing_refused));
 	if (tr->uring) {
-		unsigned q, th, ents;
+		unsigned q;
 		uint64_t errors;
 
-		ofs_tr_uring_stats(tr->uring, &q, &th, &ents, &errors);
-		fprintf(out, "io_uring_queues %u\nio_uring_threads %u\nio_uring_entries %u\nio_uring_errors %llu\n",
-			q, th, ents, (unsigned long long)errors);
+		/* Not the threads and entries: they grow with the load. */
+		ofs_tr_uring_stats(tr->uring, &q, &errors);
+		fprintf(out, "io_uring_queues %u\nio_uring_errors %llu\n", q,
+			(unsigned long long)errors);
 	}
 }

@@ -49,7 +49,7 @@ struct ofs_tr_cfg {
 	enum ofs_tr_want want[OFS_TR__COUNT];
 	bool writeback;          /* -o writeback: the kernel passes nothing through */
 	unsigned max_threads;    /* io_uring: threads per queue at most (>= 1) */
-	int lower_fd;            /* the lower root (not owned): the passthrough probe */
+	const char *lower;       /* the lower root (absolute): the passthrough probe */
 };
 
 struct ofs_tr;
@@ -102,8 +102,9 @@ bool ofs_tr_failed(const struct ofs_tr *tr);
 void ofs_tr_describe(const struct ofs_tr *tr, FILE *out);
 
 /*
- * ofs_tr_backing_open - register lower descriptor @fd (a regular file) as
- * a backing file: its id (> 0), or -errno (-EPERM: not allowed, the first
+ * ofs_tr_backing_open - register lower descriptor @fd (a regular file,
+ * O_PATH will do: the kernel uses its path, and holds the file it is
+ * given as long as the id lives) as a backing file: its id (> 0), or -errno (-EPERM: not allowed, the first
  * such refusal turns passthrough off for the mount, in one line;
  * -ELOOP: the lower file is itself stacked too deep; -EOPNOTSUPP:
  * passthrough is off). Call with the daemon's own identity: the kernel
@@ -144,6 +145,8 @@ void ofs_tr_umap_put(struct ofs_tr_umap *m, struct ofs_tr_unode *n);
  * same thread or one that synchronised with it.
  */
 struct ofs_tr_unode *ofs_tr_umap_take(struct ofs_tr_umap *m, uint64_t key);
+/* True when @key is in @m now (as take, without removing it). */
+bool ofs_tr_umap_has(struct ofs_tr_umap *m, uint64_t key);
 
 /* ---- the pure parts, on the protocol's bytes (unit-tested) ---- */
 /* The largest reply the transport patches: CREATE's entry and open. */

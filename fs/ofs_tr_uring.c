@@ -2,39 +2,42 @@
 /*
  * FUSE over io_uring (protocol 7.42, kernel 6.14+; the kernel's
  * Documentation/filesystems/fuse-io-uring.rst): the requests that reach
- * the daemon come as completions on per-CPU rings, and each reply goes
+ * the daemon come as completions on io_uring rings, and each reply goes
  * back into the ring entry its request came in, committed with the same
  * submission that fetches the entry's next request. No read or write
  * system call per request, and the request is served on the CPU its
  * caller runs on.
  *
  * The kernel has one FUSE queue per possible CPU and queues a request on
- * its caller's CPU; a queue with no entry registered keeps the whole ring
- * "not ready", every request then waiting in the kernel. So every queue
- * gets an io_uring of its own (128-byte SQEs, for the command), entries
- * (a 288-byte header and a payload buffer as large as a request may be),
- * and threads, pinned to the queue's CPU, that wait for its completions.
+ * its caller's CPU, in the entry of that queue made available last; a
+ * queue with no entry registered keeps the whole ring "not ready", every
+ * request then waiting in the kernel.
  *
- * Threads. One waits in the completion queue at a time (cq_mu); when it
- * takes a request and leaves no other thread waiting on its queue, it
- * starts one more, up to max_threads, as ofs_loop.c does: a request that
- * blocks (a slow lower file system) never stops its queue answering, and
- * a lock to be waited for is handed to ofs_lock.c's waiters anyway. The
- * threads started stay until the daemon stops, because the kernel hands
- * each request to the entry's last submitter (task work: it copies the
- * request in that task's context), and cancels every command a task
- * submitted when it exits: an extra thread that left would take its
- * entries with it. Replies come from any thread (a lock granted by a
- * waiter), so submissions take the ring's sq_mu.
+ * Threads. Each thread of a queue has an io_uring of its own (128-byte
+ * SQEs, for the command) and its own entries, and waits on its ring
+ * alone. That is not for speed but because of whom the kernel hands a
+ * request to: it copies a request into an entry in the context of the
+ * task that last submitted the entry's command (task work), so an entry
+ * whose submitter is blocked (a slow lower file system, an uninterruptible
+ * sleep) would hold its request until that thread got back. A thread here
+ * submits only its own entries (replies from other threads aside, below),
+ * and an entry is available only while its thread waits: a thread that
+ * blocks holds its entry in user space, and the kernel hands the next
+ * request to an idle thread's. When a thread takes a request and leaves
+ * no other thread of its queue idle, it starts one more, up to
+ * max_threads, with an entry of its own (the rule of ofs_loop.c). Threads
+ * stay until the daemon stops: the kernel cancels the commands of a task
+ * that exits, which would take its entries with it.
  *
- * Limitation: a request dispatched to an entry whose last submitter is
- * blocked in an uninterruptible sleep (D state, a hung NFS server) waits
- * until that thread gets back; entries committed by other threads keep
- * flowing.
+ * A request answered later by another thread (a lock to be waited for,
+ * ofs_lock.c) keeps its entry until then: the thread registers another
+ * entry for itself, so that its queue keeps answering however many wait.
+ * The other thread's commit then makes it the entry's submitter; such
+ * threads wait interruptibly, where task work runs.
  *
  * Entry memory: [header | gap | payload], the payload page-aligned (an
- * O_DIRECT write's data is then aligned as it came), the gap holding
- * the in-header and operation header rebuilt just before the payload, so
+ * O_DIRECT write's data is then aligned as it came), the gap holding the
+ * in-header and operation header rebuilt just before the payload, so
  * that libfuse parses the request in place, without copying the payload.
  * It stays mapped until the process exits: closing a ring cancels its
  * commands asynchronously, and the kernel may copy a last request into an
@@ -51,17 +54,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ofs_sig.h"
 #include "ofs_tr_uring.h"
 
 #define ENT_GAP 4096u        /* header, then in- and operation header before the payload */
-#define ENT_MAX 64u          /* entries per queue at most */
+#define ENTS_MAX 1100u       /* entries of a thread at most: lock waiters (1024) and more */
 #define REGISTER_RETRIES 100 /* -EAGAIN: INIT not in force yet; 1 ms apart */
+#define RING_DEPTH 64u       /* commands a thread's ring holds at once before submitting */
 
 enum ent_state { ENT_REGISTERING, ENT_LIVE, ENT_DEAD };
 
 struct ofs_tr_ent {
 	struct ofs_tr_pending pend;      /* while its request is served */
-	struct tr_queue *q;
+	struct tr_thread *t;             /* whose ring it is registered on */
+	struct ofs_tr_ent *next;         /* the thread's entries */
 	struct ofs_fuse_uring_req_header *h;
 	char *payload;
 	struct iovec iov[2];             /* REGISTER's: header, payload */
@@ -69,33 +75,34 @@ struct ofs_tr_ent {
 	unsigned retries;
 };
 
+struct tr_thread {
+	struct tr_queue *q;
+	pthread_t th;
+	struct io_uring ring;
+	bool ring_ok;
+	pthread_mutex_t sq_mu;           /* get an SQE and submit: replies may
+					  * come from other threads */
+	struct ofs_tr_ent *ents;         /* this thread's, a list (never freed
+					  * before the daemon ends) */
+	unsigned nents;
+	char stop;                       /* &stop: a NOP's data, "leave" */
+};
+
 struct tr_queue {
 	struct ofs_tr_uring *u;
 	unsigned qid;
-	struct io_uring ring;
-	bool ring_ok;
-	pthread_mutex_t sq_mu;           /* get an SQE and submit */
-	pthread_mutex_t cq_mu;           /* the one thread waiting for a CQE */
-	_Atomic unsigned idle;           /* threads not serving a request */
+	_Atomic unsigned idle;           /* threads waiting on their rings */
 	unsigned nthreads;               /* under u->mu */
-	pthread_t *th;                   /* [max_threads] */
-	struct ofs_tr_ent *ents;         /* [u->nent], set by the first thread */
-	char *mem;
-	size_t mem_len;
-	char stop;                       /* &stop: a NOP's data, "leave" */
-	struct thread_arg {
-		struct tr_queue *q;
-		bool first;              /* registers the entries */
-	} as_first, as_extra;
+	struct tr_thread **threads;      /* [max_threads] */
 };
 
 struct ofs_tr_uring {
 	struct ofs_tr *tr;
 	struct fuse_session *se;
 	int dev_fd;
-	unsigned nq, max_threads, nent;
+	unsigned nq, max_threads;
 	size_t payload;                  /* bytes of each entry's payload */
-	pthread_mutex_t mu;              /* go, stopping, nthreads, refused */
+	pthread_mutex_t mu;              /* go, stopping, threads, refused */
 	pthread_cond_t go_cv;
 	bool go, stopping, refused;
 	_Atomic uint64_t errors;
@@ -117,51 +124,40 @@ struct ofs_tr_uring *ofs_tr_uring_new(struct ofs_tr *tr, struct fuse_session *se
 	u->se = se;
 	u->dev_fd = dev_fd;
 	u->nq = nqueues;
-	u->max_threads = max_threads;
-	/* A thread serves one entry at a time: more entries than threads
-	 * only hold requests nobody serves. */
-	u->nent = max_threads < 2 ? 2 : max_threads > ENT_MAX ? ENT_MAX : max_threads;
+	u->max_threads = max_threads < 2 ? 2 : max_threads;
 	pthread_mutex_init(&u->mu, NULL);
 	pthread_cond_init(&u->go_cv, NULL);
 	for (unsigned i = 0; i < nqueues; i++) {
-		struct tr_queue *q = &u->q[i];
-		struct io_uring_params p = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQSIZE };
-		/* commands in flight: every entry, and a stop NOP per thread */
-		unsigned depth = u->nent + max_threads + 1;
-
-		q->u = u;
-		q->qid = i;
-		pthread_mutex_init(&q->sq_mu, NULL);
-		pthread_mutex_init(&q->cq_mu, NULL);
-		q->as_first = (struct thread_arg){ q, true };
-		q->as_extra = (struct thread_arg){ q, false };
-		q->th = calloc(max_threads, sizeof(*q->th));
-		if (!q->th) {
+		u->q[i].u = u;
+		u->q[i].qid = i;
+		u->q[i].threads = calloc(u->max_threads, sizeof(*u->q[i].threads));
+		if (!u->q[i].threads) {
 			ofs_tr_uring_free(u);
 			return NULL;
 		}
-		p.cq_entries = 2 * depth;
-		*err = io_uring_queue_init_params(depth, &q->ring, &p);
-		if (*err) {
-			ofs_tr_uring_free(u);
-			return NULL;
-		}
-		q->ring_ok = true;
 	}
+	/* whether a ring of 128-byte SQEs can be had was checked before
+	 * mounting (ofs_tr.c); each thread makes its own */
 	*err = 0;
 	return u;
 }
 
-/* Start a thread on @q as @a, counted idle; false when it cannot. */
-static bool spawn_locked(struct tr_queue *q, struct thread_arg *a)
+/* Start a thread on @q, counted idle (under u->mu); false when it cannot. */
+static bool spawn_locked(struct tr_queue *q)
 {
 	struct ofs_tr_uring *u = q->u;
+	struct tr_thread *t;
 	pthread_attr_t attr;
 	cpu_set_t cpus;
 	bool ok;
 
 	if (u->stopping || q->nthreads >= u->max_threads)
 		return false;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return false;
+	t->q = q;
+	pthread_mutex_init(&t->sq_mu, NULL);
 	pthread_attr_init(&attr);
 	/* Requests of this queue come from callers on this CPU. */
 	if (q->qid < CPU_SETSIZE) {
@@ -170,35 +166,35 @@ static bool spawn_locked(struct tr_queue *q, struct thread_arg *a)
 		pthread_attr_setaffinity_np(&attr, sizeof(cpus), &cpus);
 	}
 	atomic_fetch_add(&q->idle, 1);
-	ok = pthread_create(&q->th[q->nthreads], &attr, q_thread, a) == 0;
+	ok = pthread_create(&t->th, &attr, q_thread, t) == 0;
 	if (!ok && q->qid < CPU_SETSIZE) {
 		/* an offline CPU: anywhere, then */
 		pthread_attr_destroy(&attr);
 		pthread_attr_init(&attr);
-		ok = pthread_create(&q->th[q->nthreads], &attr, q_thread, a) == 0;
+		ok = pthread_create(&t->th, &attr, q_thread, t) == 0;
 	}
 	pthread_attr_destroy(&attr);
-	if (ok)
-		q->nthreads++;
-	else
+	if (ok) {
+		q->threads[q->nthreads++] = t;
+	} else {
 		atomic_fetch_sub(&q->idle, 1);
+		pthread_mutex_destroy(&t->sq_mu);
+		free(t);
+	}
 	return ok;
 }
 
 int ofs_tr_uring_start(struct ofs_tr_uring *u)
 {
-	sigset_t stop, old;
+	sigset_t old;
 	int err = 0;
 
-	/* The threads leave the stop signals to the session loop's thread. */
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &stop, &old);
+	ofs_sig_block_stop(&old);
 	pthread_mutex_lock(&u->mu);
+	/* Two a queue: the one that takes a request leaves the other idle,
+	 * so a queue grows only when two are busy at once. */
 	for (unsigned i = 0; i < u->nq && !err; i++)
-		if (!spawn_locked(&u->q[i], &u->q[i].as_first))
+		if (!spawn_locked(&u->q[i]) || !spawn_locked(&u->q[i]))
 			err = -EAGAIN;
 	pthread_mutex_unlock(&u->mu);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -216,16 +212,15 @@ void ofs_tr_uring_go(struct ofs_tr_uring *u, size_t payload_bytes)
 	pthread_mutex_unlock(&u->mu);
 }
 
-/* An SQE of @q's ring (under sq_mu), zeroed: 128 bytes. */
-static struct io_uring_sqe *sqe_get(struct tr_queue *q)
+/* An SQE of @t's ring (under its sq_mu), zeroed: 128 bytes. */
+static struct io_uring_sqe *sqe_get(struct tr_thread *t)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&q->ring);
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&t->ring);
 
 	if (!sqe) {
-		/* Cannot happen (the ring holds every command), but submit
-		 * what waits and try once more rather than lose a reply. */
-		io_uring_submit(&q->ring);
-		sqe = io_uring_get_sqe(&q->ring);
+		/* Full of commands not submitted yet: submit, and again. */
+		io_uring_submit(&t->ring);
+		sqe = io_uring_get_sqe(&t->ring);
 	}
 	if (sqe)
 		memset(sqe, 0, 128);
@@ -238,10 +233,10 @@ static void sqe_cmd(struct io_uring_sqe *sqe, struct ofs_tr_ent *ent, uint32_t o
 	struct ofs_fuse_uring_cmd_req *cmd = (void *)sqe->cmd;
 
 	sqe->opcode = IORING_OP_URING_CMD;
-	sqe->fd = ent->q->u->dev_fd;
+	sqe->fd = ent->t->q->u->dev_fd;
 	sqe->cmd_op = op;
 	cmd->commit_id = commit_id;
-	cmd->qid = (uint16_t)ent->q->qid;
+	cmd->qid = (uint16_t)ent->t->q->qid;
 	io_uring_sqe_set_data(sqe, ent);
 	if (op == OFS_FUSE_IO_URING_CMD_REGISTER) {
 		sqe->addr = (uint64_t)(uintptr_t)ent->iov;
@@ -249,74 +244,78 @@ static void sqe_cmd(struct io_uring_sqe *sqe, struct ofs_tr_ent *ent, uint32_t o
 	}
 }
 
-/* Queue a REGISTER of @ent (under sq_mu); the caller submits. */
-static int register_locked(struct ofs_tr_ent *ent)
+/* Register @ent on its thread's ring, submitted. A refusal comes back as
+ * a completion. 0 or -errno. */
+static int register_ent(struct ofs_tr_ent *ent)
 {
-	struct io_uring_sqe *sqe = sqe_get(ent->q);
-
-	if (!sqe)
-		return -EBUSY;
-	ent->state = ENT_REGISTERING;
-	sqe_cmd(sqe, ent, OFS_FUSE_IO_URING_CMD_REGISTER, 0);
-	return 0;
-}
-
-/* The first thread of @q: once INIT is answered, the entries, registered. */
-static int register_queue(struct tr_queue *q)
-{
-	struct ofs_tr_uring *u = q->u;
-	size_t one = ENT_GAP + u->payload;
+	struct tr_thread *t = ent->t;
+	struct io_uring_sqe *sqe;
 	int err = 0;
 
-	q->mem_len = one * u->nent;
-	q->mem = mmap(NULL, q->mem_len, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	q->ents = calloc(u->nent, sizeof(*q->ents));
-	if (q->mem == MAP_FAILED || !q->ents) {
-		if (q->mem != MAP_FAILED)
-			munmap(q->mem, q->mem_len);
-		q->mem = NULL;
+	pthread_mutex_lock(&t->sq_mu);
+	sqe = sqe_get(t);
+	if (sqe) {
+		ent->state = ENT_REGISTERING;
+		sqe_cmd(sqe, ent, OFS_FUSE_IO_URING_CMD_REGISTER, 0);
+		if (io_uring_submit(&t->ring) < 0)
+			err = -EIO;
+	} else {
+		err = -EBUSY;
+	}
+	pthread_mutex_unlock(&t->sq_mu);
+	return err;
+}
+
+/* One more entry for @t, registered. 0 or -errno. */
+static int add_entry(struct tr_thread *t)
+{
+	struct ofs_tr_uring *u = t->q->u;
+	size_t len = ENT_GAP + u->payload;
+	struct ofs_tr_ent *ent;
+	char *mem;
+
+	if (t->nents >= ENTS_MAX)
+		return -ENOSPC;
+	ent = calloc(1, sizeof(*ent));
+	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		   -1, 0);
+	if (!ent || mem == MAP_FAILED) {
+		free(ent);
+		if (mem != MAP_FAILED)
+			munmap(mem, len);
 		return -ENOMEM;
 	}
-	pthread_mutex_lock(&q->sq_mu);
-	for (unsigned i = 0; i < u->nent && !err; i++) {
-		struct ofs_tr_ent *ent = &q->ents[i];
-		char *base = q->mem + i * one;
-
-		ent->q = q;
-		ent->h = (void *)base;
-		ent->payload = base + ENT_GAP;
-		ent->iov[0] = (struct iovec){ ent->h, sizeof(*ent->h) };
-		ent->iov[1] = (struct iovec){ ent->payload, u->payload };
-		err = register_locked(ent);
-	}
-	/* A refusal comes back as a completion, read by the loop. */
-	if (!err && io_uring_submit(&q->ring) < 0)
-		err = -EIO;
-	pthread_mutex_unlock(&q->sq_mu);
-	return err;
+	ent->t = t;
+	ent->h = (void *)mem;
+	ent->payload = mem + ENT_GAP;
+	ent->iov[0] = (struct iovec){ ent->h, sizeof(*ent->h) };
+	ent->iov[1] = (struct iovec){ ent->payload, u->payload };
+	ent->next = t->ents;
+	t->ents = ent;
+	t->nents++;
+	return register_ent(ent);
 }
 
 /* Commit the reply now in @ent and fetch its next request. */
 static int commit(struct ofs_tr_ent *ent, uint64_t unique)
 {
-	struct tr_queue *q = ent->q;
+	struct tr_thread *t = ent->t;
 	struct io_uring_sqe *sqe;
 	int res;
 
-	pthread_mutex_lock(&q->sq_mu);
-	sqe = sqe_get(q);
+	pthread_mutex_lock(&t->sq_mu);
+	sqe = sqe_get(t);
 	if (sqe) {
 		sqe_cmd(sqe, ent, OFS_FUSE_IO_URING_CMD_COMMIT_AND_FETCH, unique);
 		/* From here on the entry is the kernel's: it may refill it
-		 * and another thread take it before submit returns. */
-		res = io_uring_submit(&q->ring);
+		 * before submit returns. */
+		res = io_uring_submit(&t->ring);
 	} else {
 		res = -EBUSY;
 	}
-	pthread_mutex_unlock(&q->sq_mu);
+	pthread_mutex_unlock(&t->sq_mu);
 	if (res < 0)
-		atomic_fetch_add(&q->u->errors, 1);
+		atomic_fetch_add(&t->q->u->errors, 1);
 	return res < 0 ? res : 0;
 }
 
@@ -325,9 +324,10 @@ ssize_t ofs_tr_uring_reply(struct ofs_tr_ent *ent, const struct iovec *iov, int 
 					 char *payload, size_t len),
 			   void *arg)
 {
+	struct ofs_tr_uring *u = ent->t->q->u;
 	const struct fuse_out_header *out = iov[0].iov_base;
 	uint64_t unique = out->unique;
-	ssize_t len = ofs_tr_uring_fill(ent->h, ent->payload, ent->q->u->payload, iov, count);
+	ssize_t len = ofs_tr_uring_fill(ent->h, ent->payload, u->payload, iov, count);
 	int err;
 
 	if (len < 0) {
@@ -335,8 +335,8 @@ ssize_t ofs_tr_uring_reply(struct ofs_tr_ent *ent, const struct iovec *iov, int 
 		struct fuse_out_header eo = { sizeof(eo), -EIO, unique };
 		struct iovec e = { &eo, sizeof(eo) };
 
-		ofs_tr_uring_fill(ent->h, ent->payload, ent->q->u->payload, &e, 1);
-		atomic_fetch_add(&ent->q->u->errors, 1);
+		ofs_tr_uring_fill(ent->h, ent->payload, u->payload, &e, 1);
+		atomic_fetch_add(&u->errors, 1);
 	} else if (patch) {
 		patch(arg, ent->h, ent->payload, ent->h->ring_ent_in_out.payload_sz);
 	}
@@ -348,48 +348,53 @@ ssize_t ofs_tr_uring_reply(struct ofs_tr_ent *ent, const struct iovec *iov, int 
 	return len;
 }
 
-/* Start one more thread on @q: all its threads are busy. */
+/* All of @q's threads are busy: start one more. */
 static void add_thread(struct tr_queue *q)
 {
 	pthread_mutex_lock(&q->u->mu);
 	/* Failing to is no error: the busy threads serve, later. */
-	spawn_locked(q, &q->as_extra);
+	spawn_locked(q);
 	pthread_mutex_unlock(&q->u->mu);
 }
 
 static void serve(struct ofs_tr_ent *ent)
 {
-	struct ofs_tr_uring *u = ent->q->u;
+	struct tr_thread *t = ent->t;
+	struct ofs_tr_uring *u = t->q->u;
 	const struct fuse_in_header *in = (const void *)ent->h->in_out;
+	uint64_t unique = in->unique;
 	struct fuse_buf buf = { 0 };
 	char *start;
 	ssize_t len = ofs_tr_uring_rebuild(ent->h, ent->payload, ENT_GAP, u->payload, &start);
 
-	ent->pend.node.key = in->unique;
+	ent->pend.node.key = unique;
 	ent->pend.opcode = in->opcode;
 	ent->pend.ent = ent;
 	if (len < 0) {
 		/* The kernel's numbers do not add up: answer, or the entry
 		 * is lost. */
-		struct fuse_out_header eo = { sizeof(eo), -EIO, in->unique };
+		struct fuse_out_header eo = { sizeof(eo), -EIO, unique };
 		struct iovec e = { &eo, sizeof(eo) };
 
 		atomic_fetch_add(&u->errors, 1);
 		ofs_tr_uring_fill(ent->h, ent->payload, u->payload, &e, 1);
-		commit(ent, in->unique);
+		commit(ent, unique);
 		return;
 	}
 	ofs_tr_note(u->tr, &ent->pend);
 	buf.mem = start;
 	buf.size = (size_t)len;
 	fuse_session_process_buf(u->se, &buf);
+	/* Not answered yet: another thread will (a lock). The entry is held
+	 * until then; this thread takes another. */
+	if (ofs_tr_noted(u->tr, unique) && add_entry(t) != 0)
+		atomic_fetch_add(&u->errors, 1);
 }
 
 /* A completion with an error: what it says of the entry. */
 static void ent_error(struct ofs_tr_ent *ent, int res)
 {
-	struct tr_queue *q = ent->q;
-	struct ofs_tr_uring *u = q->u;
+	struct ofs_tr_uring *u = ent->t->q->u;
 	bool refuse = false;
 
 	if (res == -ENOTCONN || res == -ECANCELED || res == -ECONNABORTED) {
@@ -417,54 +422,65 @@ static void ent_error(struct ofs_tr_ent *ent, int res)
 		 * anew, or the queue loses it. */
 		atomic_fetch_add(&u->errors, 1);
 	}
-	pthread_mutex_lock(&q->sq_mu);
-	if (register_locked(ent) == 0)
-		io_uring_submit(&q->ring);
-	pthread_mutex_unlock(&q->sq_mu);
+	register_ent(ent);
+}
+
+/* Wait until INIT is answered (false: the daemon stops first), then
+ * make the ring and the first entry. */
+static bool thread_setup(struct tr_thread *t)
+{
+	struct ofs_tr_uring *u = t->q->u;
+	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQSIZE,
+				     .cq_entries = 2 * RING_DEPTH };
+	bool go;
+	int err;
+
+	pthread_mutex_lock(&u->mu);
+	while (!u->go && !u->stopping)
+		pthread_cond_wait(&u->go_cv, &u->mu);
+	go = u->go && !u->stopping;
+	pthread_mutex_unlock(&u->mu);
+	if (!go)
+		return false;
+	err = io_uring_queue_init_params(RING_DEPTH, &t->ring, &p);
+	if (!err) {
+		t->ring_ok = true;
+		err = add_entry(t);
+	}
+	if (err) {
+		ofs_tr_uring_refused(u->tr, err);
+		return false;
+	}
+	return true;
 }
 
 static void *q_thread(void *arg)
 {
-	struct thread_arg *a = arg;
-	struct tr_queue *q = a->q;
-	struct ofs_tr_uring *u = q->u;
+	struct tr_thread *t = arg;
+	struct tr_queue *q = t->q;
 
-	if (a->first) {
-		bool go;
-		int err;
-
-		pthread_mutex_lock(&u->mu);
-		while (!u->go && !u->stopping)
-			pthread_cond_wait(&u->go_cv, &u->mu);
-		go = u->go && !u->stopping;
-		pthread_mutex_unlock(&u->mu);
-		err = go ? register_queue(q) : 0;
-		if (err)
-			ofs_tr_uring_refused(u->tr, err);
-		if (!go || err) {
-			atomic_fetch_sub(&q->idle, 1);
-			return NULL;
-		}
+	if (!thread_setup(t)) {
+		atomic_fetch_sub(&q->idle, 1);
+		return NULL;
 	}
 	for (;;) {
 		struct io_uring_cqe *cqe;
 		struct ofs_tr_ent *ent;
 		int res, err;
 
-		pthread_mutex_lock(&q->cq_mu);
+		/* Task work (a request copied into one of this thread's
+		 * entries) runs in here. */
 		do
-			err = io_uring_wait_cqe(&q->ring, &cqe);
+			err = io_uring_wait_cqe(&t->ring, &cqe);
 		while (err == -EINTR);
 		if (err) {
-			pthread_mutex_unlock(&q->cq_mu);
-			atomic_fetch_add(&u->errors, 1);
+			atomic_fetch_add(&q->u->errors, 1);
 			break;
 		}
 		ent = io_uring_cqe_get_data(cqe);
 		res = cqe->res;
-		io_uring_cqe_seen(&q->ring, cqe);
-		pthread_mutex_unlock(&q->cq_mu);
-		if ((void *)ent == &q->stop)
+		io_uring_cqe_seen(&t->ring, cqe);
+		if ((void *)ent == &t->stop)
 			break;
 		if (res < 0) {
 			ent_error(ent, res);
@@ -486,24 +502,28 @@ void ofs_tr_uring_stop(struct ofs_tr_uring *u)
 	u->stopping = true;
 	pthread_cond_broadcast(&u->go_cv);
 	pthread_mutex_unlock(&u->mu);
+	/* No thread is started any more: each is told to leave, joined. */
 	for (unsigned i = 0; i < u->nq; i++) {
 		struct tr_queue *q = &u->q[i];
 
-		/* nthreads no longer grows: one NOP each, each leaves on one */
-		pthread_mutex_lock(&q->sq_mu);
-		for (unsigned t = 0; t < q->nthreads; t++) {
-			struct io_uring_sqe *sqe = sqe_get(q);
+		for (unsigned k = 0; k < q->nthreads; k++) {
+			struct tr_thread *t = q->threads[k];
 
-			if (!sqe)
-				break;
-			io_uring_prep_nop(sqe);
-			io_uring_sqe_set_data(sqe, &q->stop);
+			if (t->ring_ok) {
+				struct io_uring_sqe *sqe;
+
+				pthread_mutex_lock(&t->sq_mu);
+				sqe = sqe_get(t);
+				if (sqe) {
+					io_uring_prep_nop(sqe);
+					io_uring_sqe_set_data(sqe, &t->stop);
+					io_uring_submit(&t->ring);
+				}
+				pthread_mutex_unlock(&t->sq_mu);
+			}
 		}
-		io_uring_submit(&q->ring);
-		pthread_mutex_unlock(&q->sq_mu);
-		for (unsigned t = 0; t < q->nthreads; t++)
-			pthread_join(q->th[t], NULL);
-		q->nthreads = 0;
+		for (unsigned k = 0; k < q->nthreads; k++)
+			pthread_join(q->threads[k]->th, NULL);
 	}
 }
 
@@ -514,30 +534,29 @@ void ofs_tr_uring_free(struct ofs_tr_uring *u)
 	for (unsigned i = 0; i < u->nq; i++) {
 		struct tr_queue *q = &u->q[i];
 
-		if (q->ring_ok)
-			io_uring_queue_exit(&q->ring);
-		/* q->mem stays mapped: see the top of this file. */
-		free(q->ents);
-		free(q->th);
-		pthread_mutex_destroy(&q->sq_mu);
-		pthread_mutex_destroy(&q->cq_mu);
+		for (unsigned k = 0; q->threads && k < q->nthreads; k++) {
+			struct tr_thread *t = q->threads[k];
+			struct ofs_tr_ent *e, *next;
+
+			if (t->ring_ok)
+				io_uring_queue_exit(&t->ring);
+			/* the entries' memory stays mapped: see the top */
+			for (e = t->ents; e; e = next) {
+				next = e->next;
+				free(e);
+			}
+			pthread_mutex_destroy(&t->sq_mu);
+			free(t);
+		}
+		free(q->threads);
 	}
 	pthread_cond_destroy(&u->go_cv);
 	pthread_mutex_destroy(&u->mu);
 	free(u);
 }
 
-void ofs_tr_uring_stats(const struct ofs_tr_uring *u, unsigned *queues, unsigned *threads,
-			unsigned *entries, uint64_t *errors)
+void ofs_tr_uring_stats(const struct ofs_tr_uring *u, unsigned *queues, uint64_t *errors)
 {
-	struct ofs_tr_uring *m = (struct ofs_tr_uring *)u;
-
 	*queues = u->nq;
-	*threads = 0;
-	pthread_mutex_lock(&m->mu);
-	for (unsigned i = 0; i < u->nq; i++)
-		*threads += u->q[i].nthreads;
-	*entries = u->go ? u->nq * u->nent : 0;
-	pthread_mutex_unlock(&m->mu);
-	*errors = atomic_load(&m->errors);
+	*errors = atomic_load(&((struct ofs_tr_uring *)u)->errors);
 }

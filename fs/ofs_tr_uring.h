@@ -25,14 +25,16 @@ struct ofs_tr_pending {
 
 /* ofs_tr.c, for the rings: note @p (its reply will come to the transport). */
 void ofs_tr_note(struct ofs_tr *tr, struct ofs_tr_pending *p);
+/* True while the request of @unique is noted and not answered yet. */
+bool ofs_tr_noted(struct ofs_tr *tr, uint64_t unique);
 /* ofs_tr.c: the rings could not be registered (-errno @err): fall back, or
  * with io_uring=require stop the daemon. Once. */
 void ofs_tr_uring_refused(struct ofs_tr *tr, int err);
 
 /*
- * ofs_tr_uring_new - rings for @nqueues FUSE queues on /dev/fuse @dev_fd of
- * session @se, at most @max_threads threads each. NULL and -errno in
- * *@err (io_uring_setup's, -ENOMEM).
+ * ofs_tr_uring_new - the rings' state for @nqueues FUSE queues on
+ * /dev/fuse @dev_fd of session @se, at most @max_threads threads (each
+ * with its ring) a queue. NULL and -ENOMEM in *@err.
  */
 struct ofs_tr_uring *ofs_tr_uring_new(struct ofs_tr *tr, struct fuse_session *se,
 				      int dev_fd, unsigned nqueues, unsigned max_threads,
@@ -56,8 +58,8 @@ ssize_t ofs_tr_uring_reply(struct ofs_tr_ent *ent, const struct iovec *iov, int 
 void ofs_tr_uring_stop(struct ofs_tr_uring *u);
 /* Close the rings (the kernel cancels their commands) and free; NULL-safe. */
 void ofs_tr_uring_free(struct ofs_tr_uring *u);
-/* Threads and entries now, commit errors so far (for ctl). */
-void ofs_tr_uring_stats(const struct ofs_tr_uring *u, unsigned *queues, unsigned *threads,
-			unsigned *entries, uint64_t *errors);
+/* Queues, and errors so far (for ctl; not the threads and entries, which
+ * grow with the load). */
+void ofs_tr_uring_stats(const struct ofs_tr_uring *u, unsigned *queues, uint64_t *errors);
 
 #endif /* OSPROF_FS_OFS_TR_URING_H */

@@ -19,7 +19,7 @@ pkgs=(gcc meson ninja-build pkg-config libfuse3-dev fuse3 libjson-c-dev
       libsodium-dev libgsl-dev gnuplot-nox attr util-linux clang libbpf-dev
       bpftool libmicrohttpd-dev libprotobuf-c-dev protobuf-c-compiler
       golang-github-prometheus-client-model-dev libprotobuf-dev
-      bash-completion)
+      bash-completion liburing-dev)
 case "$want" in
   build) ;;
   demo) pkgs+=(linux-source) ;;

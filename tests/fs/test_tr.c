@@ -14,12 +14,6 @@
 
 #include "ofs_tr.h"
 
-/* The daemon defines it; nothing here reaches the custom I/O. */
-struct ofs_tr *ofs_tr_of(void *userdata)
-{
-	return userdata;
-}
-
 /* An INIT reply as libfuse 3.14 writes it: out-header, 64-byte init_out. */
 struct init_msg {
 	struct fuse_out_header out;
