@@ -37,6 +37,7 @@
 #include "ofs_profile.h"
 #include "ofs_slow.h"
 #include "ofs_top.h"
+#include "ofs_tr.h"
 #include "ofs_values.h"
 
 #define CTL_DIR_INO 2
@@ -178,6 +179,25 @@ static const struct ctl_entry *entry_of(fuse_ino_t ino)
 }
 
 /* The fs-layer profile in the form @arg names: stats, json, metrics, timeline. */
+/*
+ * With passthrough, the human view says which operations no longer reach
+ * this layer, and where they are timed instead (stats.json says it in
+ * its options: passed_through, passed_through_layer).
+ */
+static int passed_through_note(struct ofs *fs, FILE *out)
+{
+	bool timed = ofs_layer_present(fs, "syscall");
+
+	if (!ofs_tr_on(fs->tr, OFS_TR_PASSTHROUGH))
+		return 0;
+	fprintf(out, "\npassthrough: the kernel does these on the lower files itself, not through\nthis daemon:\n");
+	for (size_t i = 0; i < OFS_PASSED_THROUGH_N; i++)
+		fprintf(out, "%-12s passed through: %s\n", ofs_passed_through[i],
+			timed ? "its profile is in layer syscall (.osprof/syscall)"
+			      : "its profile would be in layer syscall, which is not loaded");
+	return ferror(out) ? -EIO : 0;
+}
+
 static int gen_profile(struct ofs *fs, const char *arg, FILE *out)
 {
 	struct osp_profile *p = ofs_profile_build(fs);
@@ -194,6 +214,8 @@ static int gen_profile(struct ofs *fs, const char *arg, FILE *out)
 		err = osp_write_timeline(out, p);
 	else
 		err = osp_write_stats(out, p);
+	if (!err && strcmp(arg, "stats") == 0)
+		err = passed_through_note(fs, out);
 	osp_profile_free(p);
 	return err;
 }
@@ -225,6 +247,7 @@ static int gen_ctl(struct ofs *fs, const char *arg, FILE *out)
 	fprintf(out, "threads %s\npoll_us %u\n",
 		fs->opts.singlethread ? "single" : fs->opts.poll_us ? "poll" : "pool",
 		fs->opts.singlethread ? 0 : fs->opts.poll_us);
+	ofs_tr_describe(fs->tr, out);
 	fprintf(out, "writeback %s\ncpu_time %s\ncpu_source %s\n",
 		fs->opts.writeback ? "on" : "off", fs->opts.cpu_time ? "on" : "off",
 		ofs_cpu_source_name(fs));

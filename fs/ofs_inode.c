@@ -33,6 +33,7 @@
 #include "ofs_inode.h"
 #include "ofs_list.h"
 #include "ofs_lower.h"
+#include "ofs_tr.h"
 
 #define HASH_BITS_MIN 10
 
@@ -44,6 +45,9 @@ struct ofs_inode {
 	int fd;                 /* cached O_PATH descriptor or -1 */
 	unsigned fd_users;      /* requests using fd right now */
 	unsigned nopen;         /* open files and directories */
+	int backing_id;         /* passthrough: the kernel's backing file of
+				 * this inode's opens, 0 when none */
+	unsigned backing_users; /* open files passing through to it */
 	struct ofs_inode *hnext;
 	struct ofs_list lru;    /* on the table's list of idle descriptors */
 	bool in_lru;
@@ -326,13 +330,17 @@ int ofs_inode_fd(struct ofs *fs, struct ofs_inode *in)
 static void unuse(struct ofs *fs, struct ofs_inode *in, struct ofs_open *o)
 {
 	struct ofs_inode_table *t = fs->itab;
-	int victims[8];
+	int victims[8], backing = 0;
 	size_t nv = 0;
 
 	pthread_mutex_lock(&t->mu);
 	if (o) {
 		ofs_list_del(&o->link);
 		in->nopen--;
+		if (o->backing && --in->backing_users == 0) {
+			backing = in->backing_id;
+			in->backing_id = 0;
+		}
 	} else {
 		in->fd_users--;
 	}
@@ -342,6 +350,10 @@ static void unuse(struct ofs *fs, struct ofs_inode *in, struct ofs_open *o)
 	}
 	pthread_mutex_unlock(&t->mu);
 	close_all(victims, nv);
+	/* The last open passing through: the kernel's inode dropped it
+	 * before it sent the release. */
+	if (backing)
+		ofs_tr_backing_close(fs->tr, backing);
 }
 
 void ofs_inode_fd_put(struct ofs *fs, struct ofs_inode *in)
@@ -356,6 +368,7 @@ void ofs_inode_open_get(struct ofs *fs, struct ofs_inode *in,
 
 	o->in = in;
 	o->drop = drop;
+	o->backing = false;
 	pthread_mutex_lock(&t->mu);
 	in->nopen++;
 	lru_unlink(in);
@@ -367,6 +380,72 @@ void ofs_inode_open_put(struct ofs *fs, struct ofs_open *o)
 {
 	unuse(fs, o->in, o);
 	o->drop(o);
+}
+
+int ofs_inode_backing_get(struct ofs *fs, struct ofs_open *o)
+{
+	struct ofs_inode_table *t = fs->itab;
+	struct ofs_inode *in = o->in;
+	bool as_caller;
+	int id, fd;
+
+	/*
+	 * The backing file is the inode's O_PATH descriptor, not an open
+	 * file's: the kernel keeps a reference to the file it is given for
+	 * as long as the id lives, and an open file's flock would live on
+	 * in it after its close, never granted to the next in line. Only
+	 * the path counts: the kernel opens the lower file anew for each
+	 * file passing through, with that file's flags.
+	 */
+	fd = ofs_inode_fd(fs, in);
+	if (fd < 0)
+		return fd;
+	pthread_mutex_lock(&t->mu);
+	if (in->backing_users) {
+		id = in->backing_id;
+		in->backing_users++;
+		o->backing = true;
+		pthread_mutex_unlock(&t->mu);
+		ofs_inode_fd_put(fs, in);
+		return id;
+	}
+	/*
+	 * Registered under the lock, so that two first opens cannot make
+	 * two ids (the kernel fails an open whose id differs from its
+	 * inode's). With the daemon's own identity: the kernel opens the
+	 * lower file for every opener with the registrant's.
+	 */
+	as_caller = ofs_creds_active();
+	if (as_caller)
+		ofs_creds_suspend();
+	id = ofs_tr_backing_open(fs->tr, fd);
+	if (as_caller)
+		ofs_creds_resume();
+	if (id > 0) {
+		in->backing_id = id;
+		in->backing_users = 1;
+		o->backing = true;
+	}
+	pthread_mutex_unlock(&t->mu);
+	ofs_inode_fd_put(fs, in);
+	return id;
+}
+
+void ofs_inode_backing_put(struct ofs *fs, struct ofs_open *o)
+{
+	struct ofs_inode_table *t = fs->itab;
+	struct ofs_inode *in = o->in;
+	int id = 0;
+
+	pthread_mutex_lock(&t->mu);
+	if (o->backing && --in->backing_users == 0) {
+		id = in->backing_id;
+		in->backing_id = 0;
+	}
+	o->backing = false;
+	pthread_mutex_unlock(&t->mu);
+	if (id)
+		ofs_tr_backing_close(fs->tr, id);
 }
 
 static bool same_handle(const struct file_handle *a, const struct file_handle *b)

@@ -69,12 +69,25 @@ struct ofs_open {
 	struct ofs_list link;               /* on the table's open list */
 	struct ofs_inode *in;
 	void (*drop)(struct ofs_open *o);   /* close and free */
+	bool backing;                       /* passes through to its inode's
+					     * backing id (ofs_inode_backing_get) */
 };
 /* Count @o as an open handle of @in: its descriptor stays cached. */
 void ofs_inode_open_get(struct ofs *fs, struct ofs_inode *in,
 			struct ofs_open *o, void (*drop)(struct ofs_open *o));
 /* The handle is closed: stop counting @o, then drop it (o->drop). */
 void ofs_inode_open_put(struct ofs *fs, struct ofs_open *o);
+/*
+ * ofs_inode_backing_get - with passthrough, let open handle @o (counted)
+ * pass through to its inode's backing id: the one its other opens use,
+ * else the inode's O_PATH descriptor registered now (ofs_tr_backing_open,
+ * as the daemon). The id (> 0), or -errno (the open is then served by
+ * the daemon). The last open passing through closes the id
+ * (ofs_inode_open_put).
+ */
+int ofs_inode_backing_get(struct ofs *fs, struct ofs_open *o);
+/* Undo ofs_inode_backing_get for @o before its reply (an error path). */
+void ofs_inode_backing_put(struct ofs *fs, struct ofs_open *o);
 /*
  * Number of inodes and of cached descriptors, whether file handles work,
  * and how many forgets asked for more lookups than held (for ctl).

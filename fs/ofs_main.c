@@ -35,6 +35,7 @@
 #include "ofs_profile.h"
 #include "ofs_slow.h"
 #include "ofs_top.h"
+#include "ofs_tr.h"
 #include "ofs_values.h"
 
 /* A stale or foreign FUSE mount on the mountpoint makes it busy. */
@@ -137,7 +138,23 @@ static int start_threads(struct ofs *fs)
 		fprintf(stderr, "osprof-fs: cannot start the lock waiters: %s\n", strerror(-err));
 		return -1;
 	}
-	return 0;
+	return ofs_tr_start(fs->tr) ? -1 : 0;
+}
+
+/* The transport -o passthrough and -o io_uring ask for (ofs_tr.h); NULL
+ * after the one line that says why it refuses. */
+static int setup_transport(struct ofs *fs)
+{
+	struct ofs_tr_cfg cfg = {
+		.want = { [OFS_TR_PASSTHROUGH] = fs->opts.passthrough,
+			  [OFS_TR_IO_URING] = fs->opts.io_uring },
+		.writeback = fs->opts.writeback,
+		.max_threads = fs->opts.max_threads,
+		.lower = fs->opts.lower_abs,
+	};
+
+	fs->tr = ofs_tr_new(&cfg);
+	return fs->tr ? 0 : -1;
 }
 
 static void setup_caching(struct ofs *fs)
@@ -246,6 +263,7 @@ static void teardown(struct ofs *fs)
 	ofs_kmod_free(fs);
 	ofs_bpf_close(fs);
 	ofs_itab_free(fs->itab);
+	ofs_tr_free(fs->tr);
 	ofs_opts_free(&fs->opts);
 }
 
@@ -268,7 +286,14 @@ int main(int argc, char **argv)
 	fs.start_unix_ns = osp_clock_unix_ns();
 	gethostname(fs.host, sizeof(fs.host) - 1);
 	setup_caching(&fs);
-	if (open_lower(&fs) || check_mountpoint(&fs.opts) || setup_profile(&fs) ||
+	if (open_lower(&fs) || check_mountpoint(&fs.opts))
+		goto out;
+	/* A feature required and unavailable refuses to mount: exit 1. */
+	ret = 1;
+	if (setup_transport(&fs))
+		goto out;
+	ret = 2;
+	if (setup_profile(&fs) ||
 	    say(ofs_ctl_new(&fs), "the control directory") || ofs_kmod_new(&fs) ||
 	    say(ofs_slow_set(&fs, fs.opts.slow_ns), "the slow-request log") ||
 	    say(ofs_top_new(&fs), "the top view") ||
@@ -287,7 +312,8 @@ int main(int argc, char **argv)
 		goto out_session;
 	if (fuse_session_mount(fs.se, fs.opts.mount_abs) != 0)
 		goto out_signals;
-	if (ofs_bpf_open(&fs) != 0 || fuse_daemonize(fs.opts.foreground) != 0) {
+	if (ofs_tr_attach(fs.tr, fs.se) != 0 || ofs_bpf_open(&fs) != 0 ||
+	    fuse_daemonize(fs.opts.foreground) != 0) {
 		fuse_session_unmount(fs.se);
 		goto out_signals;
 	}
@@ -295,12 +321,13 @@ int main(int argc, char **argv)
 	ofs_kmod_register(&fs);
 	ofs_bpf_daemon(&fs);
 	res = start_threads(&fs) ? -1 : serve(&fs);
+	ofs_tr_stop(fs.tr);
 	/* Waiting lock requests are answered while the kernel still listens. */
 	ofs_lock_cancel_all(&fs);
 	ofs_kmod_unregister(&fs);
 	fuse_session_unmount(fs.se);
 	/* A signal number means a clean stop by SIGINT/SIGTERM. */
-	ret = res < 0 ? 1 : 0;
+	ret = res < 0 || ofs_tr_failed(fs.tr) ? 1 : 0;
 	if (fs.opts.dump && (dump_profile(&fs) != 0) + (ofs_bpf_dump(&fs) != 0) +
 			    (ofs_slow_dump(&fs) != 0) + (ofs_values_dump(&fs) != 0) +
 			    (ofs_by_dump(&fs) != 0) + (ofs_top_dump(&fs) != 0))
@@ -308,6 +335,8 @@ int main(int argc, char **argv)
 out_signals:
 	fuse_remove_signal_handlers(fs.se);
 out_session:
+	/* The rings hold /dev/fuse open: they go first. */
+	ofs_tr_close(fs.tr);
 	fuse_session_destroy(fs.se);
 out:
 	teardown(&fs);

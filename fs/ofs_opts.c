@@ -30,7 +30,8 @@ struct raw {
 	char *res, *timeline, *timeline_size, *ctl_name, *cache;
 	char *entry_timeout, *attr_timeout, *fd_cache, *readdirplus, *dump, *poll_us;
 	char *layers, *lower_source, *syscall, *by, *by_max;
-	char *slow, *slow_size, *top_max;
+	char *slow, *slow_size, *top_max, *passthrough_s, *io_uring_s;
+	int passthrough, io_uring;
 	int writeback, cpu_time, vtimers, noprofile, top, values;
 	int nonopt;
 	int answer; /* KEY_HELP or KEY_VERSION when one was asked for */
@@ -72,6 +73,10 @@ static const struct fuse_opt specs[] = {
 	FLAG("vtimers", vtimers, 1),
 	FLAG("noprofile", noprofile, 1),
 	FLAG("values", values, 1),
+	FLAG("passthrough", passthrough, 1),
+	RAW("passthrough=%s", passthrough_s),
+	FLAG("io_uring", io_uring, 1),
+	RAW("io_uring=%s", io_uring_s),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_KEY("-h", KEY_HELP),
 	FUSE_OPT_KEY("--help", KEY_HELP),
@@ -97,6 +102,15 @@ static void usage(const char *prog)
 "    -o entry_timeout=S     dentry timeout in seconds (overrides the mode)\n"
 "    -o attr_timeout=S      attribute timeout in seconds (overrides the mode)\n"
 "    -o writeback           kernel writeback cache (with cache=auto|always)\n"
+"    -o passthrough         the kernel reads, writes and maps opened files on\n"
+"                           the lower files itself (Linux 6.9+, CAP_SYS_ADMIN,\n"
+"                           not with writeback): those requests no longer\n"
+"                           reach the fs layer, the syscall layer times them;\n"
+"                           off with one line saying why when unavailable;\n"
+"                           =require refuses to mount instead\n"
+"    -o io_uring            requests come over FUSE's io_uring rings, one per\n"
+"                           CPU (Linux 6.14+, the fuse module's enable_uring\n"
+"                           Y); as passthrough, off with one line, or =require\n"
 "    -o cpu_time            also record each request's CPU time: its virtual\n"
 "                           time from eBPF (without time switched out or in\n"
 "                           interrupts, read from memory) as root on a\n"
@@ -365,6 +379,23 @@ static int parse_dump(struct ofs_opts *o, const char *dump)
 	return 0;
 }
 
+/* -o NAME (@flag) or -o NAME=require (@val) into @want. */
+static int parse_want(const char *name, int flag, const char *val, enum ofs_tr_want *want)
+{
+	*want = flag ? OFS_TR_ASK : OFS_TR_OFF;
+	if (!val)
+		return 0;
+	if (strcmp(val, "require") == 0)
+		*want = OFS_TR_REQUIRE;
+	else if (strcmp(val, "yes") == 0)
+		*want = OFS_TR_ASK;
+	else if (strcmp(val, "no") != 0)
+		return bad(name, val, "expected require, yes or no");
+	else
+		*want = OFS_TR_OFF;
+	return 0;
+}
+
 /* -o slow, slow_size, top, top_max. */
 static int parse_slow_top(struct ofs_opts *o, const struct raw *r)
 {
@@ -408,7 +439,9 @@ static int parse_values(struct ofs_opts *o, struct raw *r)
 	    get_uint("fd_cache", r->fd_cache, 16, 1u << 24, &o->fd_cache))
 		return -1;
 	if (parse_cache(o, r) || parse_misc(o, r) || parse_dump(o, r->dump) ||
-	    parse_slow_top(o, r) || parse_by(o, r))
+	    parse_slow_top(o, r) || parse_by(o, r) ||
+	    parse_want("passthrough", r->passthrough, r->passthrough_s, &o->passthrough) ||
+	    parse_want("io_uring", r->io_uring, r->io_uring_s, &o->io_uring))
 		return -1;
 	/*
 	 * Threading by measurement (interleaved warm grep -r on a 2-CPU VM,
@@ -446,6 +479,8 @@ static void raw_free(struct raw *r)
 	free(r->top_max);
 	free(r->by);
 	free(r->by_max);
+	free(r->passthrough_s);
+	free(r->io_uring_s);
 }
 
 static int check_dirs(struct ofs_opts *o, const struct fuse_cmdline_opts *c)
@@ -584,6 +619,8 @@ const char *ofs_cpu_source_name(const struct ofs *fs)
 	return o->vtimers ? "vtimer" : fs->vt ? "ebpf_vtime" : o->cpu_time ? "thread_cputime" : "none";
 }
 
+const char *const ofs_passed_through[OFS_PASSED_THROUGH_N] = { "read", "write" };
+
 int ofs_opts_describe(const struct ofs *fs, struct osp_profile *p)
 {
 	const struct ofs_opts *o = &fs->opts;
@@ -593,7 +630,8 @@ int ofs_opts_describe(const struct ofs *fs, struct osp_profile *p)
 	err |= osp_kv_set_str(l, "cache", ofs_cache_name(o->cache));
 	err |= osp_kv_set_num(l, "entry_timeout_s", fs->opts.entry_timeout);
 	err |= osp_kv_set_num(l, "attr_timeout_s", fs->opts.attr_timeout);
-	err |= osp_kv_set_bool(l, "direct_io", fs->direct_io);
+	/* files passed through are never opened with direct_io */
+	err |= osp_kv_set_bool(l, "direct_io", fs->direct_io && !ofs_tr_on(fs->tr, OFS_TR_PASSTHROUGH));
 	err |= osp_kv_set_bool(l, "writeback", o->writeback);
 	err |= osp_kv_set_bool(l, "cpu_time", o->cpu_time);
 	if (o->cpu_time)
@@ -604,6 +642,18 @@ int ofs_opts_describe(const struct ofs *fs, struct osp_profile *p)
 		err |= osp_kv_set_u64(l, "poll_us", o->poll_us);
 	err |= osp_kv_set_str(l, "readdirplus", o->readdirplus < 0 ? "auto" :
 						 o->readdirplus ? "yes" : "no");
+	err |= osp_kv_set_str(l, "transport", ofs_tr_on(fs->tr, OFS_TR_IO_URING) ? "io_uring" : "dev");
+	err |= osp_kv_set_bool(l, "passthrough", ofs_tr_on(fs->tr, OFS_TR_PASSTHROUGH));
+	if (ofs_tr_on(fs->tr, OFS_TR_PASSTHROUGH)) {
+		/* what this layer does not see ("read,write"), and where it is */
+		char list[64] = "";
+
+		for (size_t i = 0; i < OFS_PASSED_THROUGH_N; i++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 i ? "," : "", ofs_passed_through[i]);
+		err |= osp_kv_set_str(l, "passed_through", list);
+		err |= osp_kv_set_str(l, "passed_through_layer", "syscall");
+	}
 	if (o->by != OFS_BY_NONE) {
 		err |= osp_kv_set_str(l, "by", ofs_by_key_names[o->by]);
 		err |= osp_kv_set_u64(l, "by_max", o->by_max);

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "ofs_tr.h"
 
 struct ofs;
 struct fuse_args;
@@ -74,6 +75,8 @@ struct ofs_opts {
 	unsigned top_max;      /* -o top_max: entries of each table */
 	enum ofs_by_key by;    /* -o by=KEY; OFS_BY_NONE: off */
 	unsigned by_max;       /* -o by_max=N: values with a profile of their own */
+	enum ofs_tr_want passthrough; /* -o passthrough[=require] (ofs_tr.h) */
+	enum ofs_tr_want io_uring;    /* -o io_uring[=require] */
 };
 
 /*
@@ -96,6 +99,13 @@ const char *ofs_cache_name(enum ofs_cache c);
 /* What the CPU histograms hold: "vtimer" (osprof.ko), "ebpf_vtime",
  * "thread_cputime" or "none". */
 const char *ofs_cpu_source_name(const struct ofs *fs);
+/*
+ * With passthrough, the operations of opened files that the kernel does
+ * on the lower files itself (reads, writes; splices and mmap's page
+ * faults with them), no longer timed in layer fs but in layer syscall.
+ */
+#define OFS_PASSED_THROUGH_N 2
+extern const char *const ofs_passed_through[OFS_PASSED_THROUGH_N];
 /* Record the settings that shape the profile into @p->options. */
 int ofs_opts_describe(const struct ofs *fs, struct osp_profile *p);
 

@@ -25,6 +25,7 @@
 #include "ofs_opts.h"
 #include "ofs_pt_impl.h"
 #include "ofs_req.h"
+#include "ofs_tr.h"
 
 #define IOBUF_ALIGN 4096
 
@@ -111,6 +112,31 @@ static int file_new(struct ofs *fs, struct ofs_inode *in, int fd, int flags,
 	return 0;
 }
 
+/*
+ * With passthrough, the open file @f of @fi passes through to its inode's
+ * backing file: the kernel reads, writes, splices and maps it on the
+ * lower file, whatever the cache mode, so the reply asks neither
+ * FOPEN_DIRECT_IO (it would send reads here again) nor FOPEN_KEEP_CACHE
+ * (refused): the lower file's own page cache is the one used. Where no
+ * backing id can be had the daemon serves the file, as without.
+ */
+static void passthrough(struct ofs *fs, struct ofs_file *f, struct fuse_file_info *fi)
+{
+	int id;
+
+	if (!ofs_tr_on(fs->tr, OFS_TR_PASSTHROUGH))
+		return;
+	id = ofs_inode_backing_get(fs, &f->o);
+	if (id <= 0)
+		return;
+	if (ofs_tr_open_reply(fs->tr, fi->fh, id) != 0) {
+		ofs_inode_backing_put(fs, &f->o);
+		return;
+	}
+	fi->direct_io = 0;
+	fi->keep_cache = 0;
+}
+
 void ofs_pt_open(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct ofs *fs = r->fs;
@@ -128,6 +154,7 @@ void ofs_pt_open(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
 		ofs_req_reply_err(r, -err);
 		return;
 	}
+	passthrough(fs, pt_file(fi), fi);
 	/* Interrupted: the kernel will not send release for it. */
 	if (ofs_req_reply_open(r, fi) == -ENOENT)
 		ofs_inode_open_put(fs, &pt_file(fi)->o);
@@ -165,6 +192,7 @@ void ofs_pt_create(struct ofs_req *r, fuse_ino_t parent, const char *name,
 		ofs_req_reply_err(r, err);
 		return;
 	}
+	passthrough(fs, pt_file(fi), fi);
 	if (ofs_req_reply_create(r, &e, fi) == -ENOENT) {
 		ofs_inode_open_put(fs, &pt_file(fi)->o);
 		ofs_inode_forget(fs, ofs_inode_of(fs, e.ino), 1);
