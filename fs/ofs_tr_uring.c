@@ -32,8 +32,12 @@
  * A request answered later by another thread (a lock to be waited for,
  * ofs_lock.c) keeps its entry until then: the thread registers another
  * entry for itself, so that its queue keeps answering however many wait.
- * The other thread's commit then makes it the entry's submitter; such
- * threads wait interruptibly, where task work runs.
+ * The other thread writes its reply into the entry but does not commit
+ * it: it would become the entry's submitter, and a lock waiter's thread
+ * ends after its reply (a request the kernel then handed to the entry
+ * would be lost with it: cancelled in the task's exit). It posts a NOP
+ * to the entry's thread, whose ring completes it, and that thread
+ * commits (after the request it serves, if any).
  *
  * Entry memory: [header | gap | payload], the payload page-aligned (an
  * O_DIRECT write's data is then aligned as it came), the gap holding the
@@ -73,6 +77,7 @@ struct ofs_tr_ent {
 	struct iovec iov[2];             /* REGISTER's: header, payload */
 	enum ent_state state;            /* by whoever holds the entry */
 	unsigned retries;
+	uint64_t unique;                 /* a reply's, left for its thread to commit */
 };
 
 struct tr_thread {
@@ -319,6 +324,33 @@ static int commit(struct ofs_tr_ent *ent, uint64_t unique)
 	return res < 0 ? res : 0;
 }
 
+/*
+ * Have @ent's thread commit the reply written into it (a NOP on its ring,
+ * its data the entry's address with bit 0 set). False when that thread is
+ * gone (the daemon stops): the caller commits.
+ */
+static bool defer_commit(struct ofs_tr_ent *ent, uint64_t unique)
+{
+	struct tr_thread *t = ent->t;
+	struct io_uring_sqe *sqe;
+	bool ok = false;
+
+	pthread_mutex_lock(&t->q->u->mu);
+	if (!t->q->u->stopping) {
+		pthread_mutex_lock(&t->sq_mu);
+		sqe = sqe_get(t);
+		if (sqe) {
+			ent->unique = unique;
+			io_uring_prep_nop(sqe);
+			io_uring_sqe_set_data(sqe, (void *)((uintptr_t)ent | 1));
+			ok = io_uring_submit(&t->ring) >= 0;
+		}
+		pthread_mutex_unlock(&t->sq_mu);
+	}
+	pthread_mutex_unlock(&t->q->u->mu);
+	return ok;
+}
+
 ssize_t ofs_tr_uring_reply(struct ofs_tr_ent *ent, const struct iovec *iov, int count,
 			   void (*patch)(void *arg, struct ofs_fuse_uring_req_header *h,
 					 char *payload, size_t len),
@@ -340,7 +372,10 @@ ssize_t ofs_tr_uring_reply(struct ofs_tr_ent *ent, const struct iovec *iov, int 
 	} else if (patch) {
 		patch(arg, ent->h, ent->payload, ent->h->ring_ent_in_out.payload_sz);
 	}
-	err = commit(ent, unique);
+	if (pthread_equal(pthread_self(), ent->t->th) || !defer_commit(ent, unique))
+		err = commit(ent, unique);
+	else
+		err = 0;
 	if (err || len < 0) {
 		errno = err ? -err : EINVAL;
 		return -1;
@@ -482,6 +517,12 @@ static void *q_thread(void *arg)
 		io_uring_cqe_seen(&t->ring, cqe);
 		if ((void *)ent == &t->stop)
 			break;
+		if ((uintptr_t)ent & 1) {
+			/* another thread's reply, to commit from here */
+			ent = (void *)((uintptr_t)ent & ~(uintptr_t)1);
+			commit(ent, ent->unique);
+			continue;
+		}
 		if (res < 0) {
 			ent_error(ent, res);
 			continue;
