@@ -27,6 +27,18 @@ const char *h_osprof_fs(void)
 	return p;
 }
 
+const char *h_transport(void)
+{
+	const char *t = getenv("OSPROF_TEST_TRANSPORT");
+
+	return t ? t : "";
+}
+
+bool h_passthrough(void)
+{
+	return strstr(h_transport(), "passthrough") != NULL;
+}
+
 char *h_path(char *buf, const char *a, const char *b)
 {
 	snprintf(buf, PATH_MAX, "%s/%s", a, b);
@@ -70,6 +82,16 @@ static bool mounted(const char *dir)
 	return found;
 }
 
+/* The kernel passes nothing through with the writeback cache: such a
+ * mount runs without passthrough (=require would refuse it). */
+static bool asks_writeback(const char *const *args)
+{
+	for (int i = 0; args && args[i]; i++)
+		if (strstr(args[i], "writeback") && !strstr(args[i], "no_writeback"))
+			return true;
+	return false;
+}
+
 void h_start_at(struct mnt *m, const char *lower, const char *dir,
 		const char *const *args)
 {
@@ -85,8 +107,12 @@ void h_start_at(struct mnt *m, const char *lower, const char *dir,
 	argv[n++] = lower;
 	argv[n++] = dir;
 	argv[n++] = "-f";
-	for (int i = 0; args && args[i] && n < 62; i++)
+	for (int i = 0; args && args[i] && n < 60; i++)
 		argv[n++] = args[i];
+	if (h_transport()[0] && !(h_passthrough() && asks_writeback(args))) {
+		argv[n++] = "-o";
+		argv[n++] = h_transport();
+	}
 	argv[n] = NULL;
 	m->pid = fork();
 	cr_assert_geq(m->pid, 0);
@@ -208,6 +234,19 @@ char *h_line(const char *text, const char *prefix)
 		if (strncmp(l, prefix, n) == 0)
 			return strndup(l, strcspn(l, "\n"));
 	return NULL;
+}
+
+void h_expect_data(const struct osp_profile *p, const char *op, uint64_t n)
+{
+	const char *pt = osp_kv_get(&p->options, "passed_through");
+
+	if (!h_passthrough()) {
+		cr_expect_eq(h_count(p, op), n, "%s: %llu requests, expected %llu", op,
+			     (unsigned long long)h_count(p, op), (unsigned long long)n);
+		return;
+	}
+	cr_expect_eq(h_count(p, op), 0, "%s passed through: none reach the fs layer", op);
+	cr_expect(pt && strstr(pt, op), "the profile says %s passed through (%s)", op, pt ? pt : "nothing");
 }
 
 char *h_slurp(const char *path, size_t *len)

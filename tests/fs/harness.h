@@ -29,6 +29,18 @@ struct mnt {
 /* Path of the osprof-fs binary (OSPROF_FS from meson). */
 const char *h_osprof_fs(void);
 
+/*
+ * The transport the mount tests run under: OSPROF_TEST_TRANSPORT, mount
+ * options every h_start adds (tests/fs/meson.build runs each mount test
+ * with none, with passthrough=require and with io_uring=require), "" for
+ * none; not to a mount that asks for the writeback cache under
+ * passthrough (the kernel passes nothing through then). Passthrough
+ * takes reads and writes of opened files from the fs layer: a test that
+ * counts them asserts what is true then instead (h_expect_data).
+ */
+const char *h_transport(void);
+bool h_passthrough(void);
+
 /* Make a fresh temporary tree: top, lower, mnt (nothing mounted). */
 void h_tree(struct mnt *m);
 /*
@@ -59,6 +71,13 @@ uint64_t h_count(const struct osp_profile *p, const char *op);
 /* The line of @text that starts with @prefix (at a line's start), without
  * its newline, malloc'd; NULL when there is none. */
 char *h_line(const char *text, const char *prefix);
+/*
+ * h_expect_data - @op ("read" or "write") of @p was counted exactly @n
+ * times; under passthrough, not at all, and the profile says it passed
+ * through (its options' passed_through).
+ */
+void h_expect_data(const struct osp_profile *p, const char *op, uint64_t n);
+
 /* Whole file into a NUL-terminated malloc'd buffer; NULL on error. */
 char *h_slurp(const char *path, size_t *len);
 /* Write @s to @path (O_TRUNC); 0 or -errno of the failing call. */

@@ -51,12 +51,12 @@ Test(cache, never_sends_every_read_and_flush_to_the_profiler)
 	read_n(h_path(mp, m.dir, "f"), 10);
 	p = h_profile(&m);
 	/* Each read of a small file: one read with data, one at EOF. */
-	cr_expect_eq(h_count(p, "read"), 20);
+	h_expect_data(p, "read", 20);
 	cr_expect_eq(h_count(p, "flush"), 10);
 	cr_expect_eq(h_count(p, "open"), 10);
 	cr_expect_eq(h_count(p, "release"), 10);
 	cr_expect_str_eq(osp_kv_get(&p->options, "cache"), "\"never\"");
-	cr_expect_str_eq(osp_kv_get(&p->options, "direct_io"), "true");
+	cr_expect_str_eq(osp_kv_get(&p->options, "direct_io"), h_passthrough() ? "false" : "true");
 	cr_expect_str_eq(osp_kv_get(&p->options, "threads"), "\"pool\"", "blocking pool by default");
 	osp_profile_free(p);
 }
@@ -137,6 +137,11 @@ Test(cache, always_sends_only_open_and_release_on_warm_runs)
 	cr_expect_eq(h_count(p, "release"), FILES);
 	cr_expect_eq(h_count(p, "lookup"), 0);
 	cr_expect_eq(h_count(p, "read"), 0);
-	cr_expect_eq(h_count(p, "getattr"), 0);
+	/* A read passed through marks the inode's atime stale (the kernel's
+	 * fuse_invalidate_atime): the next stat asks for it, once a file. */
+	if (h_passthrough())
+		cr_expect_leq(h_count(p, "getattr"), FILES, "%llu", (unsigned long long)h_count(p, "getattr"));
+	else
+		cr_expect_eq(h_count(p, "getattr"), 0);
 	osp_profile_free(p);
 }

@@ -59,7 +59,7 @@ Test(daemon, dump_is_written_at_unmount)
 	cr_expect_eq(h_stop(&m), 0);
 	p = read_dump(dump);
 	/* One file created and written, once each. */
-	cr_expect_eq(h_count(p, "write"), 1);
+	h_expect_data(p, "write", 1);
 	cr_expect_eq(h_count(p, "create"), 1);
 	{
 		char want[PATH_MAX + 2];
@@ -108,9 +108,14 @@ static void stop_by_signal(int sig, bool held)
 			close(fds[i]);
 	cr_expect_neq(h_sh("grep -q ' %s fuse' /proc/mounts", m.dir), 0, "unmounted");
 	p = read_dump(dump);
-	cr_expect_eq(h_count(p, "write"), 1);
-	cr_expect(osp_profile_find_op(p, "write")->has_cpu, "cpu_time histograms");
-	cr_expect_eq(osp_profile_find_op(p, "write")->cpu.count, 1, "a CPU time per request");
+	h_expect_data(p, "write", 1);
+	{
+		/* the one create reaches the daemon under passthrough too */
+		const char *op = h_passthrough() ? "create" : "write";
+
+		cr_expect(osp_profile_find_op(p, op)->has_cpu, "cpu_time histograms");
+		cr_expect_eq(osp_profile_find_op(p, op)->cpu.count, 1, "a CPU time per request");
+	}
 	osp_profile_free(p);
 }
 
@@ -142,8 +147,8 @@ Test(daemon, in_place_mount_over_its_own_lower)
 	cr_assert_eq(h_write_str(h_path(file, m.lower, "during"), "new"), 0);
 	/* cache=never: the read of 3 bytes and the one that finds the end. */
 	p = h_profile(&m);
-	cr_expect_eq(h_count(p, "read"), 2);
-	cr_expect_eq(h_count(p, "write"), 1);
+	h_expect_data(p, "read", 2);
+	h_expect_data(p, "write", 1);
 	osp_profile_free(p);
 	cr_expect_eq(h_stop(&m), 0);
 	s = h_slurp(h_path(file, m.lower, "during"), NULL);
@@ -181,7 +186,8 @@ static void map_file(const char *const *args, int want_errno)
 
 Test(daemon, shared_mmap_needs_a_caching_mode)
 {
-	map_file(NULL, ENODEV);
+	/* With passthrough, mmap goes to the lower file in every mode. */
+	map_file(NULL, h_passthrough() ? 0 : ENODEV);
 }
 
 Test(daemon, shared_mmap_works_with_cache_auto)
@@ -360,8 +366,8 @@ Test(daemon, polling_workers_serve_and_stop_cleanly)
 	}
 	/* Each file written once, read back in two (its bytes, then the end). */
 	p = h_profile(&m);
-	cr_expect_eq(h_count(p, "write"), 50);
-	cr_expect_eq(h_count(p, "read"), 100);
+	h_expect_data(p, "write", 50);
+	h_expect_data(p, "read", 100);
 	osp_profile_free(p);
 	/* Idle long past the window (workers asleep), then a signal. */
 	usleep(300 * 1000);

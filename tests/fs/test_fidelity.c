@@ -42,6 +42,13 @@ Test(fidelity, reads_of_1_5_ms_peak_in_the_bucket_holding_1_5_ms)
 		cr_assert_eq(pread(fd, buf, sizeof(buf), (off_t)i * 4096), 4096);
 	close(fd);
 	p = h_profile(&m);
+	if (h_passthrough()) {
+		/* The kernel read sleepfs itself: the fs layer saw none (the
+		 * syscall layer times them; not this test's subject). */
+		h_expect_data(p, "read", 100);
+		osp_profile_free(p);
+		return;
+	}
 	rd = osp_profile_find_op(p, "read");
 	cr_assert_not_null(rd);
 	cr_expect_eq(rd->lat.count, 100);
