@@ -219,6 +219,20 @@ struct osp_profile *h_profile(struct mnt *m)
 	return p;
 }
 
+struct osp_profile *h_profile_when(struct mnt *m, const char *op, uint64_t n)
+{
+	struct osp_profile *p = h_profile(m);
+
+	for (int i = 0; i < 500 && h_count(p, op) < n; i++) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+		osp_profile_free(p);
+		p = h_profile(m);
+	}
+	return p;
+}
+
 uint64_t h_count(const struct osp_profile *p, const char *op)
 {
 	const struct osp_op *o = osp_profile_find_op(p, op);

@@ -65,6 +65,12 @@ void h_cleanup_over(struct mnt *m, struct sleepfs *s);
 
 /* The mount's current profile from .osprof/stats.json (checked). */
 struct osp_profile *h_profile(struct mnt *m);
+/*
+ * The profile once operation @op counts @n or more, or after 5 s: for
+ * the asynchronous ones (release), which over io_uring may come after a
+ * later request, queued on another CPU's ring.
+ */
+struct osp_profile *h_profile_when(struct mnt *m, const char *op, uint64_t n);
 /* Count of operation @op in @p (0 when absent). */
 uint64_t h_count(const struct osp_profile *p, const char *op);
 
