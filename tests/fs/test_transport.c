@@ -432,6 +432,33 @@ Test(transport, passthrough_with_writeback_falls_back_or_refuses)
 	free(err);
 }
 
+Test(transport, passthrough_and_io_uring_combine)
+{
+	const char *args[] = { "-o", "passthrough=require,io_uring=require,cache=auto", NULL };
+	struct osp_profile *p;
+
+	set_uring('Y');
+	cr_assert_eq(h_sh("head -c 8M /dev/urandom > '%s'", h_at(m.lower, "big")), 0);
+	h_start(&m, args);
+	expect_ctl("transport", "io_uring");
+	expect_ctl("passthrough", "on");
+	cr_expect_eq(h_sh("cmp '%s' '%s'", h_at(m.dir, "big"), h_at(m.lower, "big")), 0);
+	cr_expect_eq(h_write_str(h_at(m.dir, "new"), "written"), 0);
+	{
+		char *s = h_slurp(h_at(m.lower, "new"), NULL);
+
+		cr_expect_str_eq(s, "written");
+		free(s);
+	}
+	p = h_profile(&m);
+	cr_expect_eq(h_count(p, "read") + h_count(p, "write"), 0);
+	cr_expect_eq(h_count(p, "open"), 1);
+	cr_expect_eq(h_count(p, "create"), 1);
+	cr_expect_str_eq(osp_kv_get(&p->options, "transport"), "\"io_uring\"");
+	osp_profile_free(p);
+	cr_expect_eq(h_stop(&m), 0);
+}
+
 Test(transport, without_either_nothing_changes)
 {
 	h_start(&m, NULL);
