@@ -24,8 +24,11 @@
  * and an entry is available only while its thread waits: a thread that
  * blocks holds its entry in user space, and the kernel hands the next
  * request to an idle thread's. When a thread takes a request and leaves
- * no other thread of its queue idle, it starts one more, up to
- * max_threads, with an entry of its own (the rule of ofs_loop.c). Threads
+ * fewer than two threads of its queue idle, it starts one more, up to
+ * max_threads, with an entry of its own (the rule of ofs_loop.c, with a
+ * spare: a request queued in the kernel while its queue has no entry
+ * available waits for the next commit there, not for a registration).
+ * Threads
  * stay until the daemon stops: the kernel cancels the commands of a task
  * that exits, which would take its entries with it.
  *
@@ -528,7 +531,12 @@ static void *q_thread(void *arg)
 			continue;
 		}
 		ent->state = ENT_LIVE;
-		if (atomic_fetch_sub(&q->idle, 1) == 1)
+		/* Fewer than two left idle: one more. A request the kernel
+		 * queues while no entry of its queue is available waits for
+		 * the next commit on that queue: a new entry's registration
+		 * does not fetch it. So one thread stays idle, with an entry,
+		 * while the next one starts. */
+		if (atomic_fetch_sub(&q->idle, 1) <= 2)
 			add_thread(q);
 		serve(ent);
 		atomic_fetch_add(&q->idle, 1);
