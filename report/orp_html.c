@@ -691,7 +691,7 @@ static int report(const struct html_args *a, const struct orp_input *in,
 	struct orp_where_view wv = { 0 };
 	struct orp_layered_view lv = { 0 };
 	struct html_page pg = { in, nin, &c, NULL, &wv, &lv, &r, &parts };
-	bool have_where;
+	bool have_where = false;
 	struct orp_out out;
 	int rc;
 
