@@ -7,7 +7,8 @@
 # bench_args NAME HELP_LINES ARGS...: set top, build, tree, max_runs, hw and
 # only from --tree, --build, --max-runs, --hw, --only; --help prints lines
 # HELP_LINES (sed's "3,19") of the calling script. Then the tree: as
-# given, else build/workload/linux-source-* (scripts/run.sh unpacks it).
+# given, else build/workload/linux-source-* (scripts/run.sh unpacks it),
+# or left empty for the caller to choose when it set bench_tree_later.
 bench_args() {
   local name=$1 help=$2
   shift 2
@@ -28,7 +29,7 @@ bench_args() {
       *) echo "$name: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
   done
-  if [ -z "$tree" ]; then
+  if [ -z "$tree" ] && [ -z "${bench_tree_later:-}" ]; then
     tree=$(ls -d "$top"/build/workload/linux-source-* 2>/dev/null | tail -n 1 || true)
     [ -n "$tree" ] || { echo "$name: no tree; run scripts/run.sh once or pass --tree" >&2; exit 2; }
   fi
@@ -64,7 +65,8 @@ bench_cleanup() {
   rm -rf --one-file-system "$work"
 }
 
-want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
+# want PART: --only names PART (it takes one name or a comma-separated list)
+want() { [ -z "$only" ] || [[ ",$only," == *",$1,"* ]]; }
 # mount NAME LOWER [osprof-fs options...]: a mount at $work/NAME
 mount_fs() {
   local name=$1 lower=$2

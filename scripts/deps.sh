@@ -12,7 +12,9 @@
 # osprof-exporter's end-to-end test, clang's libFuzzer
 # runtime for the fuzz targets; man-db and groff for the install test's
 # man -l), "deps.sh demo" adds the Linux sources, the default grep
-# workload, "deps.sh deb" what dpkg-buildpackage and lintian need.
+# workload, "deps.sh bench" what bench/near.sh adds (fio, and the Linux
+# sources its tree comes from), "deps.sh deb" what dpkg-buildpackage and
+# lintian need.
 set -euo pipefail
 want=${1:-build}
 pkgs=(gcc meson ninja-build pkg-config libfuse3-dev fuse3 libjson-c-dev
@@ -23,12 +25,13 @@ pkgs=(gcc meson ninja-build pkg-config libfuse3-dev fuse3 libjson-c-dev
 case "$want" in
   build) ;;
   demo) pkgs+=(linux-source) ;;
+  bench) pkgs+=(fio linux-source) ;;
   test) pkgs+=(libcriterion-dev linux-headers-amd64 linux-image-amd64
                qemu-system-x86 busybox-static chromium libpng-dev kmod cpio
                xz-utils e2fsprogs python3 python3-prometheus-client
                libclang-rt-14-dev prometheus man-db groff-base) ;;
   deb) pkgs+=(dpkg-dev debhelper dh-dkms lintian) ;;
-  *) echo "usage: deps.sh build|demo|test|deb" >&2; exit 2 ;;
+  *) echo "usage: deps.sh build|demo|test|bench|deb" >&2; exit 2 ;;
 esac
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
