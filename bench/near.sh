@@ -13,11 +13,14 @@
 #
 #   --only LIST     workloads, comma-separated: grep, find, direct, cached,
 #                   postmark, trace (default: all)
-#   --configs LIST  configurations, comma-separated (native always runs)
+#   --configs LIST  configurations, comma-separated (native always runs);
+#                   besides the default ones, osp-MODE-pt, -ur, base-MODE-*,
+#                   and _LAYERS after any osp or base one: -o layers=LAYERS
+#                   (. between layers: osp-always-ptu_fuse.block.irq)
 #   --base DIR      a build directory of another osprof-fs (and
 #                   osprof-trace): rows base-MODE, and base-trace
-#   --max-runs N    runs per configuration (default 5; at least 3 are made
-#                   unless N is smaller)
+#   --max-runs N    runs per configuration (default 7; at least 5 are made,
+#                   3 with --quick, unless N is smaller)
 #   --quick         /usr/include as the tree, a 256 MiB file, 1 s fio
 #                   runs, PostMark 500 files 2,000 transactions, 3 runs
 #
@@ -74,11 +77,12 @@ if [ "${1:-}" = --hook ]; then
         bin=$NEAR_FS
         [ "${cfg%%-*}" = osp ] || bin=$NEAR_BASE_FS
         o="cache=$mode"
-        case $cfg in
+        case ${cfg%%_*} in
           *-ptu) o="$o,passthrough=require,io_uring=require" ;;
           *-pt) o="$o,passthrough=require" ;;
           *-ur) o="$o,io_uring=require" ;;
         esac
+        [ "${cfg%%_*}" = "$cfg" ] || { l=${cfg#*_}; o="$o,layers=${l//./:}"; }
         "$bin" "$lower" "$m" -o "$o" 2>> "$w/daemon.log" || { echo "near.sh: $cfg did not mount" >&2; exit 1; }
         awk '$1 == "pid" { print $2 }' "$m/.osprof/ctl" > "$w/pid" ;;
       peer-*)
@@ -137,7 +141,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 bench_tree_later=1
-bench_args near.sh 3,51 "${args[@]}"
+bench_args near.sh 3,54 "${args[@]}"
 [ "$(id -u)" -eq 0 ] || { echo "near.sh: the eBPF layers, passthrough and io_uring need root" >&2; exit 2; }
 # Again under tests/fs/with_uring.sh: enable_uring Y for this run, under
 # its machine-wide lock, and put back at the end, also when killed.
@@ -153,8 +157,9 @@ examples=/usr/share/doc/libfuse3-dev/examples
 if [ -n "$base" ]; then
   bench_need near.sh "$base/fs/osprof-fs"
 fi
-[ -n "$maxr" ] || max_runs=$(( quick ? 3 : 5 ))
-min_runs=$(( max_runs < 3 ? max_runs : 3 ))
+[ -n "$maxr" ] || max_runs=$(( quick ? 3 : 7 ))
+min_runs=$(( quick ? 3 : 5 ))
+min_runs=$(( max_runs < min_runs ? max_runs : min_runs ))
 [ "$min_runs" -ge 2 ] || min_runs=2
 max_runs=$(( max_runs < min_runs ? min_runs : max_runs ))
 if [ $quick = 1 ]; then
@@ -197,11 +202,17 @@ for mode in never auto always; do
   [ -z "$base" ] || all+=("base-$mode")
   all+=("peer-$mode")
 done
-cfgs=(native)
-for c in "${all[@]:1}"; do
-  [ -z "$configs" ] || [[ ",$configs," == *",$c,"* ]] || continue
-  cfgs+=("$c")
-done
+cfgs=("${all[@]}")
+if [ -n "$configs" ]; then
+  cfgs=(native)
+  IFS=, read -r -a sel <<< "$configs"
+  for c in "${sel[@]}"; do
+    [[ $c =~ ^((osp|base)-(never|auto|always)(-pt|-ur|-ptu)?(_[a-z.]+)?|peer-(never|auto|always)|native)$ ]] ||
+      { echo "near.sh: no configuration $c (see --help)" >&2; exit 2; }
+    [ "${c%%-*}" != base ] || [ -n "$base" ] || { echo "near.sh: $c needs --base" >&2; exit 2; }
+    [ "$c" = native ] || cfgs+=("$c")
+  done
+fi
 
 export NEAR_WORK=$work NEAR_TREE=$tree NEAR_FS=$fs NEAR_PEER=$peer NEAR_PATTERN=$pattern
 export NEAR_BASE_FS=${base:+$base/fs/osprof-fs}
@@ -304,7 +315,8 @@ def welch(a, b):  # 95% interval of mean(a) - mean(b), as % of mean(b)
     return (100 * (d - h) / st.mean(b), 100 * (d + h) / st.mean(b))
 S = {c: summ(v) for c, v in vals.items() if v}
 unit = "s" if kind == "time" else "IOPS"
-print(f"{'config':16s} {'median':>10s} {'hw95%':>6s} {'runs':>4s} {'fail':>4s} {'/native':>8s} {'/peer':>6s} {'/base':>6s} {'vs base, 95% CI':>18s} {'req/run':>8s} {'CPU ms/run':>10s} {'CPU us/req':>10s}")
+W = max([16] + [len(c) for c in order])
+print(f"{'config':{W}s} {'median':>10s} {'hw95%':>6s} {'runs':>4s} {'fail':>4s} {'/native':>8s} {'/peer':>6s} {'/base':>6s} {'vs base, 95% CI':>18s} {'req/run':>8s} {'CPU ms/run':>10s} {'CPU us/req':>10s}")
 out = open(f"{work}/summary", "a")
 for c in order:
     n, med, mean, hw = S.get(c, (0, float("nan"), float("nan"), float("nan")))
@@ -331,7 +343,7 @@ for c in order:
     medtxt = f"{med:.4f}" if kind == "time" else f"{med:.0f}"
     hwtxt = f"{100 * hw / mean:.1f}" if n > 1 else "-"
     citxt = f"{ci[0]:+.0f}%..{ci[1]:+.0f}%{verdict}" if ci else ""
-    print(f"{c:16s} {medtxt:>10s} {hwtxt:>6s} {n:4d} {fails.get(c, 0):4d} {fmt(rn):>8s} {fmt(rp):>6s} {fmt(rb):>6s} {citxt:>18s} {(f'{rpr:.0f}' + ('*' if c.startswith('peer-') else '') if rpr else '-'):>8s} {ms:>10s} {us:>10s}")
+    print(f"{c:{W}s} {medtxt:>10s} {hwtxt:>6s} {n:4d} {fails.get(c, 0):4d} {fmt(rn):>8s} {fmt(rp):>6s} {fmt(rb):>6s} {citxt:>18s} {(f'{rpr:.0f}' + ('*' if c.startswith('peer-') else '') if rpr else '-'):>8s} {ms:>10s} {us:>10s}")
     out.write(f"{wl} {kind} {c} {medtxt} {hwtxt} {fmt(rn)} {fmt(rp)} {citxt.replace(' ', '_') or '-'}\n")
 print(f"({unit}; /native, /peer, /base: ratios of medians, {'time: lower' if kind == 'time' else 'IOPS: higher'} is better; hw95%: the 95% half-width of the mean, in % of it)")
 PY
