@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * --dump's files: each is written to a temporary file beside it and
- * renamed over it, so that a reader never meets a torn one; the files
+ * --dump's files: each is written whole by core's osp_wfile (to a
+ * temporary file beside it, renamed over it, so that a reader never meets
+ * a torn one; a device or FIFO is written in place); the files
  * that accompany the profile (FILE.slow.json, FILE.top.json, ...) are
  * named beside --dump's FILE by core's osp_file_beside.
  */
@@ -14,34 +15,22 @@
 
 #include "osprof/format.h"
 #include "ofs.h"
+#include "osp_wfile.h"
 #include "ofs_dump.h"
 
 int ofs_dump_to(const char *path, int (*write)(FILE *f, const void *ctx), const void *ctx)
 {
-	char *tmp = NULL;
-	FILE *f;
-	int fd, err;
+	struct osp_wfile w;
+	int err = osp_wfile_open(&w, path);
 
-	if (asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)
-		return -ENOMEM;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		err = -errno;
-		if (fd >= 0)
-			close(fd);
-		free(tmp);
+	if (err)
+		return err;
+	err = write(w.f, ctx);
+	if (err) {
+		osp_wfile_abort(&w);
 		return err;
 	}
-	err = write(f, ctx);
-	if (fclose(f) != 0 && !err)
-		err = -EIO;
-	if (!err && rename(tmp, path) != 0)
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	free(tmp);
-	return err;
+	return osp_wfile_commit(&w);
 }
 
 int ofs_dump_beside(struct ofs *fs, const char *name,

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "osp_opt.h"
+#include "osp_wfile.h"
 #include "osprof/analysis.h"
 #include "osprof/profile.h"
 #include "osprof/values.h"
@@ -62,18 +63,19 @@ int orp_opt_double(const char *cmd, const char *name, const char *s,
 		   double min, double max, double *out);
 
 /*
- * An output file written atomically: to a temporary file beside @path,
- * renamed over @path by orp_out_commit. "-" means stdout.
+ * An output file (-o): "-" is stdout; else core's osp_wfile: a regular
+ * file is replaced whole by a rename, a device or FIFO written in place.
  */
 struct orp_out {
-	FILE *f;
-	char *path; /* final path, NULL for stdout */
-	char *tmp;  /* temporary path */
+	FILE *f;            /* where to write */
+	const char *name;   /* the path as given; NULL for stdout */
+	struct osp_wfile w; /* osp_wfile.h: replaced whole, or written in place */
 };
 int orp_out_open(struct orp_out *o, const char *path, char *err, size_t errlen);
 /*
  * Close @o once its writer has returned @write_rc: when that is 0, rename
- * it into place; else, or on any stream error, remove it. 0 or -EIO.
+ * it into place; else, or on any stream error, remove the temporary file
+ * (the old file stays). 0 or -EIO, with @err.
  */
 int orp_out_close(struct orp_out *o, int write_rc, char *err, size_t errlen);
 

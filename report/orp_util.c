@@ -108,88 +108,44 @@ int orp_opt_double(const char *cmd, const char *name, const char *s,
 	return rc ? -EINVAL : 0;
 }
 
-/* Give up: close and remove the temporary file. */
-static void out_abort(struct orp_out *o)
-{
-	if (o->f && o->f != stdout)
-		fclose(o->f);
-	if (o->tmp)
-		unlink(o->tmp);
-	free(o->tmp);
-	free(o->path);
-	memset(o, 0, sizeof(*o));
-}
-
 int orp_out_open(struct orp_out *o, const char *path, char *err, size_t errlen)
 {
-	int fd;
+	int rc;
 
 	memset(o, 0, sizeof(*o));
 	if (strcmp(path, "-") == 0) {
 		o->f = stdout;
 		return 0;
 	}
-	o->path = strdup(path);
-	if (!o->path || asprintf(&o->tmp, "%s.tmp.XXXXXX", path) < 0) {
-		o->tmp = NULL;
-		out_abort(o);
-		snprintf(err, errlen, "%s: out of memory", path);
-		return -ENOMEM;
+	o->name = path;
+	rc = osp_wfile_open(&o->w, path);
+	if (rc) {
+		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(-rc));
+		memset(o, 0, sizeof(*o));
+		return rc;
 	}
-	fd = mkstemp(o->tmp);
-	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
-		int e = errno;
-
-		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(e));
-		if (fd >= 0) {
-			close(fd);
-			unlink(o->tmp);
-		}
-		free(o->tmp);
-		o->tmp = NULL;
-		out_abort(o);
-		return -e;
-	}
-	/* mkstemp makes 0600; give the file the mode any new file gets. */
-	{
-		mode_t mask = umask(0);
-
-		umask(mask);
-		/* A failure costs only the mode; the content is right. */
-		(void)fchmod(fd, 0666 & ~mask);
-	}
+	o->f = o->w.f;
 	return 0;
 }
 
 int orp_out_close(struct orp_out *o, int write_rc, char *err, size_t errlen)
 {
-	const char *name = o->path ? o->path : "stdout";
-	int bad;
+	const char *name = o->name ? o->name : "stdout";
+	int rc;
 
-	if (write_rc) {
-		snprintf(err, errlen, "%s: write error", name);
-		out_abort(o);
-		return -EIO;
+	if (!o->name) {
+		rc = write_rc ? -EIO : fflush(stdout) != 0 ? -errno : ferror(stdout) ? -EIO : 0;
+	} else if (write_rc) {
+		osp_wfile_abort(&o->w);
+		rc = -EIO;
+	} else {
+		rc = osp_wfile_commit(&o->w);
 	}
-	bad = fflush(o->f) != 0 || ferror(o->f);
-	if (!o->path) {
-		o->f = NULL;
-		if (bad)
-			snprintf(err, errlen, "stdout: write error: %s", strerror(errno));
-		return bad ? -EIO : 0;
-	}
-	bad |= fclose(o->f) != 0;
-	o->f = NULL;
-	if (!bad && rename(o->tmp, o->path) != 0)
-		bad = 1;
-	if (bad) {
-		snprintf(err, errlen, "%s: write error: %s", name, strerror(errno));
-		unlink(o->tmp);
-	}
-	free(o->tmp);
-	free(o->path);
+	if (rc)
+		snprintf(err, errlen, "%s: write error%s%s", name, write_rc ? "" : ": ",
+			 write_rc ? "" : strerror(-rc));
 	memset(o, 0, sizeof(*o));
-	return bad ? -EIO : 0;
+	return rc ? -EIO : 0;
 }
 
 int orp_mkdir(const char *path, char *err, size_t errlen)
