@@ -233,6 +233,21 @@ struct osp_profile *h_profile_when(struct mnt *m, const char *op, uint64_t n)
 	return p;
 }
 
+struct osp_profile *h_profile_released(struct mnt *m)
+{
+	struct osp_profile *p = h_profile(m);
+
+	for (int i = 0; i < 500 && (h_count(p, "release") < h_count(p, "open") ||
+				    h_count(p, "releasedir") < h_count(p, "opendir")); i++) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+		osp_profile_free(p);
+		p = h_profile(m);
+	}
+	return p;
+}
+
 uint64_t h_count(const struct osp_profile *p, const char *op)
 {
 	const struct osp_op *o = osp_profile_find_op(p, op);

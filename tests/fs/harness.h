@@ -71,6 +71,12 @@ struct osp_profile *h_profile(struct mnt *m);
  * later request, queued on another CPU's ring.
  */
 struct osp_profile *h_profile_when(struct mnt *m, const char *op, uint64_t n);
+/*
+ * The profile once every open and opendir so far has its release, or
+ * after 5 s: before a reset whose counts must stay 0 (a release queued on
+ * another CPU's ring would come after it).
+ */
+struct osp_profile *h_profile_released(struct mnt *m);
 /* Count of operation @op in @p (0 when absent). */
 uint64_t h_count(const struct osp_profile *p, const char *op);
 
