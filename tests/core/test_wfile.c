@@ -3,8 +3,8 @@
  * core/prog's osp_wfile: an output replaced whole when it is a regular
  * file (mode kept, no temporary file left, the old one kept on abort), a
  * link's target replaced and the link kept, and a FIFO or device written
- * in place, never renamed over (as root, -o /dev/null once put a regular
- * file where /dev/null was).
+ * in place, never renamed over (a rename over /dev/null, as root, would
+ * put a regular file in its place).
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
