@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "osp_wfile.h"
 #include "otr.h"
 #include "osprof/format.h"
 #include "osprof/set.h"
@@ -140,19 +141,24 @@ static int note_losses(struct obp *b, struct otr_layer *y, struct osp_profile *p
 	return err ? err : osp_kv_set_u64(&p->options, "lost_pids_full", st.pids_full);
 }
 
+/* Written whole (core's osp_wfile): a reader never meets a torn file. */
 static int write_json(const char *path, const struct osp_profile *p, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "w");
-	int e;
+	struct osp_wfile w;
+	int e = osp_wfile_open(&w, path);
 
-	if (!f) {
-		e = errno;
-		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(e));
-		return -e;
+	if (e) {
+		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(-e));
+		return e;
 	}
-	e = osp_write_json(f, p);
-	if (fclose(f) != 0 || e) {
+	if (osp_write_json(w.f, p)) {
+		osp_wfile_abort(&w);
 		snprintf(err, errlen, "%s: write error", path);
+		return -EIO;
+	}
+	e = osp_wfile_commit(&w);
+	if (e) {
+		snprintf(err, errlen, "%s: write error: %s", path, strerror(-e));
 		return -EIO;
 	}
 	return 0;
