@@ -309,3 +309,10 @@ int obp_layer_maps(struct obp *b, enum obp_layer l, const struct obp_object **ob
 		}
 	return -ENOENT;
 }
+
+unsigned obp_possible_cpus(void)
+{
+	int n = libbpf_num_possible_cpus();
+
+	return n > 0 ? (unsigned)n : 1;
+}

@@ -192,6 +192,10 @@ char *obp_layer_file(const char *file, enum obp_layer l);
 /* The number of system call @name, or -1. */
 int obp_syscall_nr(const char *name);
 
+/* The number of possible CPUs, as libbpf reads it (per-CPU maps, FUSE's
+ * io_uring queues: one per possible CPU); 1 when it cannot tell. */
+unsigned obp_possible_cpus(void);
+
 /*
  * Virtual time of threads (obp_vt.bpf.c), apart from the layers: a
  * thread's CPU time over an interval, the Virtual Timers paper's way, at

@@ -28,6 +28,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "obp.h"
 #include "ofs_tr.h"
 #include "ofs_tr_uring.h"
 
@@ -54,8 +55,6 @@ struct ofs_tr {
 	_Atomic bool closed;         /* /dev/fuse about to close: no ioctls */
 	pthread_mutex_t mu;          /* the reasons */
 	char why[OFS_TR__COUNT][WHY_LEN];
-	uint32_t kernel_minor;       /* of INIT's request */
-	uint64_t kernel_flags;       /* offered in INIT's request */
 	struct ofs_tr_umap reqs;     /* unique -> struct ofs_tr_pending */
 	struct ofs_tr_umap opens;    /* fh -> struct open_reg */
 	struct ofs_tr_uring *uring;  /* the rings, with io_uring asked */
@@ -99,20 +98,6 @@ void ofs_tr_umap_put(struct ofs_tr_umap *m, struct ofs_tr_unode *n)
 	n->next = atomic_load_explicit(&b->head, memory_order_relaxed);
 	atomic_store_explicit(&b->head, n, memory_order_release);
 	pthread_mutex_unlock(&b->mu);
-}
-
-bool ofs_tr_umap_has(struct ofs_tr_umap *m, uint64_t key)
-{
-	struct ofs_tr_bucket *b = bucket_of(m, key);
-	struct ofs_tr_unode *n;
-
-	if (!atomic_load_explicit(&b->head, memory_order_acquire))
-		return false;
-	pthread_mutex_lock(&b->mu);
-	for (n = atomic_load_explicit(&b->head, memory_order_relaxed); n && n->key != key; n = n->next)
-		;
-	pthread_mutex_unlock(&b->mu);
-	return n != NULL;
 }
 
 struct ofs_tr_unode *ofs_tr_umap_take(struct ofs_tr_umap *m, uint64_t key)
@@ -388,11 +373,6 @@ void ofs_tr_note(struct ofs_tr *tr, struct ofs_tr_pending *p)
 	ofs_tr_umap_put(&tr->reqs, &p->node);
 }
 
-bool ofs_tr_noted(struct ofs_tr *tr, uint64_t unique)
-{
-	return ofs_tr_umap_has(&tr->reqs, unique);
-}
-
 /* A request read from /dev/fuse whose reply must be patched: note it. */
 static void note_dev(struct ofs_tr *tr, const struct fuse_in_header *in)
 {
@@ -414,10 +394,7 @@ static void init_request(struct ofs_tr *tr, const void *msg, size_t len)
 	uint32_t minor = 0;
 	uint64_t flags = 0;
 
-	if (ofs_tr_init_in(msg, len, &minor, &flags) == 0) {
-		tr->kernel_minor = minor;
-		tr->kernel_flags = flags;
-	}
+	(void)ofs_tr_init_in(msg, len, &minor, &flags);
 	if (atomic_load(&tr->maybe[OFS_TR_PASSTHROUGH]) && !(flags & OFS_FUSE_PASSTHROUGH))
 		turn_off(tr, OFS_TR_PASSTHROUGH,
 			 "the kernel does not offer FUSE passthrough (protocol 7.%u; Linux 6.9 or later, CONFIG_FUSE_PASSTHROUGH)",
@@ -595,8 +572,10 @@ static ssize_t tr_writev(int fd, struct iovec *iov, int count, void *userdata)
 	p = (struct ofs_tr_pending *)(void *)n;
 	if (p->ent) {
 		struct uring_patch_arg a = { tr, p->opcode };
-		bool patch = (p->opcode == FUSE_OPEN || p->opcode == FUSE_CREATE) &&
-			     atomic_load_explicit(&tr->on[OFS_TR_PASSTHROUGH], memory_order_relaxed);
+		/* By the opcode alone, as open_reply does: a backing id
+		 * registered for this open is consumed even if passthrough
+		 * was turned off since (patch_open finds none otherwise). */
+		bool patch = p->opcode == FUSE_OPEN || p->opcode == FUSE_CREATE;
 
 		/* The entry, and p in it, are the kernel's once this returns. */
 		return ofs_tr_uring_reply(p->ent, iov, count, patch ? uring_patch : NULL, &a);
@@ -628,41 +607,13 @@ int ofs_tr_attach(struct ofs_tr *tr, struct fuse_session *se)
 	return 0;
 }
 
-/* How many FUSE queues the kernel makes: one per possible CPU. */
-static unsigned possible_cpus(void)
-{
-	FILE *f = fopen("/sys/devices/system/cpu/possible", "re");
-	unsigned a, b, n = 0;
-	int c;
-
-	if (f) {
-		/* "0-3,5,7-8": count each range */
-		while (fscanf(f, "%u", &a) == 1) {
-			b = a;
-			c = fgetc(f);
-			if (c == '-' && fscanf(f, "%u", &b) == 1)
-				c = fgetc(f);
-			n += b >= a ? b - a + 1 : 0;
-			if (c != ',')
-				break;
-		}
-		fclose(f);
-	}
-	if (n == 0) {
-		long conf = sysconf(_SC_NPROCESSORS_CONF);
-
-		n = conf > 0 ? (unsigned)conf : 1;
-	}
-	return n;
-}
-
 int ofs_tr_start(struct ofs_tr *tr)
 {
 	int err = 0;
 
 	if (!tr || !atomic_load(&tr->maybe[OFS_TR_IO_URING]))
 		return 0;
-	tr->uring = ofs_tr_uring_new(tr, tr->se, tr->dev_fd, possible_cpus(),
+	tr->uring = ofs_tr_uring_new(tr, tr->se, tr->dev_fd, obp_possible_cpus(),
 				     tr->cfg.max_threads, &err);
 	if (!tr->uring) {
 		turn_off(tr, OFS_TR_IO_URING, "cannot set up the rings: %s", strerror(-err));

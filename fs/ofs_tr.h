@@ -145,8 +145,6 @@ void ofs_tr_umap_put(struct ofs_tr_umap *m, struct ofs_tr_unode *n);
  * same thread or one that synchronised with it.
  */
 struct ofs_tr_unode *ofs_tr_umap_take(struct ofs_tr_umap *m, uint64_t key);
-/* True when @key is in @m now (as take, without removing it). */
-bool ofs_tr_umap_has(struct ofs_tr_umap *m, uint64_t key);
 
 /* ---- the pure parts, on the protocol's bytes (unit-tested) ---- */
 /* The largest reply the transport patches: CREATE's entry and open. */

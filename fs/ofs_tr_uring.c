@@ -33,9 +33,11 @@
  * that exits, which would take its entries with it.
  *
  * A request answered later by another thread (a lock to be waited for,
- * ofs_lock.c) keeps its entry until then: the thread registers another
- * entry for itself, so that its queue keeps answering however many wait.
- * The other thread writes its reply into the entry but does not commit
+ * ofs_lock.c) keeps its entry until then, out of the kernel's hands: its
+ * thread waits on its ring, not idle, and another thread takes its place
+ * in the queue (held_leaves_idle); only at max_threads does the thread
+ * register another entry for itself, so that its queue keeps answering
+ * however many wait. The other thread writes its reply into the entry but does not commit
  * it: it would become the entry's submitter, and a lock waiter's thread
  * ends after its reply (a request the kernel then handed to the entry
  * would be lost with it: cancelled in the task's exit). It posts a NOP
@@ -81,6 +83,7 @@ struct ofs_tr_ent {
 	enum ent_state state;            /* by whoever holds the entry */
 	unsigned retries;
 	uint64_t unique;                 /* a reply's, left for its thread to commit */
+	bool own_reply;                  /* answered by its own thread, in serve */
 };
 
 struct tr_thread {
@@ -93,6 +96,8 @@ struct tr_thread {
 	struct ofs_tr_ent *ents;         /* this thread's, a list (never freed
 					  * before the daemon ends) */
 	unsigned nents;
+	unsigned held;                   /* of those, held for a later reply
+					  * (by this thread alone) */
 	char stop;                       /* &stop: a NOP's data, "leave" */
 };
 
@@ -375,10 +380,12 @@ ssize_t ofs_tr_uring_reply(struct ofs_tr_ent *ent, const struct iovec *iov, int 
 	} else if (patch) {
 		patch(arg, ent->h, ent->payload, ent->h->ring_ent_in_out.payload_sz);
 	}
-	if (pthread_equal(pthread_self(), ent->t->th) || !defer_commit(ent, unique))
+	if (pthread_equal(pthread_self(), ent->t->th)) {
+		ent->own_reply = true;
 		err = commit(ent, unique);
-	else
-		err = 0;
+	} else {
+		err = defer_commit(ent, unique) ? 0 : commit(ent, unique);
+	}
 	if (err || len < 0) {
 		errno = err ? -err : EINVAL;
 		return -1;
@@ -386,16 +393,22 @@ ssize_t ofs_tr_uring_reply(struct ofs_tr_ent *ent, const struct iovec *iov, int 
 	return len;
 }
 
-/* All of @q's threads are busy: start one more. */
-static void add_thread(struct tr_queue *q)
+/* All of @q's threads are busy: start one more. False when it cannot
+ * (at max_threads, stopping, out of memory). */
+static bool add_thread(struct tr_queue *q)
 {
+	bool ok;
+
 	pthread_mutex_lock(&q->u->mu);
-	/* Failing to is no error: the busy threads serve, later. */
-	spawn_locked(q);
+	ok = spawn_locked(q);
 	pthread_mutex_unlock(&q->u->mu);
+	return ok;
 }
 
-static void serve(struct ofs_tr_ent *ent)
+/* Serve @ent's request. True when it is held: not answered yet, another
+ * thread will (a lock waiter), and the entry stays out of the kernel's
+ * hands until this thread commits it (the NOP, q_thread). */
+static bool serve(struct ofs_tr_ent *ent)
 {
 	struct tr_thread *t = ent->t;
 	struct ofs_tr_uring *u = t->q->u;
@@ -417,16 +430,38 @@ static void serve(struct ofs_tr_ent *ent)
 		atomic_fetch_add(&u->errors, 1);
 		ofs_tr_uring_fill(ent->h, ent->payload, u->payload, &e, 1);
 		commit(ent, unique);
-		return;
+		return false;
 	}
 	ofs_tr_note(u->tr, &ent->pend);
 	buf.mem = start;
 	buf.size = (size_t)len;
+	ent->own_reply = false;
 	fuse_session_process_buf(u->se, &buf);
-	/* Not answered yet: another thread will (a lock). The entry is held
-	 * until then; this thread takes another. */
-	if (ofs_tr_noted(u->tr, unique) && add_entry(t) != 0)
-		atomic_fetch_add(&u->errors, 1);
+	/* Not answered here: another thread answers, and posts the NOP that
+	 * has this thread commit -- also when it answered already. */
+	return !ent->own_reply;
+}
+
+/*
+ * @t's request was held (serve): @t has one entry fewer in the kernel's
+ * hands. Whether it waits idle: only with an entry left there. With
+ * none, another thread takes its place in the queue; only when none can
+ * be started does @t register another entry (up to ENTS_MAX) -- then a
+ * request handed to it waits while @t serves another, but the queue
+ * keeps answering however many locks wait.
+ */
+static bool held_leaves_idle(struct tr_thread *t)
+{
+	t->held++;
+	if (t->held < t->nents)
+		return true;
+	if (add_thread(t->q))
+		return false;
+	if (add_entry(t) != 0) {
+		atomic_fetch_add(&t->q->u->errors, 1);
+		return false;
+	}
+	return true;
 }
 
 /* A completion with an error: what it says of the entry. */
@@ -481,10 +516,18 @@ static bool thread_setup(struct tr_thread *t)
 	if (!go)
 		return false;
 	err = io_uring_queue_init_params(RING_DEPTH, &t->ring, &p);
-	if (!err) {
-		t->ring_ok = true;
+	/* ring_ok under the lock, stopping looked at again: a stop that came
+	 * meanwhile either sees the ring (and posts its NOP) or is seen here;
+	 * else this thread would wait for a NOP never sent, and the stop's
+	 * join with it. */
+	pthread_mutex_lock(&u->mu);
+	t->ring_ok = !err;
+	go = !u->stopping;
+	pthread_mutex_unlock(&u->mu);
+	if (!go)
+		return false;
+	if (!err)
 		err = add_entry(t);
-	}
 	if (err) {
 		ofs_tr_uring_refused(u->tr, err);
 		return false;
@@ -521,9 +564,13 @@ static void *q_thread(void *arg)
 		if ((void *)ent == &t->stop)
 			break;
 		if ((uintptr_t)ent & 1) {
-			/* another thread's reply, to commit from here */
+			/* another thread's reply, to commit from here: the
+			 * entry is back in the kernel's hands, and this thread
+			 * idle again if it had no other there */
 			ent = (void *)((uintptr_t)ent & ~(uintptr_t)1);
 			commit(ent, ent->unique);
+			if (t->held-- == t->nents)
+				atomic_fetch_add(&q->idle, 1);
 			continue;
 		}
 		if (res < 0) {
@@ -538,8 +585,8 @@ static void *q_thread(void *arg)
 		 * while the next one starts. */
 		if (atomic_fetch_sub(&q->idle, 1) <= 2)
 			add_thread(q);
-		serve(ent);
-		atomic_fetch_add(&q->idle, 1);
+		if (!serve(ent) || held_leaves_idle(t))
+			atomic_fetch_add(&q->idle, 1);
 	}
 	atomic_fetch_sub(&q->idle, 1);
 	return NULL;

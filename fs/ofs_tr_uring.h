@@ -25,8 +25,6 @@ struct ofs_tr_pending {
 
 /* ofs_tr.c, for the rings: note @p (its reply will come to the transport). */
 void ofs_tr_note(struct ofs_tr *tr, struct ofs_tr_pending *p);
-/* True while the request of @unique is noted and not answered yet. */
-bool ofs_tr_noted(struct ofs_tr *tr, uint64_t unique);
 /* ofs_tr.c: the rings could not be registered (-errno @err): fall back, or
  * with io_uring=require stop the daemon. Once. */
 void ofs_tr_uring_refused(struct ofs_tr *tr, int err);
