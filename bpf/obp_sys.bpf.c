@@ -325,9 +325,13 @@ static __always_inline int sys_enter(struct pt_regs *regs, long id, bool mount)
 	} else {
 		return 0;
 	}
-	fl = bpf_map_lookup_elem(&call_flags, &nr);
-	if (fl)
-		flags = *fl;
+	/* The call's flags serve the mount filter and the daemon's calls
+	 * only: a traced call without the filter needs no lookup. */
+	if (mount || kind == OBP_K_LOWER) {
+		fl = bpf_map_lookup_elem(&call_flags, &nr);
+		if (fl)
+			flags = *fl;
+	}
 	/* Before the task's storage: a call not on the mount costs nothing
 	 * more. */
 	if (kind == OBP_K_SYSCALL && mount) {
