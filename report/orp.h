@@ -67,9 +67,8 @@ int orp_opt_double(const char *cmd, const char *name, const char *s,
  * file is replaced whole by a rename, a device or FIFO written in place.
  */
 struct orp_out {
-	FILE *f;            /* where to write */
+	struct osp_wfile w; /* w.f: where to write; stdout for "-" */
 	const char *name;   /* the path as given; NULL for stdout */
-	struct osp_wfile w; /* osp_wfile.h: replaced whole, or written in place */
 };
 int orp_out_open(struct orp_out *o, const char *path, char *err, size_t errlen);
 /*

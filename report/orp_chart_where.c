@@ -171,8 +171,7 @@ int orp_chart_where(struct orp_render *r, const struct orp_where *w, size_t top,
 	int rc, lab = 1, h;
 
 	top = top ? top : WHERE_TOP;
-	for (size_t i = 0; i < w->n && n < top; i++)
-		n++;
+	n = w->n < top ? w->n : top;
 	if (!n)
 		return 0;
 	cap = n * ORP_WHERE_ROWS;
@@ -228,19 +227,26 @@ int orp_chart_where(struct orp_render *r, const struct orp_where *w, size_t top,
 				(s[i].x0 + s[i].x1) / 2, s[i].y, s[i].hatched ? "#222222" : "white");
 	legend(g.f, s, nseg, h, &lab);
 	fputs("plot $names using (-1):2:ytic(1) with points pt -1 notitle", g.f);
-	for (int k = 0, first = 0; k < SEG__COUNT; k++) {
+	for (int k = 0; k < SEG__COUNT; k++) {
 		for (int light = 0; light < 2; light++) {
 			if (!kind_used(s, nseg, (enum seg_kind)k, light))
 				continue;
-			fprintf(g.f, "%s$s%d%s using (($1+$2)/2):(($3+$4)/2):1:2:3:4 with boxxyerror lc rgb '%s' fs %s noborder notitle",
-				first ? "" : ", \\\n     ", k, light ? "h" : "", segs[k].colour,
+			fprintf(g.f, ", \\\n     $s%d%s using (($1+$2)/2):(($3+$4)/2):1:2:3:4 with boxxyerror lc rgb '%s' fs %s noborder notitle",
+				k, light ? "h" : "", segs[k].colour,
 				light ? "transparent solid 0.35" : "solid 0.9");
-			first = 0;
 		}
 	}
 	fputc('\n', g.f);
 	free(s);
 	return orp_gp_end(r, &g, err, errlen);
+}
+
+/* A block operation's queue time ("vda.read.queue"), by core's split. */
+static bool block_queue(const char *name)
+{
+	const char *op;
+
+	return osp_block_split(name, &op) && strchr(op, '.');
 }
 
 /* ---- per operation: each level's distribution ----------------------------- */
@@ -269,7 +275,7 @@ int orp_chart_where_op(struct orp_render *r, const struct orp_where_op *op,
 				     lv == ORP_WL_APP ? "calls" : lv == ORP_WL_DISK ? "disk requests" : "requests",
 				     osp_fmt_ns(mean, sizeof(mean), osp_hist_mean(&s->hist)));
 		for (size_t k = 0, m = 0; k < s->ncalls && o < sizeof(labels[n]); k++)
-			if (lv != ORP_WL_DISK || !strstr(s->call[k]->name, ".queue"))
+			if (lv != ORP_WL_DISK || !block_queue(s->call[k]->name))
 				o += (size_t)snprintf(labels[n] + o, sizeof(labels[n]) - o, "%s%s",
 						      m++ ? ", " : " (", s->call[k]->name);
 		if (s->ncalls && o < sizeof(labels[n]))

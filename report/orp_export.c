@@ -173,7 +173,7 @@ int orp_cmd_export(int argc, char **argv)
 	failed = orp_inputs_load(argv + optind, 1, a.layer, &in, err, sizeof(err)) ||
 		 (a.fmt == EXP_JSON && orp_input_single(in, err, sizeof(err))) ||
 		 orp_out_open(&out, a.out, err, sizeof(err)) ||
-		 orp_out_close(&out, write_export(out.f, &a, in), err, sizeof(err));
+		 orp_out_close(&out, write_export(out.w.f, &a, in), err, sizeof(err));
 	if (failed)
 		orp_error("%s", err);
 	orp_inputs_free(in, 1);

@@ -719,7 +719,7 @@ static int report(const struct html_args *a, const struct orp_input *in,
 	if (!rc)
 		rc = orp_out_open(&out, a->out, err, errlen);
 	if (!rc)
-		rc = orp_out_close(&out, write_page(out.f, &pg), err, errlen);
+		rc = orp_out_close(&out, write_page(out.w.f, &pg), err, errlen);
 	orp_layered_view_fini(&lv);
 	orp_where_view_fini(&wv);
 	orp_where_fini(&w);

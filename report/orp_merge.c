@@ -127,7 +127,7 @@ int orp_cmd_merge(int argc, char **argv)
 	if (!rc)
 		rc = orp_out_open(&out, a.out, err, sizeof(err));
 	if (!rc)
-		rc = orp_out_close(&out, osp_write_json(out.f, in[0].prof[0]), err,
+		rc = orp_out_close(&out, osp_write_json(out.w.f, in[0].prof[0]), err,
 				   sizeof(err));
 	if (rc)
 		orp_error("%s", err);

@@ -114,7 +114,7 @@ int orp_out_open(struct orp_out *o, const char *path, char *err, size_t errlen)
 
 	memset(o, 0, sizeof(*o));
 	if (strcmp(path, "-") == 0) {
-		o->f = stdout;
+		o->w.f = stdout;
 		return 0;
 	}
 	o->name = path;
@@ -124,7 +124,6 @@ int orp_out_open(struct orp_out *o, const char *path, char *err, size_t errlen)
 		memset(o, 0, sizeof(*o));
 		return rc;
 	}
-	o->f = o->w.f;
 	return 0;
 }
 

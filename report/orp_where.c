@@ -142,18 +142,14 @@ static int side_request(struct orp_wside *side, const struct osp_profile *p,
 static bool block_name(const char *name, char *dev, size_t devlen, char *dir,
 		       size_t dirlen, bool *queue)
 {
-	size_t n = strlen(name);
-	const char *dot;
+	const char *op;
+	size_t n = osp_block_split(name, &op), dl = strcspn(op, ".");
 
-	*queue = n > 6 && strcmp(name + n - 6, ".queue") == 0;
-	if (*queue)
-		n -= 6;
-	dot = memrchr(name, '.', n);
-	if (!dot || dot == name || (size_t)(dot - name) >= devlen ||
-	    (size_t)(name + n - dot - 1) >= dirlen)
+	*queue = op[dl] != '\0';
+	if (!n || n >= devlen || dl >= dirlen)
 		return false;
-	snprintf(dev, devlen, "%.*s", (int)(dot - name), name);
-	snprintf(dir, dirlen, "%.*s", (int)(name + n - dot - 1), dot + 1);
+	snprintf(dev, devlen, "%.*s", (int)n, name);
+	snprintf(dir, dirlen, "%.*s", (int)dl, op);
 	return true;
 }
 
@@ -512,11 +508,7 @@ static int build_rows(const struct orp_where *w, struct orp_where_op *op)
 		if (asprintf(&r->why, "passed through (passthrough on%s): the kernel made these calls on the lower file itself, with no FUSE request and no daemon; layers fuse, fs and lower never saw them%s",
 			     pt, nf ? "; the requests FUSE saw are calls it did not pass through (a file opened with direct I/O, or before its backing file was set)" : "") < 0)
 			return -ENOMEM;
-		if (i < n && chain[i] == ORP_WL_FUSE) {
-			level_row(op, ORP_WL_FUSE, true, 0);
-			base_ns = (double)op->lv[ORP_WL_FUSE].sum_ns;
-			i++;
-		} else if (i < n) {
+		if (i < n) {
 			level_row(op, chain[i], true, 0);
 			base_ns = (double)op->lv[chain[i]].sum_ns;
 			i++;
@@ -610,7 +602,7 @@ static int read_options(struct orp_where *w)
 	const struct osp_profile *p = w->layer[ORP_WL_FS] ? w->layer[ORP_WL_FS] : w->layer[ORP_WL_FUSE];
 	const char *pt = osp_kv_get(&p->options, "passthrough");
 
-	w->passthrough = pt && (strcmp(pt, "true") == 0 || strcmp(pt, "\"on\"") == 0);
+	w->passthrough = pt && strcmp(pt, "true") == 0;
 	for (size_t i = 0; i < p->options.n; i++)
 		if (strcmp(p->options.items[i].key, "transport") == 0 && !w->transport &&
 		    !(w->transport = osp_kv_text(&p->options.items[i])))
@@ -636,7 +628,8 @@ int orp_where_build(const struct orp_layered *l, struct orp_where *w)
 		return -ENOMEM;
 	for (int lv = ORP_WL_FUSE; lv <= ORP_WL_FS; lv++)
 		cap += w->layer[lv] ? w->layer[lv]->nops : 0;
-	w->ops = calloc(cap + 64, sizeof(*w->ops));
+	/* + read and write, which passthrough may add below */
+	w->ops = calloc(cap + 2, sizeof(*w->ops));
 	if (!w->ops)
 		return -ENOMEM;
 	for (int lv = ORP_WL_FS; !rc && lv >= ORP_WL_FUSE; lv--)

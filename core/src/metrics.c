@@ -61,29 +61,6 @@ char *osp_om_seconds(char *buf, size_t len, uint64_t ns)
 	return buf;
 }
 
-/*
- * Block's operation "DEV.DIR" or "DEV.DIR.queue": the length of DEV, and
- * DIR (or DIR.queue) in *@op. A name that is not so has no device: 0,
- * and the whole name is the op.
- */
-static size_t block_split(const char *name, const char **op)
-{
-	const char *dot = strrchr(name, '.');
-
-	if (dot && dot > name && strcmp(dot + 1, "queue") == 0) {
-		const char *before = memrchr(name, '.', (size_t)(dot - name));
-
-		if (before)
-			dot = before;
-	}
-	if (!dot || dot == name || !dot[1]) {
-		*op = name;
-		return 0;
-	}
-	*op = dot + 1;
-	return (size_t)(dot - name);
-}
-
 /* The strings made for one series, freed together: at most a name and a
  * value for each of its labels. */
 struct owned {
@@ -214,7 +191,7 @@ static int op_labels(struct owned *o, struct osp_om_series *s, const char *name)
 		add(s, "irq", name);
 		return 0;
 	}
-	if (strcmp(layer, "block") == 0 && (dev = block_split(name, &op)) > 0) {
+	if (strcmp(layer, "block") == 0 && (dev = osp_block_split(name, &op)) > 0) {
 		const char *d = own(o, strndup(name, dev));
 
 		if (!d)

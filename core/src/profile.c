@@ -497,3 +497,21 @@ int osp_profile_merge(struct osp_profile *dst, const struct osp_profile *src,
 	osp_name_index_free(ix);
 	return rc;
 }
+
+size_t osp_block_split(const char *name, const char **op)
+{
+	const char *dot = strrchr(name, '.');
+
+	if (dot && dot > name && strcmp(dot + 1, "queue") == 0) {
+		const char *before = memrchr(name, '.', (size_t)(dot - name));
+
+		if (before)
+			dot = before;
+	}
+	if (!dot || dot == name || !dot[1]) {
+		*op = name;
+		return 0;
+	}
+	*op = dot + 1;
+	return (size_t)(dot - name);
+}

@@ -102,6 +102,13 @@ struct osp_op *osp_profile_find_op(const struct osp_profile *p,
 				   const char *name);
 
 /*
+ * osp_block_split - layer block's operation "DEV.DIR" or "DEV.DIR.queue":
+ * the length of DEV, and DIR (or "DIR.queue") in *@op. A name that is not
+ * so has no device: 0, and the whole name is the op.
+ */
+size_t osp_block_split(const char *name, const char **op);
+
+/*
  * A hash index of names to positions in an array (the ops of a profile,
  * the counters of an op), for matching or finding repeats in linear time
  * whatever a file holds: the hash is SipHash keyed at random per process,
