@@ -26,7 +26,8 @@
  * thread of its own reads the sources and renders the answer, then
  * resumes it, so a scrape stuck on a source (a hung FUSE mount) holds one
  * thread and no other connection. At most OEX_SCRAPES_MAX run at once
- * (503 beyond).
+ * (503 beyond), not counting those stuck on a source (one a source at
+ * most, below: so as many as the command line names).
  *
  * A source is read by one scrape at a time (a lock per source). A scrape
  * that cannot take a source's lock within OEX_SOURCE_WAIT_S -- an earlier
@@ -98,6 +99,7 @@ struct oex_http {
 	const char *const *paths; /* the sources, borrowed */
 	size_t npaths;
 	pthread_mutex_t *reading; /* one per source: held while it is read */
+	double *since;            /* under mu: when reading[i] was taken; 0: free */
 
 	pthread_mutex_t mu;       /* guards what follows */
 	pthread_cond_t cond;      /* a scrape ended; the watch list changed; stop */
@@ -230,14 +232,33 @@ static void *watch(void *arg)
 
 /* ---- scrapes ---------------------------------------------------------- */
 
+/* How many sources a scrape has been reading for OEX_SOURCE_WAIT_S or
+ * more: those scrapes are stuck (under h->mu). */
+static unsigned stuck_locked(const struct oex_http *h, double now)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < h->npaths; i++)
+		n += h->since[i] > 0 && now - h->since[i] >= OEX_SOURCE_WAIT_S;
+	return n;
+}
+
 /* Read source @i into @src unless another scrape has been at it for
- * OEX_SOURCE_WAIT_S; then it is down for this scrape. */
+ * OEX_SOURCE_WAIT_S (counted from when it began: a source stuck for
+ * long is down at once, not after another wait); then it is down for
+ * this scrape. */
 static void load_source(struct oex_http *h, size_t i, struct oex_source *src)
 {
+	double now = now_s(), held;
 	struct timespec until;
 
+	pthread_mutex_lock(&h->mu);
+	held = h->since[i] > 0 ? now - h->since[i] : 0;
+	pthread_mutex_unlock(&h->mu);
 	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += OEX_SOURCE_WAIT_S;
+	until.tv_nsec += (long)((OEX_SOURCE_WAIT_S - (held < OEX_SOURCE_WAIT_S ? held : OEX_SOURCE_WAIT_S)) * 1e9);
+	until.tv_sec += until.tv_nsec / 1000000000;
+	until.tv_nsec %= 1000000000;
 	if (pthread_mutex_timedlock(&h->reading[i], &until) != 0) {
 		src->path = h->paths[i];
 		fputs(OEX_PROG ": ", stderr);
@@ -245,7 +266,13 @@ static void load_source(struct oex_http *h, size_t i, struct oex_source *src)
 		fputs(": an earlier scrape is still reading it: reported down\n", stderr);
 		return;
 	}
+	pthread_mutex_lock(&h->mu);
+	h->since[i] = now_s();
+	pthread_mutex_unlock(&h->mu);
 	oex_source_load(src, h->paths[i], stderr);
+	pthread_mutex_lock(&h->mu);
+	h->since[i] = 0;
+	pthread_mutex_unlock(&h->mu);
 	pthread_mutex_unlock(&h->reading[i]);
 }
 
@@ -359,7 +386,9 @@ static enum MHD_Result start_scrape(struct oex_http *h, struct MHD_Connection *c
 	int rc;
 
 	pthread_mutex_lock(&h->mu);
-	busy = h->stopping || h->scrapes >= OEX_SCRAPES_MAX;
+	/* A scrape stuck on a source (at most one a source) holds no slot:
+	 * hung mounts must not leave every scrape a 503. */
+	busy = h->stopping || h->scrapes - stuck_locked(h, now_s()) >= OEX_SCRAPES_MAX;
 	if (!busy)
 		h->scrapes++;
 	pthread_mutex_unlock(&h->mu);
@@ -492,6 +521,7 @@ static void http_free(struct oex_http *h)
 	pthread_mutex_destroy(&h->log_mu);
 	pthread_cond_destroy(&h->cond);
 	free(h->reading);
+	free(h->since);
 	free(h);
 }
 
@@ -505,7 +535,10 @@ struct oex_http *oex_http_start(int listen_fd, const char *const *paths,
 	h->paths = paths;
 	h->npaths = npaths;
 	h->reading = calloc(npaths, sizeof(*h->reading));
-	if (!h->reading) {
+	h->since = calloc(npaths, sizeof(*h->since));
+	if (!h->reading || !h->since) {
+		free(h->reading);
+		free(h->since);
 		free(h);
 		return NULL;
 	}
