@@ -270,13 +270,89 @@ static void check_round_trip(const struct osp_profile *p)
 	osp_profile_free(r);
 }
 
+/* Characters [a-zA-Z_] (and digits after the first; ':' too in a metric
+ * name) from @s: where they end. */
+static const char *om_name_end(const char *s, bool colon)
+{
+	const char *e = s;
+
+	while ((*e >= 'a' && *e <= 'z') || (*e >= 'A' && *e <= 'Z') || *e == '_' ||
+	       (colon && *e == ':') || (e > s && *e >= '0' && *e <= '9'))
+		e++;
+	return e;
+}
+
+/*
+ * One sample line of OpenMetrics text, as a scraper reads it: a metric
+ * name, labels {name="value",...} whose names are valid and distinct and
+ * whose values escape only \\, \" and \n, a space and a value. The
+ * label names come from a profile's option keys: outside input.
+ */
+static void check_om_line(const char *l, size_t len)
+{
+	const char *e = om_name_end(l, true), *end = l + len;
+	struct { const char *s; size_t len; } names[OSP_OM_LABELS_MAX];
+	size_t n = 0;
+
+	if (e == l)
+		ofz_fail("a metrics line without a metric name");
+	if (e < end && *e == '{') {
+		do {
+			const char *ln = e + 1, *le = om_name_end(ln, false);
+
+			if (le == ln || le + 1 >= end || *le != '=' || le[1] != '"' ||
+			    n == OSP_OM_LABELS_MAX)
+				ofz_fail("a metrics label with a bad name");
+			names[n].s = ln;
+			names[n].len = (size_t)(le - ln);
+			for (size_t k = 0; k < n; k++)
+				if (names[k].len == names[n].len && memcmp(names[k].s, ln, names[n].len) == 0)
+					ofz_fail("a metrics label given twice in a series");
+			n++;
+			for (e = le + 2; e < end && *e != '"'; e++)
+				if (*e == '\\' && (++e >= end || (*e != '\\' && *e != '"' && *e != 'n')))
+					ofz_fail("a metrics label value with a bad escape");
+			if (e >= end)
+				ofz_fail("a metrics label value not closed");
+			e++;
+		} while (e < end && *e == ',');
+		if (e >= end || *e != '}')
+			ofz_fail("metrics labels not closed");
+		e++;
+	}
+	if (e >= end || *e != ' ' || e + 1 >= end)
+		ofz_fail("a metrics line without a value");
+}
+
+/* The metrics text of @p, line by line. */
+static void check_metrics(const struct osp_profile *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		ofz_fail("open_memstream failed");
+	if (osp_write_metrics(f, &(struct osp_om_src){ .p = p }, 1, OSP_OM_OPENMETRICS))
+		ofz_fail("a text writer failed on an accepted profile");
+	fclose(f);
+	for (char *l = buf, *nl; l < buf + len; l = nl + 1) {
+		nl = memchr(l, '\n', (size_t)(buf + len - l));
+		if (!nl)
+			ofz_fail("metrics text not ended by a newline");
+		if (*l != '#')
+			check_om_line(l, (size_t)(nl - l));
+	}
+	free(buf);
+}
+
 void ofz_check_profile(const struct osp_profile *p)
 {
 	FILE *out = drop_stream();
 
 	check_checksums(p);
-	if (osp_write_stats(out, p) || osp_write_timeline(out, p) ||
-	    osp_write_metrics(out, &(struct osp_om_src){ .p = p }, 1, OSP_OM_OPENMETRICS))
+	if (osp_write_stats(out, p) || osp_write_timeline(out, p))
 		ofz_fail("a text writer failed on an accepted profile");
+	check_metrics(p);
 	check_round_trip(p);
 }
