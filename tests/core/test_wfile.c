@@ -20,12 +20,14 @@
 #include "osp_wfile.h"
 
 static char dir[64];
+static mode_t old_umask;
 
 static void setup(void)
 {
 	strcpy(dir, "/tmp/osprof-wfile-XXXXXX");
 	cr_assert_not_null(mkdtemp(dir));
-	umask(022);
+	/* not the usual 022: a mode of 0640 shows the umask was applied */
+	old_umask = umask(027);
 }
 
 static void teardown(void)
@@ -34,6 +36,7 @@ static void teardown(void)
 
 	snprintf(cmd, sizeof(cmd), "rm -rf --one-file-system '%s'", dir);
 	cr_expect_eq(system(cmd), 0);
+	umask(old_umask);
 }
 
 TestSuite(wfile, .init = setup, .fini = teardown);
@@ -109,7 +112,7 @@ Test(wfile, a_new_file_gets_the_umasks_mode_and_no_temporary_stays)
 	write_whole(at("out"), "new\n");
 	cr_assert_str_eq(get(at("out")), "new\n");
 	cr_assert_eq(stat(at("out"), &st), 0);
-	cr_assert_eq(st.st_mode & 07777, 0644);
+	cr_assert_eq(st.st_mode & 07777, 0640);
 	cr_assert_str_eq(names(), "out");
 }
 
@@ -144,14 +147,14 @@ Test(wfile, a_link_stays_a_link_and_its_target_is_replaced)
 {
 	struct stat st;
 
-	put(at("target"), "old\n", 0640);
+	put(at("target"), "old\n", 0604);
 	cr_assert_eq(symlink("target", at("link")), 0);
 	write_whole(at("link"), "new\n");
 	cr_assert_eq(lstat(at("link"), &st), 0);
 	cr_assert(S_ISLNK(st.st_mode));
 	cr_assert_str_eq(get(at("target")), "new\n");
 	cr_assert_eq(stat(at("target"), &st), 0);
-	cr_assert_eq(st.st_mode & 07777, 0640);
+	cr_assert_eq(st.st_mode & 07777, 0604);
 	cr_assert_str_eq(names(), "link target");
 }
 

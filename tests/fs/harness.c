@@ -265,6 +265,36 @@ char *h_line(const char *text, const char *prefix)
 	return NULL;
 }
 
+char *h_ctl_value(const struct mnt *m, const char *key)
+{
+	char path[PATH_MAX], *text, *prefix = NULL, *line = NULL, *v = NULL;
+
+	snprintf(path, sizeof(path), "%s/ctl", m->ctl);
+	text = h_slurp(path, NULL);
+	cr_assert_not_null(text, "%s: %s", path, strerror(errno));
+	cr_assert_geq(asprintf(&prefix, "%s ", key), 0);
+	line = h_line(text, prefix);
+	if (line)
+		v = strdup(line + strlen(prefix));
+	free(line);
+	free(prefix);
+	free(text);
+	return v;
+}
+
+uint64_t h_ctl_u64(const struct mnt *m, const char *key)
+{
+	char *v = h_ctl_value(m, key), *end = NULL;
+	uint64_t n;
+
+	cr_assert_not_null(v, "ctl has no %s", key);
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	cr_assert(errno == 0 && end != v && *end == '\0', "ctl %s: '%s'", key, v);
+	free(v);
+	return n;
+}
+
 void h_expect_data(const struct osp_profile *p, const char *op, uint64_t n)
 {
 	const char *pt = osp_kv_get(&p->options, "passed_through");

@@ -83,6 +83,11 @@ uint64_t h_count(const struct osp_profile *p, const char *op);
 /* The line of @text that starts with @prefix (at a line's start), without
  * its newline, malloc'd; NULL when there is none. */
 char *h_line(const char *text, const char *prefix);
+/* The value of key @key in @m's .osprof/ctl (the rest of the line "key
+ * value"), malloc'd; NULL when ctl has no such line. */
+char *h_ctl_value(const struct mnt *m, const char *key);
+/* The same as a number: checked present and a whole decimal number. */
+uint64_t h_ctl_u64(const struct mnt *m, const char *key);
 /*
  * h_expect_data - @op ("read" or "write") of @p was counted exactly @n
  * times; under passthrough, not at all, and the profile says it passed

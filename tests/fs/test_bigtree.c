@@ -25,21 +25,6 @@ static void down(void)
 
 TestSuite(bigtree, .fini = down, .timeout = 300);
 
-static uint64_t ctl_value(const char *key)
-{
-	char path[PATH_MAX], *s, *at;
-	uint64_t v = 0;
-
-	snprintf(path, sizeof(path), "%s/ctl", m.ctl);
-	s = h_slurp(path, NULL);
-	cr_assert_not_null(s);
-	at = strstr(s, key);
-	cr_assert_not_null(at, "%s", s);
-	sscanf(at + strlen(key), " %" SCNu64, &v);
-	free(s);
-	return v;
-}
-
 Test(bigtree, more_files_than_the_fd_limit_all_readable)
 {
 	struct rlimit rl;
@@ -60,9 +45,9 @@ Test(bigtree, more_files_than_the_fd_limit_all_readable)
 	cr_expect_eq(atoi(s), NFILES);
 	free(s);
 	/* All known at once: every file and directory, the root apart. */
-	cr_expect_eq(ctl_value("\ninodes"), NFILES + 25);
-	cr_expect_leq(ctl_value("\nfd_cached"), ctl_value("\nfd_cache_max"));
-	cr_expect_lt(ctl_value("\nfd_cache_max"), rl.rlim_max);
+	cr_expect_eq(h_ctl_u64(&m, "inodes"), NFILES + 25);
+	cr_expect_leq(h_ctl_u64(&m, "fd_cached"), h_ctl_u64(&m, "fd_cache_max"));
+	cr_expect_lt(h_ctl_u64(&m, "fd_cache_max"), rl.rlim_max);
 	/* Still healthy: a new file and a reread of the first. */
 	cr_expect_eq(h_sh("echo ok > '%s/new' && grep -q d1/f1 '%s/d1/f1'", m.dir, m.dir), 0);
 	cr_expect_eq(h_stop(&m), 0);

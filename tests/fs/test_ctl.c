@@ -76,26 +76,10 @@ static char *ctl_settings(void)
 	return s;
 }
 
-/* The ctl file's value for @key ("last_error" ...), or NULL. */
-static char *ctl_value(const char *key)
-{
-	char *s = ctl_read("ctl"), *v = NULL;
-	size_t klen = strlen(key);
-
-	for (char *l = s; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		if (strncmp(l, key, klen) == 0 && l[klen] == ' ') {
-			v = strndup(l + klen + 1, strcspn(l + klen + 1, "\n"));
-			break;
-		}
-	}
-	free(s);
-	return v;
-}
-
 /* Expect ctl's @key to read @want. */
 #define EXPECT_CTL(key, want, ...)                                 \
 	do {                                                       \
-		char *v_ = ctl_value(key);                         \
+		char *v_ = h_ctl_value(&m, key);                         \
 		cr_expect_str_eq(v_, want, "" __VA_ARGS__);        \
 		free(v_);                                          \
 	} while (0)
@@ -390,17 +374,6 @@ Test(ctl, a_refusal_names_its_line_in_last_error)
 	EXPECT_CTL("last_error", "line 3: timeline's snapshot count must be 1 to 10000000");
 }
 
-/* The ctl file's value for @key as a number. */
-static uint64_t ctl_u64(const char *key)
-{
-	char *v = ctl_value(key);
-	uint64_t n = v ? strtoull(v, NULL, 10) : 0;
-
-	cr_assert_not_null(v, "ctl has %s", key);
-	free(v);
-	return n;
-}
-
 /*
  * Regression: `timeline 1 10000000` was accepted and an idle mount then
  * grew about 5 MB a second. The ring is bounded in bytes; a request over
@@ -417,18 +390,18 @@ Test(ctl, the_timeline_is_bounded_in_bytes_and_idle_costs_nothing)
 				 "(asked for 10000000)");
 	EXPECT_CTL("profiling", "on", "the disable before it was not applied");
 	EXPECT_CTL("timeline", "off");
-	cr_expect_eq(ctl_u64("timeline_bound_bytes"), 64u << 20);
+	cr_expect_eq(h_ctl_u64(&m, "timeline_bound_bytes"), 64u << 20);
 
 	cr_assert_eq(ctl_write("timeline 1 100000\n"), 0);
 	usleep(100000);
-	b0 = ctl_u64("timeline_bytes");
+	b0 = h_ctl_u64(&m, "timeline_bytes");
 	usleep(400000);
-	b1 = ctl_u64("timeline_bytes");
+	b1 = h_ctl_u64(&m, "timeline_bytes");
 	v = ctl_read("timeline");
 	cr_assert(sscanf(v, "timeline: interval 1ms, %lu snapshots", &held) == 1, "%s", v);
 	free(v);
 	cr_expect_geq(held, 200, "snapshots were taken: %lu", held);
-	cr_expect_eq(ctl_u64("timeline_dropped"), 0);
+	cr_expect_eq(h_ctl_u64(&m, "timeline_dropped"), 0);
 	/*
 	 * Reading ctl walks the mount's root, which may cost a request or
 	 * two (a root getattr: some 200 bytes in one snapshot). An idle

@@ -146,22 +146,6 @@ static bool answers_within_a_second(void)
 	return answers_within_a_second_for("f");
 }
 
-/* The value of @key in .osprof/ctl (0 when absent). */
-static uint64_t ctl_u64(const char *key)
-{
-	char *s = h_slurp(h_at(m.ctl, "ctl"), NULL), *l;
-	uint64_t v = 0;
-
-	cr_assert_not_null(s);
-	for (l = s; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-		if (strncmp(l, key, strlen(key)) == 0 && l[strlen(key)] == ' ') {
-			v = strtoull(l + strlen(key) + 1, NULL, 10);
-			break;
-		}
-	free(s);
-	return v;
-}
-
 /* Bytes readable from @fd within @ms (each is one grant). */
 static int grants_within(int fd, int want, uint64_t ms)
 {
@@ -219,9 +203,9 @@ static void wait_for_waiters(uint64_t n)
 {
 	uint64_t end = now_ms() + 10000;
 
-	while (ctl_u64("locks_waiting") < n && now_ms() < end)
+	while (h_ctl_u64(&m, "locks_waiting") < n && now_ms() < end)
 		usleep(10000);
-	cr_expect_eq(ctl_u64("locks_waiting"), n, "each waits in the daemon");
+	cr_expect_eq(h_ctl_u64(&m, "locks_waiting"), n, "each waits in the daemon");
 }
 
 static void holder_and_waiters(const char *cache, bool posix)
@@ -255,10 +239,10 @@ static void holder_and_waiters(const char *cache, bool posix)
 	if (!posix) {
 		uint64_t end = now_ms() + 5000;
 
-		while (ctl_u64("locks_cancelled") < NWAITERS / 2 && now_ms() < end)
+		while (h_ctl_u64(&m, "locks_cancelled") < NWAITERS / 2 && now_ms() < end)
 			usleep(10000);
-		cr_expect_eq(ctl_u64("locks_cancelled"), NWAITERS / 2);
-		cr_expect_eq(ctl_u64("locks_waiting"), NWAITERS - NWAITERS / 2);
+		cr_expect_eq(h_ctl_u64(&m, "locks_cancelled"), NWAITERS / 2);
+		cr_expect_eq(h_ctl_u64(&m, "locks_waiting"), NWAITERS - NWAITERS / 2);
 	}
 
 	/* Releasing the holder grants the next, and so on. */
@@ -271,7 +255,7 @@ static void holder_and_waiters(const char *cache, bool posix)
 			  "waiter %d: status %#x", i, st);
 	}
 	if (!posix)
-		cr_expect_eq(ctl_u64("locks_granted_after_wait"), NWAITERS - NWAITERS / 2);
+		cr_expect_eq(h_ctl_u64(&m, "locks_granted_after_wait"), NWAITERS - NWAITERS / 2);
 	scene_end(&sc);
 	cr_expect_eq(h_stop(&m), 0);
 }

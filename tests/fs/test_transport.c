@@ -69,28 +69,9 @@ static void set_uring(char v)
 	cr_assert_eq(h_sh("echo %c > " URING_PARAM, v), 0);
 }
 
-/* The mount's ctl file: value of key @key (the rest of its line). */
-static char *ctl_value(const char *key)
-{
-	char *s = h_slurp(h_at(m.ctl, "ctl"), NULL), *line, *v = NULL;
-	size_t n = strlen(key);
-
-	cr_assert_not_null(s);
-	for (line = s; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-		if (strncmp(line, key, n) == 0 && line[n] == ' ') {
-			char *end = strchr(line, '\n');
-
-			v = strndup(line + n + 1, end ? (size_t)(end - line - n - 1) : strlen(line + n + 1));
-			break;
-		}
-	}
-	free(s);
-	return v;
-}
-
 static void expect_ctl(const char *key, const char *want)
 {
-	char *v = ctl_value(key);
+	char *v = h_ctl_value(&m, key);
 
 	cr_expect(v && strcmp(v, want) == 0, "ctl %s: '%s', expected '%s'", key, v ? v : "(none)", want);
 	free(v);
@@ -243,7 +224,7 @@ Test(transport, truncate_and_rename_over_an_open_file)
 static void wait_released(void)
 {
 	for (int i = 0; i < 100; i++) {
-		char *v = ctl_value("passthrough_backing_ids");
+		char *v = h_ctl_value(&m, "passthrough_backing_ids");
 		bool zero = v && strcmp(v, "0") == 0;
 
 		free(v);
