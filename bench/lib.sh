@@ -108,3 +108,30 @@ shq() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
 # the shell, whatever its name.
 pattern=osprof_pattern_that_is_not_there
 grepcmd() { printf 'grep -r %s %s; [ $? -eq 1 ]' "$(shq "$pattern")" "$(shq "$1")"; }
+
+# bench_cputicks PID: utime + stime (fields 14, 15) of every thread of PID,
+# live or reaped, in clock ticks; 0 when it is gone.
+bench_cputicks() {
+  awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || echo 0
+}
+# bench_requests MOUNT: the requests osprof-fs has counted ("... N
+# requests in ..." of .osprof/stats); 0 when it says none.
+bench_requests() {
+  { head -n 1 "$1/.osprof/stats" 2>/dev/null || true; } |
+    awk '{ for (i = 2; i <= NF; i++) if ($i == "requests") { print $(i - 1); exit } } END { if (NR == 0) print 0 }'
+}
+# bench_fuse_opt VALUE: VALUE for libfuse's -o list, which splits at
+# commas: backslashes and commas escaped.
+bench_fuse_opt() { local v=${1//\\/\\\\}; printf '%s' "${v//,/\\,}"; }
+# bench_peer NAME OUT: compile libfuse's passthrough_ll example (Debian's
+# libfuse3-dev ships it) to OUT; exit 2 with one line without it.
+bench_peer() {
+  local examples=/usr/share/doc/libfuse3-dev/examples
+  if [ ! -r "$examples/passthrough_ll.c" ]; then
+    echo "$1: no $examples/passthrough_ll.c: install Debian's libfuse3-dev (apt-get install libfuse3-dev), which ships libfuse's examples" >&2
+    exit 2
+  fi
+  # shellcheck disable=SC2046
+  cc -O2 -Wall -I"$examples" $(pkg-config --cflags fuse3) "$examples/passthrough_ll.c" \
+    $(pkg-config --libs fuse3) -o "$2"
+}

@@ -64,15 +64,11 @@ if [ "${1:-}" = --hook ]; then
   case $wl in grep|find|trace) lower=$NEAR_TREE ;; *) lower=$w/lower ;; esac
   target=$m
   [ "${cfg%%-*}" = osp ] || [ "${cfg%%-*}" = base ] || [ "${cfg%%-*}" = peer ] || target=$lower
-  ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
-  reqs() {
-    head -n 1 "$m/.osprof/stats" 2>/dev/null |
-      awk '{ for (i = 2; i <= NF; i++) if ($i == "requests") { print $(i - 1); exit } }' || true
-  }
+  . "$(dirname "$0")/lib.sh"
   if [ "$step" = setup ]; then
     : > "$w/pid"
     ! mountpoint -q "$m" || { echo "near.sh: $m is still mounted" >&2; exit 1; }
-    mode=${cfg#*-} mode=${mode%%-*}
+    mode=${cfg%%_*} mode=${mode#*-} mode=${mode%%-*}   # osp-always-ptu_fuse.irq: always
     case $cfg in
       osp-*|base-*)
         bin=$NEAR_FS
@@ -87,7 +83,7 @@ if [ "${1:-}" = --hook ]; then
         "$bin" "$lower" "$m" -o "$o" 2>> "$w/daemon.log" || { echo "near.sh: $cfg did not mount" >&2; exit 1; }
         awk '$1 == "pid" { print $2 }' "$m/.osprof/ctl" > "$w/pid" ;;
       peer-*)
-        o="source=$lower,xattr"
+        o="source=$(bench_fuse_opt "$lower"),xattr"
         [ "$mode" = auto ] || o="$o,cache=$mode"   # auto is passthrough_ll's default
         setsid "$NEAR_PEER" -f -o "$o" "$m" < /dev/null >> "$w/daemon.log" 2>&1 &
         echo $! > "$w/pid"
@@ -109,13 +105,13 @@ if [ "${1:-}" = --hook ]; then
       cached) cat "$target/file" > /dev/null ;;
     esac
     p=$(cat "$w/pid")
-    [ -z "$p" ] || echo "$(ticks "$p") $(reqs)" > "$w/before"
+    [ -z "$p" ] || echo "$(bench_cputicks "$p") $(bench_requests "$m")" > "$w/before"
   else
     p=$(cat "$w/pid" 2>/dev/null || true)
     if [ -n "$p" ] && [ -s "$w/before" ]; then
       read -r t0 r0 < "$w/before"
-      r1=$(reqs)
-      echo "$cfg $OSPROF_RUN $(( $(ticks "$p") - t0 )) $(( ${r1:-0} - ${r0:-0} ))" >> "$w/$wl.cpu"
+      r1=$(bench_requests "$m")
+      echo "$cfg $OSPROF_RUN $(( $(bench_cputicks "$p") - t0 )) $(( ${r1:-0} - ${r0:-0} ))" >> "$w/$wl.cpu"
     fi
     : > "$w/before"
     for _ in 1 2 3; do
@@ -157,8 +153,6 @@ pm=$build/bench/osprof-postmark
 trace=$build/trace/osprof-trace
 bench_need near.sh "$fs" "$ob" "$pm"
 command -v fio > /dev/null || { echo "near.sh: no fio: scripts/deps.sh bench installs it" >&2; exit 2; }
-examples=/usr/share/doc/libfuse3-dev/examples
-[ -r "$examples/passthrough_ll.c" ] || { echo "near.sh: no $examples/passthrough_ll.c: install libfuse3-dev" >&2; exit 2; }
 if [ -n "$base" ]; then
   bench_need near.sh "$base/fs/osprof-fs"
 fi
@@ -175,14 +169,12 @@ fi
 
 bench_start
 peer=$work/passthrough_ll
-# shellcheck disable=SC2046
-cc -O2 -Wall -I"$examples" $(pkg-config --cflags fuse3) "$examples/passthrough_ll.c" \
-  $(pkg-config --libs fuse3) -o "$peer"
+bench_peer near.sh "$peer"
 # The peer keeps a descriptor per inode it knows: as many as the tree's.
 ulimit -n "$(ulimit -Hn)"
 
 if [ -z "$tree" ]; then
-  src=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | tail -n 1 || true)
+  src=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1 || true)
   if [ $quick = 0 ] && [ -n "$src" ]; then
     d=$(basename "$src" .tar.xz)
     mkdir -p "$work/tree"
@@ -325,7 +317,7 @@ print(f"{'config':{W}s} {'median':>10s} {'hw95%':>6s} {'runs':>4s} {'fail':>4s} 
 out = open(f"{work}/summary", "a")
 for c in order:
     n, med, mean, hw = S.get(c, (0, float("nan"), float("nan"), float("nan")))
-    mode = c.split("-")[1] if "-" in c else ""
+    mode = c.split("_")[0].split("-")[1] if "-" in c else ""
     def ratio(o):
         return S[c][1] / S[o][1] if c in S and o in S and o != c else None
     rn, rp, rb = ratio("native"), ratio(f"peer-{mode}") if c.startswith(("osp-", "base-")) else None, \

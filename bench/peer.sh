@@ -38,11 +38,6 @@ bench_args peer.sh 3,25 "$@"
 pm=$build/bench/osprof-postmark
 bench_need peer.sh "$fs" "$ob" "$rr" "$pm"
 
-examples=/usr/share/doc/libfuse3-dev/examples
-if [ ! -r "$examples/passthrough_ll.c" ]; then
-  echo "peer.sh: no $examples/passthrough_ll.c: install Debian's libfuse3-dev (apt-get install libfuse3-dev), which ships libfuse's examples" >&2
-  exit 2
-fi
 bench_start
 pids=()
 peer_cleanup() {
@@ -66,9 +61,7 @@ peer_cleanup() {
 trap peer_cleanup EXIT
 
 peer=$work/passthrough_ll
-# shellcheck disable=SC2046
-cc -O2 -Wall -I"$examples" $(pkg-config --cflags fuse3) "$examples/passthrough_ll.c" \
-  $(pkg-config --libs fuse3) -o "$peer"
+bench_peer peer.sh "$peer"
 
 # start NAME PID_VAR CMD...: run a daemon in the foreground (-f, in CMD) in
 # the background, wait for its mount at $work/NAME; pid[NAME] is its pid.
@@ -97,9 +90,9 @@ mount_pair() {
   for mode in never auto always; do
     start "${p}osp-$mode" "$fs" "$lower" "$work/${p}osp-$mode" -f -o "cache=$mode,layers=none"
     if [ $mode = auto ]; then   # passthrough_ll's default
-      start "${p}peer-$mode" "$peer" -f -o "source=$lower,xattr" "$work/${p}peer-$mode"
+      start "${p}peer-$mode" "$peer" -f -o "source=$(bench_fuse_opt "$lower"),xattr" "$work/${p}peer-$mode"
     else
-      start "${p}peer-$mode" "$peer" -f -o "source=$lower,xattr,cache=$mode" "$work/${p}peer-$mode"
+      start "${p}peer-$mode" "$peer" -f -o "source=$(bench_fuse_opt "$lower"),xattr,cache=$mode" "$work/${p}peer-$mode"
     fi
   done
 }
@@ -114,15 +107,7 @@ configs() {
     done
   done
 }
-cputicks() {  # utime + stime (fields 14, 15) of every thread, live or reaped
-  awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || echo 0
-}
 tck=$(getconf CLK_TCK)
-# requests MOUNT: the requests osprof-fs has counted ("... N requests in ...")
-requests() {
-  head -n 1 "$1/.osprof/stats" 2>/dev/null |
-    awk '{ for (i = 2; i <= NF; i++) if ($i == "requests") { print $(i - 1); exit } } END { if (NR == 0) print 0 }'
-}
 
 # pcompare TITLE PREFIX OPS OSPROF-BENCH-ARGS...: run osprof-bench (failed
 # runs recorded, not fatal), print its elapsed lines and comparisons, then
@@ -136,10 +121,10 @@ pcompare() {
   echo "=== $title"
   declare -A before reqs0
   for name in osp-never peer-never osp-auto peer-auto osp-always peer-always; do
-    before[$name]=$(cputicks "${pid[$p$name]}")
+    before[$name]=$(bench_cputicks "${pid[$p$name]}")
   done
   for name in osp-never osp-auto osp-always; do
-    reqs0[$name]=$(requests "$work/$p$name")
+    reqs0[$name]=$(bench_requests "$work/$p$name")
   done
   rm -f "$work/last.csv"
   # One warm-up run of each configuration here, not osprof-bench's
@@ -162,8 +147,8 @@ pcompare() {
   : > "$work/cpu"
   for name in osp-never peer-never osp-auto peer-auto osp-always peer-always; do
     local nreq=-
-    case $name in osp-*) nreq=$(( $(requests "$work/$p$name") - ${reqs0[$name]} )) ;; esac
-    echo "$name $(( $(cputicks "${pid[$p$name]}") - ${before[$name]} )) $nreq" >> "$work/cpu"
+    case $name in osp-*) nreq=$(( $(bench_requests "$work/$p$name") - ${reqs0[$name]} )) ;; esac
+    echo "$name $(( $(bench_cputicks "${pid[$p$name]}") - ${before[$name]} )) $nreq" >> "$work/cpu"
   done
   awk -F, -v ops="$ops" -v tck="$tck" -v warm=1 '
     FNR == NR { cpu[$1] = $2; req[$1] = $3; next }   # the CPU ticks file (space-separated)
