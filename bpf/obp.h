@@ -93,6 +93,9 @@ struct obp_opts {
 				 * and stat calls whose result is on it; other
 				 * calls on paths and calls on no file are
 				 * dropped (obp_sys.bpf.c says which) */
+	bool probe_reads;       /* with mount_filter: the programs for kernels
+				 * without bpf_rdonly_cast (before 6.2), which
+				 * are loaded there anyway (tests) */
 	int mount_id;           /* statx's stx_mnt_id of the mount */
 	dev_t mount_dev;        /* its st_dev (stat results say it) */
 	uint64_t skip_ino_lo;   /* syscall, with mount_filter: the mount's */

@@ -82,7 +82,9 @@ static int call_flags_fill(struct obp_sys_bpf *s)
 	return 0;
 }
 
-static int sys_open(struct obp *b, unsigned want, struct obp_object *out)
+/* Load with the mount filter's programs that read kernel memory through
+ * bpf_rdonly_cast when @cast (Linux 6.2+), else by probe reads. */
+static int sys_try(struct obp *b, unsigned want, struct obp_object *out, bool cast)
 {
 	const struct obp_opts *o = &b->opts;
 	struct obp_sys_bpf *s = obp_sys_bpf__open();
@@ -95,11 +97,13 @@ static int sys_open(struct obp *b, unsigned want, struct obp_object *out)
 	s->rodata->cgroup_id = o->cgroup_id;
 	s->rodata->follow_children = o->follow_children;
 	s->rodata->lower_on = !!(want & OBP_LAYER_BIT(OBP_L_LOWER));
-	/* One pair of call programs: the mount filter's, or the plain. */
+	/* One pair of call programs: one of the mount filter's, or the plain. */
 	bpf_program__set_autoload(s->progs.obp_sys_enter, !o->mount_filter);
 	bpf_program__set_autoload(s->progs.obp_sys_exit, !o->mount_filter);
-	bpf_program__set_autoload(s->progs.obp_sys_enter_mnt, o->mount_filter);
-	bpf_program__set_autoload(s->progs.obp_sys_exit_mnt, o->mount_filter);
+	bpf_program__set_autoload(s->progs.obp_sys_enter_mnt, o->mount_filter && cast);
+	bpf_program__set_autoload(s->progs.obp_sys_exit_mnt, o->mount_filter && cast);
+	bpf_program__set_autoload(s->progs.obp_sys_enter_pr, o->mount_filter && !cast);
+	bpf_program__set_autoload(s->progs.obp_sys_exit_pr, o->mount_filter && !cast);
 	s->rodata->mount_id = o->mount_id;
 	s->rodata->mount_st_dev = (__u64)o->mount_dev;
 	s->rodata->mount_dev_major = major(o->mount_dev);
@@ -130,6 +134,17 @@ static int sys_open(struct obp *b, unsigned want, struct obp_object *out)
 	return 0;
 fail:
 	obp_sys_bpf__destroy(s);
+	return err;
+}
+
+/* A kernel without bpf_rdonly_cast (6.1) refuses the first programs: the
+ * second try loads the same checks by probe reads, slower but the same. */
+static int sys_open(struct obp *b, unsigned want, struct obp_object *out)
+{
+	int err = b->opts.probe_reads ? -ENOENT : sys_try(b, want, out, true);
+
+	if (err && b->opts.mount_filter)
+		err = sys_try(b, want, out, false);
 	return err;
 }
 

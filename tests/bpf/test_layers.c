@@ -160,11 +160,13 @@ static long raw_openat(const char *path)
 	return syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
 }
 
-Test(layers, mount_filter_counts_the_mounts_calls_exactly, .init = mounts_up, .fini = mounts_down)
+/* @probe_reads: the programs of kernels before 6.2 (obp_opts). */
+static void mount_filter_counts(bool probe_reads)
 {
 	enum { N = 41, S = 13, L = 7, F = 5, X = 11, Y = 3 };
 	char fa[128], fb[128], fg[128], missing[128], buf[8];
-	struct obp_opts o = { .layers = OBP_LAYER_BIT(OBP_L_SYSCALL), .mount_filter = true };
+	struct obp_opts o = { .layers = OBP_LAYER_BIT(OBP_L_SYSCALL), .mount_filter = true,
+			      .probe_reads = probe_reads };
 	struct osp_profile *p = NULL;
 	struct statx stx;
 	struct stat st;
@@ -248,4 +250,14 @@ Test(layers, mount_filter_counts_the_mounts_calls_exactly, .init = mounts_up, .f
 	cr_expect_eq(p->nops, 8u, "no op but those above");
 	osp_profile_free(p);
 	obp_close(b);
+}
+
+Test(layers, mount_filter_counts_the_mounts_calls_exactly, .init = mounts_up, .fini = mounts_down)
+{
+	mount_filter_counts(false);
+}
+
+Test(layers, mount_filter_by_probe_reads_counts_the_same, .init = mounts_up, .fini = mounts_down)
+{
+	mount_filter_counts(true);
 }
