@@ -55,11 +55,6 @@ struct file {
 	struct inode *f_inode;
 };
 
-/* Its first field stands for a slot of a descriptor table (obp_sys.bpf.c). */
-struct kiocb {
-	struct file *ki_filp;
-};
-
 struct mount {
 	struct vfsmount mnt;
 	int mnt_id; /* statx's STATX_MNT_ID, /proc/self/mountinfo's first field */
