@@ -12,11 +12,14 @@
  * OSPROF_BPF_DEBUG=1 prints them all.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -188,8 +191,60 @@ void *obp_object(const struct obp *b, const struct obp_loader *ld)
 	return NULL;
 }
 
+/*
+ * libbpf 1.1 parses the kernel's BTF once per object it loads (5.5 MB
+ * and 126,611 types on Linux 6.18): read 4 KiB at a time into a fresh
+ * buffer, copied into another, both freed once the object is loaded.
+ * Blocks that big malloc maps afresh each time: some 2,800 page faults
+ * per object, then two 5.5 MB unmaps. With opts.load_heap malloc serves
+ * them from its heap instead, whose top we first give to transparent
+ * huge pages (a hint: nothing where the system has them off) and keep
+ * while the objects load, so a later object reuses memory already there:
+ * osprof-trace -- true (one object) starts 10-14 ms sooner on a 2-CPU VM.
+ * Afterwards the heap is trimmed; malloc's thresholds stay fixed at their
+ * defaults (it has no way back to its adaptive ones), which a daemon may
+ * not want.
+ */
+#define LOAD_HEAP_HUGE_BYTES ((size_t)2 << 20)
+#define LOAD_HEAP_MAX_BYTES ((size_t)32 << 20) /* malloc's most on 64 bits */
+#define LOAD_HEAP_DEFAULT_BYTES ((size_t)128 << 10) /* its start values */
+
+static bool load_heap_begin(void)
+{
+	struct stat st;
+	size_t len;
+	char *p;
+	uintptr_t lo, hi;
+
+	if (stat("/sys/kernel/btf/vmlinux", &st) != 0 || st.st_size <= 0 ||
+	    (uint64_t)st.st_size >= LOAD_HEAP_MAX_BYTES / 2 - 2 * LOAD_HEAP_HUGE_BYTES)
+		return false;
+	/* Both copies, the type index, and a huge page of slack each side. */
+	len = 2 * (size_t)st.st_size + 4 * LOAD_HEAP_HUGE_BYTES;
+	if (!mallopt(M_MMAP_THRESHOLD, (int)LOAD_HEAP_MAX_BYTES) ||
+	    !mallopt(M_TRIM_THRESHOLD, (int)(2 * LOAD_HEAP_MAX_BYTES)))
+		return true; /* whichever took is undone at the end */
+	p = malloc(len);
+	if (!p)
+		return true;
+	lo = ((uintptr_t)p + LOAD_HEAP_HUGE_BYTES - 1) & ~(LOAD_HEAP_HUGE_BYTES - 1);
+	hi = ((uintptr_t)p + len) & ~(LOAD_HEAP_HUGE_BYTES - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+	free(p); /* the heap's top now, kept: above the trim threshold */
+	return true;
+}
+
+static void load_heap_end(void)
+{
+	mallopt(M_MMAP_THRESHOLD, (int)LOAD_HEAP_DEFAULT_BYTES);
+	mallopt(M_TRIM_THRESHOLD, (int)LOAD_HEAP_DEFAULT_BYTES);
+	malloc_trim(0);
+}
+
 int obp_open(const struct obp_opts *o, struct obp **out, char *err, size_t errlen)
 {
+	bool heap;
 	struct obp *b;
 	int e;
 
@@ -214,6 +269,7 @@ int obp_open(const struct obp_opts *o, struct obp **out, char *err, size_t errle
 		*out = b;
 		return 0;
 	}
+	heap = o->load_heap && o->layers && load_heap_begin();
 	for (size_t i = 0; i < NLOADERS; i++) {
 		unsigned want = o->layers & loaders[i]->layers;
 
@@ -225,6 +281,8 @@ int obp_open(const struct obp_opts *o, struct obp **out, char *err, size_t errle
 		if (e)
 			why_failed(b, want, loaders[i]->what, e);
 	}
+	if (heap)
+		load_heap_end();
 	*out = b;
 	return 0;
 }

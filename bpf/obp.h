@@ -106,6 +106,11 @@ struct obp_opts {
 				 * histograms found by index (552 bytes per
 				 * CPU each), the others' by hash, slower;
 				 * 0: OBP_SYS_SLOTS */
+	bool load_heap;         /* load faster: malloc serves libbpf's copies
+				 * of the kernel's BTF from its heap, on huge
+				 * pages where the system allows them; its
+				 * thresholds stay fixed after (not adaptive):
+				 * for a short-lived program, not a daemon */
 };
 
 struct obp;

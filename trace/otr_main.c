@@ -117,6 +117,7 @@ static int prepare(struct otr_run *r, struct obp_opts *bo, char *err, size_t err
 		return e;
 	bo->layers = r->o.layers;
 	bo->follow_children = true;
+	bo->load_heap = true; /* we end with what we trace */
 	return 0;
 }
 

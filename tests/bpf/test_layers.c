@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,9 +63,10 @@ Test(layers, names)
  * with @slots calls' histograms found by index (0: the default number)
  * and the others' by hash.
  */
-static void syscall_counts(unsigned slots)
+static void syscall_counts(unsigned slots, bool load_heap)
 {
-	struct obp_opts o = { .layers = OBP_LAYER_BIT(OBP_L_SYSCALL), .sys_slots = slots };
+	struct obp_opts o = { .layers = OBP_LAYER_BIT(OBP_L_SYSCALL), .sys_slots = slots,
+			      .load_heap = load_heap };
 	enum { N = 321, M = 123, K = 7 };
 	struct osp_profile *p = NULL;
 	struct timespec two_ms = { 0, 2000000 };
@@ -101,13 +103,47 @@ static void syscall_counts(unsigned slots)
 
 Test(layers, syscall_counts)
 {
-	syscall_counts(0);
+	syscall_counts(0, false);
 }
 
 /* Two slots: pread64 and the next call take them, the rest go by hash. */
 Test(layers, syscall_counts_past_the_slots)
 {
-	syscall_counts(2);
+	syscall_counts(2, false);
+}
+
+/*
+ * load_heap (osprof-trace's): libbpf's copies of the kernel's BTF come
+ * from malloc's heap while two objects load; the layers count as
+ * without, and afterwards the heap is given back and a 1 MiB block is
+ * mapped on its own again (the default threshold, 128 KiB).
+ */
+Test(layers, load_heap_loads_counts_and_gives_the_memory_back)
+{
+	struct obp_opts o = { .layers = OBP_LAYER_BIT(OBP_L_SYSCALL) | OBP_LAYER_BIT(OBP_L_BLOCK),
+			      .load_heap = true };
+	struct mallinfo2 before, after;
+	char err[200];
+	struct obp *b;
+	void *p;
+
+	cr_assert_eq(obp_open(&o, &b, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(obp_layers(b), o.layers, "%s / %s", obp_why(b, OBP_L_SYSCALL),
+		     obp_why(b, OBP_L_BLOCK));
+#ifndef __SANITIZE_ADDRESS__ /* its allocator is not glibc's, which mallinfo2 reads */
+	before = mallinfo2();
+	cr_expect_lt(before.fordblks, (size_t)(1 << 20), "%zu bytes kept free in the heap",
+		     before.fordblks);
+	p = malloc(1 << 20);
+	cr_assert_not_null(p);
+	after = mallinfo2();
+	cr_expect_eq(after.hblks, before.hblks + 1, "a 1 MiB block is mapped on its own");
+	free(p);
+#else
+	(void)before, (void)after, (void)p;
+#endif
+	obp_close(b);
+	syscall_counts(0, true);
 }
 
 /* ---- the mount filter ---- */
