@@ -69,16 +69,24 @@ static const struct {
 	{ "sched_yield", OBP_LOWER_SKIP },
 };
 
+#define NCALLS (sizeof(call_table) / sizeof(call_table[0]))
+
+/* In one batch (Linux 5.6; we need 5.12): a system call per entry was
+ * 69 of them, 61 us of every start (the batch: 11). */
 static int call_flags_fill(struct obp_sys_bpf *s)
 {
-	for (size_t i = 0; i < sizeof(call_table) / sizeof(call_table[0]); i++) {
-		int nr = obp_syscall_nr(call_table[i].name);
-		__u32 k = (__u32)nr, v = call_table[i].flags;
+	__u32 keys[NCALLS], vals[NCALLS], n = 0;
 
-		if (nr >= 0 && bpf_map__update_elem(s->maps.call_flags, &k, sizeof(k), &v,
-						    sizeof(v), BPF_ANY))
-			return -errno;
+	for (size_t i = 0; i < NCALLS; i++) {
+		int nr = obp_syscall_nr(call_table[i].name);
+
+		if (nr < 0)
+			continue;
+		keys[n] = (__u32)nr;
+		vals[n++] = call_table[i].flags;
 	}
+	if (n && bpf_map_update_batch(bpf_map__fd(s->maps.call_flags), keys, vals, &n, NULL))
+		return -errno;
 	return 0;
 }
 
