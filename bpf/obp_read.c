@@ -259,15 +259,16 @@ static bool hist_empty(const struct obp_hist *vals, int ncpu)
 static int add_slots(struct obp *b, struct osp_profile *p, enum obp_layer l,
 		     const struct obp_object *o, unsigned kind, struct obp_hist *vals, int ncpu)
 {
-	__u32 base = kind == OBP_K_LOWER ? OBP_SYS_MAX_NR : 0, n = 2 * OBP_SYS_MAX_NR, out;
-	__u32 *keys = calloc(2 * n, sizeof(*keys)), *slots = keys + n;
+	__u32 base = kind == OBP_K_LOWER ? OBP_SYS_MAX_NR : 0, n = OBP_SYS_MAX_NR, out;
+	__u32 *keys = calloc(2 * n, sizeof(*keys)), *slots = keys + n, before = base - 1;
 	int err = 0;
 
 	if (!keys)
 		return -ENOMEM;
-	/* One system call for the whole table. */
-	if (bpf_map_lookup_batch(o->slot_of_fd, NULL, &out, keys, slots, &n, NULL) != 0 &&
-	    errno != ENOENT)
+	/* One system call for the kind's half of the table (an array's
+	 * batch goes on after the key it is given: the element before). */
+	if (bpf_map_lookup_batch(o->slot_of_fd, base ? &before : NULL, &out, keys, slots, &n,
+				 NULL) != 0 && errno != ENOENT)
 		err = -errno;
 	for (__u32 i = 0; !err && i < n; i++) {
 		struct obp_key k = { .kind = kind, .a = keys[i] - base };
