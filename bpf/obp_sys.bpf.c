@@ -12,14 +12,21 @@
  * is a /dev/fuse (any of them: libfuse's clone_fd opens one per worker)
  * is known by its device.
  *
- * With the mount filter (the *_mnt programs, loaded instead of the
- * others), layer syscall keeps only the calls on mount mount_id (enum
- * obp_call_flags): those with a descriptor on it, decided at entry; and
- * the calls on a path whose result names the mount, decided at exit: a returned descriptor on it, or the device (statx: the mount
- * id) that a stat call wrote. Other path calls leave no such evidence
+ * With the mount filter -- this source compiled again with
+ * OBP_SYS_MOUNT, object obp_sysm, which obp_sys.c loads instead -- layer
+ * syscall keeps only the calls on mount mount_id (enum obp_call_flags):
+ * those with a descriptor on it, decided at entry; and the calls on a
+ * path whose result names the mount, decided at exit: a returned
+ * descriptor on it, or the device (statx: the mount id) that a stat call
+ * wrote. Other path calls leave no such evidence
  * and are dropped. Descriptors and stat results of inodes skip_ino_lo ..
  * skip_ino_hi - 1 on the mount are not the mount's either (osprof-fs's
  * control directory: reading it is no call of the workload's).
+ *
+ * Two objects, because libbpf 1.1 scans the kernel's 126,611 types once
+ * for each kernel type an object's loaded code names (1.5 ms each): the
+ * object without the filter names task_struct alone, unless the daemon's
+ * calls are wanted (the _l pair).
  *
  * Cost (bench/osprof_sys_cost.c): every call on the machine pays the
  * kernel's tracepoint path and two tests of a bitmap bit; a traced call
@@ -29,6 +36,17 @@
  */
 #include "obp_common.bpf.h"
 #include "obp_pids.bpf.h"
+
+/*
+ * Each pair of call programs is one variant of sys_enter and sys_exit,
+ * constants the compiler folds, so a program has no code (and libbpf no
+ * relocation to resolve at load) of what it does not do.
+ */
+enum sys_variant {
+	SV_MOUNT = 1, /* the mount filter */
+	SV_CAST = 2,  /* its reads through bpf_rdonly_cast, not probe reads */
+	SV_LOWER = 4, /* the daemon's calls may be wanted (lower_on) */
+};
 
 const volatile __u64 cgroup_id = 0;      /* cgroup v2 id; 0: none */
 const volatile __u32 follow_children = 0;
@@ -135,6 +153,12 @@ static __always_inline void sys_record(__u32 kind, __u32 nr, __u64 v_ns)
 		obp_hist_add(h, v_ns);
 }
 
+static __always_inline bool skip_ino(__u64 ino)
+{
+	return ino >= skip_ino_lo && ino < skip_ino_hi;
+}
+
+#ifdef OBP_SYS_MOUNT
 /*
  * Kernel pointers read with plain loads: the verifier turns
  * bpf_rdonly_cast (Linux 6.2+) into a move and each load through it into
@@ -147,11 +171,6 @@ static __always_inline void sys_record(__u32 kind, __u32 nr, __u64 v_ns)
  */
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 #define OBP_KPTR(type, p) ((type *)bpf_rdonly_cast((const void *)(p), bpf_core_type_id_kernel(type)))
-
-static __always_inline bool skip_ino(__u64 ino)
-{
-	return ino >= skip_ino_lo && ino < skip_ino_hi;
-}
 
 /* Whether a file on struct vfsmount @mnt is on mount mount_id: 1 yes, 0
  * no, -1 not known yet (the caller reads the mount's id, and on a match
@@ -250,6 +269,16 @@ static __always_inline bool fd_on_mount(__u64 fd, bool cast)
 {
 	return cast ? obp_fd_on_mount(fd) : obp_fd_on_mount_pr(fd);
 }
+#else
+/* The object without the mount filter: its programs never ask, and it
+ * has none of the functions above (libbpf resolves every global
+ * function's relocations at load, whichever program calls it: in this
+ * object, six kernel types to look for, 1.5 ms each). */
+static __always_inline bool fd_on_mount(__u64 fd, bool cast)
+{
+	return false;
+}
+#endif
 
 /* True when one of the descriptors that @flags names in @regs is on the
  * mount. */
@@ -360,13 +389,12 @@ static __always_inline bool on_fuse_dev(struct task_state *t, struct pt_regs *re
 }
 
 /*
- * A call's entry; @mount: the mount filter's variant, @cast: its reads
- * through bpf_rdonly_cast (constants: the loader loads one pair of
- * programs, so an object without the filter has no code of it for the
- * verifier to check).
+ * A call's entry; @v: the program's variant (enum sys_variant: the loader
+ * loads one pair of programs).
  */
-static __always_inline int sys_enter(struct pt_regs *regs, long id, bool mount, bool cast)
+static __always_inline int sys_enter(struct pt_regs *regs, long id, unsigned v)
 {
+	bool mount = v & SV_MOUNT, cast = v & SV_CAST;
 	__u32 nr = (__u32)id, tgid, kind, flags = 0, at_exit = 0, *fl;
 	struct task_state *t;
 
@@ -374,7 +402,7 @@ static __always_inline int sys_enter(struct pt_regs *regs, long id, bool mount, 
 		return 0;
 	tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
 	if (tgid == daemon_tgid) {
-		if (!lower_on)
+		if (!(v & SV_LOWER) || !lower_on)
 			return 0;
 		kind = OBP_K_LOWER;
 	} else if (obp_pid_traced(tgid) ||
@@ -425,16 +453,17 @@ static __always_inline bool may_be_on_mount(long nr)
 	return fl && (*fl & (OBP_FD_A0 | OBP_FD_A1 | OBP_FD_A2 | OBP_FD_MMAP | OBP_AT_ANY));
 }
 
-/* A call's exit; @mount and @cast as for sys_enter. */
-static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool mount, bool cast)
+/* A call's exit; @v as for sys_enter. */
+static __always_inline int sys_exit(struct pt_regs *regs, long ret, unsigned v)
 {
+	bool mount = v & SV_MOUNT, cast = v & SV_CAST;
 	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32), kind;
 	struct task_state *t;
 	__u64 now;
 
 	/* Only a traced thread has a call in flight: the others stop here. */
 	if (tgid == daemon_tgid) {
-		if (!lower_on)
+		if (!(v & SV_LOWER) || !lower_on)
 			return 0;
 	} else if (!cgroup_id && !obp_pid_traced(tgid)) {
 		return 0;
@@ -455,44 +484,60 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool mount, 
 	return 0;
 }
 
+#ifndef OBP_SYS_MOUNT
+/* Without the mount filter: the workload's calls (osprof-trace, -o
+ * syscall=all), and with the daemon's (the _l pair: lower on). */
 SEC("tp_btf/sys_enter")
 int BPF_PROG(obp_sys_enter, struct pt_regs *regs, long id)
 {
-	return sys_enter(regs, id, false, false);
+	return sys_enter(regs, id, 0);
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(obp_sys_exit, struct pt_regs *regs, long ret)
 {
-	return sys_exit(regs, ret, false, false);
+	return sys_exit(regs, ret, 0);
 }
 
+SEC("tp_btf/sys_enter")
+int BPF_PROG(obp_sys_enter_l, struct pt_regs *regs, long id)
+{
+	return sys_enter(regs, id, SV_LOWER);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(obp_sys_exit_l, struct pt_regs *regs, long ret)
+{
+	return sys_exit(regs, ret, SV_LOWER);
+}
+#else
 /* With the mount filter (names cut to 15 characters by the kernel:
  * obp_sys_enter_m, obp_sys_exit_mn), and the same for kernels without
  * bpf_rdonly_cast (obp_sys_enter_p, obp_sys_exit_pr). */
 SEC("tp_btf/sys_enter")
 int BPF_PROG(obp_sys_enter_mnt, struct pt_regs *regs, long id)
 {
-	return sys_enter(regs, id, true, true);
+	return sys_enter(regs, id, SV_MOUNT | SV_CAST | SV_LOWER);
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(obp_sys_exit_mnt, struct pt_regs *regs, long ret)
 {
-	return sys_exit(regs, ret, true, true);
+	return sys_exit(regs, ret, SV_MOUNT | SV_CAST | SV_LOWER);
 }
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(obp_sys_enter_pr, struct pt_regs *regs, long id)
 {
-	return sys_enter(regs, id, true, false);
+	return sys_enter(regs, id, SV_MOUNT | SV_LOWER);
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(obp_sys_exit_pr, struct pt_regs *regs, long ret)
 {
-	return sys_exit(regs, ret, true, false);
+	return sys_exit(regs, ret, SV_MOUNT | SV_LOWER);
 }
+#endif
 
 /* A traced workload's children are traced (threads share the tgid). */
 SEC("tp_btf/sched_process_fork")

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Loading layers syscall and lower (obp_sys.bpf.c, one object for both):
- * the workload filter's and the mount filter's options go into read-only
+ * Loading layers syscall and lower (obp_sys.bpf.c, one object for both;
+ * with the mount filter the same source's obp_sysm object, which names
+ * more kernel types): the workload filter's and the mount filter's
+ * options go into read-only
  * data; after loading, the programs learn what each call number is
  * (where its descriptors are, what its exit says, whether lower wants
  * it). Its bitmap of traced processes is the pid filter's (obp.c), mapped
@@ -17,6 +19,7 @@
 
 #include "obp_impl.h"
 #include "obp_sys.skel.h"
+#include "obp_sysm.skel.h"
 
 /*
  * What each call's number says (enum obp_call_flags). The mount filter
@@ -73,7 +76,7 @@ static const struct {
 
 /* In one batch (Linux 5.6; we need 5.12): a system call per entry was
  * 69 of them, 61 us of every start (the batch: 11). */
-static int call_flags_fill(struct obp_sys_bpf *s)
+static int call_flags_fill(struct bpf_map *call_flags)
 {
 	__u32 keys[NCALLS], vals[NCALLS], n = 0;
 
@@ -85,75 +88,96 @@ static int call_flags_fill(struct obp_sys_bpf *s)
 		keys[n] = (__u32)nr;
 		vals[n++] = call_table[i].flags;
 	}
-	if (n && bpf_map_update_batch(bpf_map__fd(s->maps.call_flags), keys, vals, &n, NULL))
+	if (n && bpf_map_update_batch(bpf_map__fd(call_flags), keys, vals, &n, NULL))
 		return -errno;
 	return 0;
 }
 
-/* Load with the mount filter's programs that read kernel memory through
- * bpf_rdonly_cast when @cast (Linux 6.2+), else by probe reads. */
-static int sys_try(struct obp *b, unsigned want, struct obp_object *out, bool cast)
-{
-	const struct obp_opts *o = &b->opts;
-	struct obp_sys_bpf *s = obp_sys_bpf__open();
-	size_t len = OBP_PID_WORDS * sizeof(uint64_t);
-	void *bits;
-	int err;
-
-	if (!s)
-		return -errno;
-	s->rodata->cgroup_id = o->cgroup_id;
-	s->rodata->follow_children = o->follow_children;
-	s->rodata->lower_on = !!(want & OBP_LAYER_BIT(OBP_L_LOWER));
-	/* One pair of call programs: one of the mount filter's, or the plain. */
-	bpf_program__set_autoload(s->progs.obp_sys_enter, !o->mount_filter);
-	bpf_program__set_autoload(s->progs.obp_sys_exit, !o->mount_filter);
-	bpf_program__set_autoload(s->progs.obp_sys_enter_mnt, o->mount_filter && cast);
-	bpf_program__set_autoload(s->progs.obp_sys_exit_mnt, o->mount_filter && cast);
-	bpf_program__set_autoload(s->progs.obp_sys_enter_pr, o->mount_filter && !cast);
-	bpf_program__set_autoload(s->progs.obp_sys_exit_pr, o->mount_filter && !cast);
-	s->rodata->mount_id = o->mount_id;
-	s->rodata->mount_st_dev = (__u64)o->mount_dev;
-	s->rodata->mount_dev_major = major(o->mount_dev);
-	s->rodata->mount_dev_minor = minor(o->mount_dev);
-	s->rodata->skip_ino_lo = o->skip_ino_lo;
-	s->rodata->skip_ino_hi = o->skip_ino_hi;
-	s->bss->daemon_tgid = o->daemon_pid > 0 ? (__u32)o->daemon_pid : 0;
-	s->rodata->nslots = o->sys_slots ? o->sys_slots : OBP_SYS_SLOTS;
-	err = bpf_map__set_max_entries(s->maps.slot_hists, s->rodata->nslots);
-	err = err ? err : obp_sys_bpf__load(s);
-	err = err ? err : call_flags_fill(s);
-	err = err ? err : obp_sys_bpf__attach(s);
-	if (err)
-		goto fail;
-	bits = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(s->maps.traced), 0);
-	if (bits == MAP_FAILED) {
-		err = -errno;
-		goto fail;
+/*
+ * Open skeleton SK (obp_sys_bpf, or obp_sysm_bpf: the same source with
+ * the mount filter, whose skeleton has the same maps and variables), set
+ * its options, let AUTOLOAD pick the pair of call programs, load and
+ * attach it, and publish it in @out and @b. A macro: the two skeletons
+ * are two C types.
+ */
+#define SYS_TRY(SK, AUTOLOAD)                                                              \
+	static int SK##_try(struct obp *b, unsigned want, struct obp_object *out, bool cast) \
+	{                                                                                  \
+		const struct obp_opts *o = &b->opts;                                       \
+		struct SK *s = SK##__open();                                               \
+		size_t len = OBP_PID_WORDS * sizeof(uint64_t);                             \
+		void *bits;                                                                \
+		int err;                                                                   \
+                                                                                           \
+		if (!s)                                                                    \
+			return -errno;                                                     \
+		(void)cast;                                                                \
+		AUTOLOAD;                                                                  \
+		s->rodata->cgroup_id = o->cgroup_id;                                       \
+		s->rodata->follow_children = o->follow_children;                           \
+		s->rodata->lower_on = !!(want & OBP_LAYER_BIT(OBP_L_LOWER));               \
+		s->rodata->mount_id = o->mount_id;                                         \
+		s->rodata->mount_st_dev = (__u64)o->mount_dev;                             \
+		s->rodata->mount_dev_major = major(o->mount_dev);                          \
+		s->rodata->mount_dev_minor = minor(o->mount_dev);                          \
+		s->rodata->skip_ino_lo = o->skip_ino_lo;                                   \
+		s->rodata->skip_ino_hi = o->skip_ino_hi;                                   \
+		s->bss->daemon_tgid = o->daemon_pid > 0 ? (__u32)o->daemon_pid : 0;        \
+		s->rodata->nslots = o->sys_slots ? o->sys_slots : OBP_SYS_SLOTS;           \
+		err = bpf_map__set_max_entries(s->maps.slot_hists, s->rodata->nslots);     \
+		err = err ? err : SK##__load(s);                                           \
+		err = err ? err : call_flags_fill(s->maps.call_flags);                     \
+		err = err ? err : SK##__attach(s);                                         \
+		bits = err ? MAP_FAILED                                                    \
+			   : mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,           \
+				  bpf_map__fd(s->maps.traced), 0);                         \
+		if (bits == MAP_FAILED) {                                                  \
+			err = err ? err : -errno;                                          \
+			SK##__destroy(s);                                                  \
+			return err;                                                        \
+		}                                                                          \
+		OBP_OBJECT_SET(out, s);                                                    \
+		out->slot_of_fd = bpf_map__fd(s->maps.slot_of);                            \
+		out->slot_hists_fd = bpf_map__fd(s->maps.slot_hists);                      \
+		out->nslots = s->rodata->nslots;                                           \
+		out->slots_used = &s->bss->slots_used;                                     \
+		b->pids_fd = bpf_map__fd(s->maps.traced);                                  \
+		b->pid_bits = bits;                                                        \
+		b->sys_daemon = &s->bss->daemon_tgid;                                      \
+		return 0;                                                                  \
 	}
-	OBP_OBJECT_SET(out, s);
-	out->slot_of_fd = bpf_map__fd(s->maps.slot_of);
-	out->slot_hists_fd = bpf_map__fd(s->maps.slot_hists);
-	out->nslots = s->rodata->nslots;
-	out->slots_used = &s->bss->slots_used;
-	b->pids_fd = bpf_map__fd(s->maps.traced);
-	b->pid_bits = bits;
-	b->sys_daemon = &s->bss->daemon_tgid;
-	return 0;
-fail:
-	obp_sys_bpf__destroy(s);
-	return err;
-}
 
-/* A kernel without bpf_rdonly_cast (6.1) refuses the first programs: the
- * second try loads the same checks by probe reads, slower but the same. */
+/* Without the mount filter: the pair that leaves the daemon's calls out
+ * when lower is off (no /dev/fuse check to load). */
+SYS_TRY(obp_sys_bpf, {
+	bool low = want & OBP_LAYER_BIT(OBP_L_LOWER);
+
+	bpf_program__set_autoload(s->progs.obp_sys_enter, !low);
+	bpf_program__set_autoload(s->progs.obp_sys_exit, !low);
+	bpf_program__set_autoload(s->progs.obp_sys_enter_l, low);
+	bpf_program__set_autoload(s->progs.obp_sys_exit_l, low);
+})
+
+/* With it: reads through bpf_rdonly_cast when @cast (Linux 6.2+), else
+ * by probe reads. */
+SYS_TRY(obp_sysm_bpf, {
+	bpf_program__set_autoload(s->progs.obp_sys_enter_mnt, cast);
+	bpf_program__set_autoload(s->progs.obp_sys_exit_mnt, cast);
+	bpf_program__set_autoload(s->progs.obp_sys_enter_pr, !cast);
+	bpf_program__set_autoload(s->progs.obp_sys_exit_pr, !cast);
+})
+
+/* A kernel without bpf_rdonly_cast (6.1) refuses the mount filter's
+ * first programs: the second try loads the same checks by probe reads,
+ * slower but the same. */
 static int sys_open(struct obp *b, unsigned want, struct obp_object *out)
 {
-	int err = b->opts.probe_reads ? -ENOENT : sys_try(b, want, out, true);
+	int err;
 
-	if (err && b->opts.mount_filter)
-		err = sys_try(b, want, out, false);
-	return err;
+	if (!b->opts.mount_filter)
+		return obp_sys_bpf_try(b, want, out, false);
+	err = b->opts.probe_reads ? -ENOENT : obp_sysm_bpf_try(b, want, out, true);
+	return err ? obp_sysm_bpf_try(b, want, out, false) : 0;
 }
 
 static void sys_close(struct obp *b, void *skel)
@@ -162,7 +186,10 @@ static void sys_close(struct obp *b, void *skel)
 		munmap(b->pid_bits, OBP_PID_WORDS * sizeof(uint64_t));
 	b->pid_bits = NULL;
 	b->sys_daemon = NULL;
-	obp_sys_bpf__destroy(skel);
+	if (b->opts.mount_filter)
+		obp_sysm_bpf__destroy(skel);
+	else
+		obp_sys_bpf__destroy(skel);
 }
 
 const struct obp_loader obp_sys_loader = {
