@@ -347,6 +347,16 @@ static int mount_of(const char *path, int *id, dev_t *dev)
 	return 0;
 }
 
+/* Detach our tmpfs at @mnt (NULL: none) and remove it and @tmpdir. */
+static void scratch_drop(const char *mnt, const char *tmpdir)
+{
+	if (mnt) {
+		umount2(mnt, MNT_DETACH);
+		rmdir(mnt);
+	}
+	rmdir(tmpdir);
+}
+
 /* A file of one byte at @dir/@name, opened for reading. */
 static int byte_file(const char *dir, const char *name)
 {
@@ -430,10 +440,15 @@ int main(int argc, char **argv)
 	    mount_of(tmpdir, &other_id, &other_dev) != 0 || other_id == t.mnt_id) {
 		fprintf(stderr, "osprof-sys-cost: %s and %s must be on two mounts with ids (statx)\n",
 			dir ? dir : mnt, tmpdir);
+		scratch_drop(dir ? NULL : mnt, tmpdir);
 		return 1;
 	}
 	t.fd[K_MOUNT] = byte_file(dir ? dir : mnt, "osprof-sys-cost.data");
 	t.fd[K_OTHER] = byte_file(tmpdir, "data");
+	/* Nothing to clean up on any exit from here on (it leaked the tmpfs
+	 * on each error): the files are unlinked, our tmpfs detached (its
+	 * open file keeps it, and its mount id), the directories gone. */
+	scratch_drop(dir ? NULL : mnt, tmpdir);
 	/* One CPU: no migration between the loops' halves. */
 	CPU_ZERO(&set);
 	CPU_SET(sched_getcpu(), &set);
@@ -484,10 +499,5 @@ int main(int argc, char **argv)
 out:
 	close(t.fd[K_MOUNT]);
 	close(t.fd[K_OTHER]);
-	if (!dir) {
-		umount(mnt);
-		rmdir(mnt);
-	}
-	rmdir(tmpdir);
 	return 0;
 }
