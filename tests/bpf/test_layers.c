@@ -8,6 +8,7 @@
  * evidence.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
@@ -21,6 +22,8 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <bpf/bpf.h>
 
 #include "obp.h"
 #include "tb_helpers.h"
@@ -196,6 +199,35 @@ static long raw_openat(const char *path)
 	return syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
 }
 
+/* True when this process holds a loaded BPF program named @name (the
+ * kernel keeps 15 characters): each descriptor that links to a program
+ * is asked its name. */
+static bool holds_prog(const char *name)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	bool found = false;
+
+	cr_assert_not_null(d);
+	while (!found && (e = readdir(d))) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+		char path[64], link[64];
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		if (strcmp(link, "anon_inode:bpf-prog") == 0 &&
+		    bpf_obj_get_info_by_fd(atoi(e->d_name), &info, &len) == 0)
+			found = strncmp(info.name, name, sizeof(info.name) - 1) == 0;
+	}
+	closedir(d);
+	return found;
+}
+
 /* @probe_reads: the programs of kernels before 6.2 (obp_opts). */
 static void mount_filter_counts(bool probe_reads)
 {
@@ -224,6 +256,9 @@ static void mount_filter_counts(bool probe_reads)
 	o.skip_ino_hi = st.st_ino + 1;
 	cr_assert_eq(obp_open(&o, &b, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(obp_layers(b), OBP_LAYER_BIT(OBP_L_SYSCALL), "%s", obp_why(b, OBP_L_SYSCALL));
+	/* the pair asked for, not the other */
+	cr_assert(holds_prog(probe_reads ? "obp_sys_enter_pr" : "obp_sys_enter_mnt"));
+	cr_assert(!holds_prog(probe_reads ? "obp_sys_enter_mnt" : "obp_sys_enter_pr"));
 	cr_assert_eq(obp_pid_add(b, getpid()), 0);
 
 	a = raw_openat(fa);                 /* counted: its descriptor is on a */
