@@ -21,7 +21,7 @@
 int ofs_dump_to(const char *path, int (*write)(FILE *f, const void *ctx), const void *ctx)
 {
 	struct osp_wfile w;
-	int err = osp_wfile_open(&w, path);
+	int err = osp_wfile_open(&w, path, 0644);
 
 	if (err)
 		return err;

@@ -118,7 +118,7 @@ int orp_out_open(struct orp_out *o, const char *path, char *err, size_t errlen)
 		return 0;
 	}
 	o->name = path;
-	rc = osp_wfile_open(&o->w, path);
+	rc = osp_wfile_open(&o->w, path, 0666);
 	if (rc) {
 		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(-rc));
 		memset(o, 0, sizeof(*o));

@@ -145,7 +145,7 @@ static int note_losses(struct obp *b, struct otr_layer *y, struct osp_profile *p
 static int write_json(const char *path, const struct osp_profile *p, char *err, size_t errlen)
 {
 	struct osp_wfile w;
-	int e = osp_wfile_open(&w, path);
+	int e = osp_wfile_open(&w, path, 0666);
 
 	if (e) {
 		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(-e));

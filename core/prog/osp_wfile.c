@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,8 @@ static void wfile_clear(struct osp_wfile *w)
 	memset(w, 0, sizeof(*w));
 }
 
-/* A device, FIFO or socket (or a link to one): written where it is. */
+/* A device or FIFO (or a link to one): written where it is; a socket
+ * fails here (ENXIO). */
 static int open_in_place(struct osp_wfile *w, const char *path)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
@@ -37,11 +39,35 @@ static int open_in_place(struct osp_wfile *w, const char *path)
 	return 0;
 }
 
-int osp_wfile_open(struct osp_wfile *w, const char *path)
+/*
+ * Create the temporary file beside w->path with @mode, which the kernel
+ * takes the umask from (mkstemp makes 0600, and reading the umask means
+ * setting it, process-wide); O_CLOEXEC: osprof-trace forks a command.
+ */
+static int tmp_create(struct osp_wfile *w, mode_t mode)
+{
+	unsigned seed = (unsigned)getpid() * 2654435761u ^ (unsigned)(uintptr_t)w;
+
+	for (int i = 0; i < 100; i++) {
+		int fd;
+
+		free(w->tmp);
+		seed = seed * 1103515245u + 12345u;
+		if (asprintf(&w->tmp, "%s.tmp.%08x", w->path, seed) < 0) {
+			w->tmp = NULL;
+			return -ENOMEM;
+		}
+		fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, mode);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : -errno;
+	}
+	return -EEXIST;
+}
+
+int osp_wfile_open(struct osp_wfile *w, const char *path, mode_t mode)
 {
 	struct stat st, lst;
 	bool exists;
-	mode_t mode;
 	int fd, e;
 
 	memset(w, 0, sizeof(*w));
@@ -58,26 +84,14 @@ int osp_wfile_open(struct osp_wfile *w, const char *path)
 		wfile_clear(w);
 		return e;
 	}
-	if (asprintf(&w->tmp, "%s.tmp.XXXXXX", w->path) < 0) {
-		w->tmp = NULL;
-		wfile_clear(w);
-		return -ENOMEM;
-	}
-	fd = mkstemp(w->tmp);
+	fd = tmp_create(w, mode);
 	if (fd < 0) {
-		e = -errno;
 		wfile_clear(w);
-		return e;
+		return fd;
 	}
-	if (exists) {
-		mode = st.st_mode & 07777;
-	} else {
-		mode = umask(0);
-		umask(mode);
-		mode = 0666 & ~mode;
-	}
-	/* mkstemp makes 0600. A failure costs only the mode, not the data. */
-	(void)fchmod(fd, mode);
+	/* A replaced file keeps its mode. A failure costs only the mode. */
+	if (exists)
+		(void)fchmod(fd, st.st_mode & 07777);
 	w->f = fdopen(fd, "w");
 	if (!w->f) {
 		e = -errno;

@@ -4,10 +4,11 @@
  * into a temporary file beside it, renamed over it at the end, so that a
  * reader never meets a torn one and a failed write leaves the old file.
  * But only a regular file (or a new name) is replaced: a path that is a
- * device, a FIFO or a socket (-o /dev/null, -o /dev/stdout, a pipe a
- * reader waits on) is opened and written in place -- renaming over it
- * would put a regular file where /dev/null was, as root. A symbolic link
- * to a file stays a link: its target is replaced.
+ * device or a FIFO (-o /dev/null, -o /dev/stdout, a pipe a reader waits
+ * on) is opened and written in place -- renaming over it would put a
+ * regular file where /dev/null was, as root; a socket fails to open
+ * (ENXIO). A symbolic link to an existing file stays a link: its target
+ * is replaced (a dangling one is replaced by the file).
  *
  * Private to osprof's programs (core/prog): neither installed nor in
  * libosprof.
@@ -16,6 +17,7 @@
 #define OSP_WFILE_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 struct osp_wfile {
 	FILE *f;     /* where to write */
@@ -25,10 +27,11 @@ struct osp_wfile {
 
 /*
  * Open @path for writing as above; 0, or -errno (nothing created). A new
- * file gets the mode any new file gets (0666 less the umask), a replaced
+ * file gets @mode less the umask (0666 for a program's output; osprof-fs
+ * runs with umask 0, as a FUSE daemon does, and passes 0644), a replaced
  * one keeps its mode.
  */
-int osp_wfile_open(struct osp_wfile *w, const char *path);
+int osp_wfile_open(struct osp_wfile *w, const char *path, mode_t mode);
 
 /*
  * Finish: flush and close, and rename the temporary file into place. 0,

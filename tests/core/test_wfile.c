@@ -100,7 +100,7 @@ static void write_whole(const char *path, const char *text)
 {
 	struct osp_wfile w;
 
-	cr_assert_eq(osp_wfile_open(&w, path), 0);
+	cr_assert_eq(osp_wfile_open(&w, path, 0666), 0);
 	cr_assert_eq(fputs(text, w.f) >= 0, true);
 	cr_assert_eq(osp_wfile_commit(&w), 0);
 }
@@ -114,6 +114,24 @@ Test(wfile, a_new_file_gets_the_umasks_mode_and_no_temporary_stays)
 	cr_assert_eq(stat(at("out"), &st), 0);
 	cr_assert_eq(st.st_mode & 07777, 0640);
 	cr_assert_str_eq(names(), "out");
+}
+
+/* osprof-fs runs with umask 0 (a FUSE daemon's) and asks for 0644: its
+ * dumps are not world-writable, and the descriptor is close-on-exec. */
+Test(wfile, a_new_file_under_umask_0_gets_the_mode_asked_for)
+{
+	struct osp_wfile w;
+	struct stat st;
+	mode_t old = umask(0);
+
+	cr_assert_eq(osp_wfile_open(&w, at("dump"), 0644), 0);
+	umask(old);
+	cr_assert_eq(fcntl(fileno(w.f), F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	cr_assert_eq(fputs("x\n", w.f) >= 0, true);
+	cr_assert_eq(osp_wfile_commit(&w), 0);
+	cr_assert_eq(stat(at("dump"), &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0644);
+	cr_assert_str_eq(names(), "dump");
 }
 
 Test(wfile, a_regular_file_is_replaced_and_keeps_its_mode)
@@ -136,7 +154,7 @@ Test(wfile, an_abort_keeps_the_old_file_and_leaves_no_temporary)
 	struct osp_wfile w;
 
 	put(at("out"), "old\n", 0644);
-	cr_assert_eq(osp_wfile_open(&w, at("out")), 0);
+	cr_assert_eq(osp_wfile_open(&w, at("out"), 0666), 0);
 	fputs("half", w.f);
 	osp_wfile_abort(&w);
 	cr_assert_str_eq(get(at("out")), "old\n");
@@ -200,7 +218,7 @@ Test(wfile, a_directory_or_a_missing_parent_is_an_error_that_creates_nothing)
 	struct osp_wfile w;
 
 	cr_assert_eq(mkdir(at("d"), 0755), 0);
-	cr_assert_eq(osp_wfile_open(&w, at("d")), -EISDIR);
-	cr_assert_eq(osp_wfile_open(&w, at("no/such/out")), -ENOENT);
+	cr_assert_eq(osp_wfile_open(&w, at("d"), 0666), -EISDIR);
+	cr_assert_eq(osp_wfile_open(&w, at("no/such/out"), 0666), -ENOENT);
 	cr_assert_str_eq(names(), "d");
 }
