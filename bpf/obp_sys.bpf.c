@@ -354,8 +354,9 @@ static __always_inline bool exit_on_mount(struct pt_regs *regs, long ret, __u32 
 /*
  * True when descriptor @fd is a /dev/fuse, from @t's memory of the last
  * one it found (a worker reads and replies on one descriptor). Found by
- * probe reads, not obp_fd_file: this runs once per worker, and an object
- * without the mount filter then loads no walk through BTF pointers.
+ * probe reads, not the mount filter's walk: this runs once per worker,
+ * and an object without the mount filter then loads no walk through BTF
+ * pointers.
  */
 static __always_inline bool fuse_fd(struct task_state *t, __u64 fd)
 {
@@ -388,6 +389,12 @@ static __always_inline bool on_fuse_dev(struct task_state *t, struct pt_regs *re
 	return fuse_fd(t, regs->di) || ((flags & OBP_FD_A2) && fuse_fd(t, regs->dx));
 }
 
+/* Whether process @tgid is layer syscall's: traced, or in the cgroup. */
+static __always_inline bool workload(__u32 tgid)
+{
+	return obp_pid_traced(tgid) || (cgroup_id && bpf_get_current_cgroup_id() == cgroup_id);
+}
+
 /*
  * A call's entry; @v: the program's variant (enum sys_variant: the loader
  * loads one pair of programs).
@@ -405,8 +412,7 @@ static __always_inline int sys_enter(struct pt_regs *regs, long id, unsigned v)
 		if (!(v & SV_LOWER) || !lower_on)
 			return 0;
 		kind = OBP_K_LOWER;
-	} else if (obp_pid_traced(tgid) ||
-		   (cgroup_id && bpf_get_current_cgroup_id() == cgroup_id)) {
+	} else if (workload(tgid)) {
 		kind = OBP_K_SYSCALL;
 	} else {
 		return 0;
@@ -465,7 +471,8 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, unsigned v)
 	if (tgid == daemon_tgid) {
 		if (!(v & SV_LOWER) || !lower_on)
 			return 0;
-	} else if (!cgroup_id && !obp_pid_traced(tgid)) {
+	} else if (!workload(tgid)) {
+		/* with a cgroup, not every thread's exit to task storage */
 		return 0;
 	} else if (mount && !may_be_on_mount(regs->orig_ax)) {
 		/* a call the mount filter never keeps (getppid, nanosleep):

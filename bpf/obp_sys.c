@@ -97,11 +97,13 @@ static int call_flags_fill(struct bpf_map *call_flags)
  * Open skeleton SK (obp_sys_bpf, or obp_sysm_bpf: the same source with
  * the mount filter, whose skeleton has the same maps and variables), set
  * its options, let AUTOLOAD pick the pair of call programs, load and
- * attach it, and publish it in @out and @b. A macro: the two skeletons
- * are two C types.
+ * attach it, and publish it in @out and @b. *@refused: the kernel refused
+ * the programs (the load failed), not another step. A macro: the two
+ * skeletons are two C types.
  */
 #define SYS_TRY(SK, AUTOLOAD)                                                              \
-	static int SK##_try(struct obp *b, unsigned want, struct obp_object *out, bool cast) \
+	static int SK##_try(struct obp *b, unsigned want, struct obp_object *out, bool cast, \
+			    bool *refused)                                                 \
 	{                                                                                  \
 		const struct obp_opts *o = &b->opts;                                       \
 		struct SK *s = SK##__open();                                               \
@@ -109,6 +111,7 @@ static int call_flags_fill(struct bpf_map *call_flags)
 		void *bits;                                                                \
 		int err;                                                                   \
                                                                                            \
+		*refused = false;                                                          \
 		if (!s)                                                                    \
 			return -errno;                                                     \
 		(void)cast;                                                                \
@@ -125,16 +128,19 @@ static int call_flags_fill(struct bpf_map *call_flags)
 		s->bss->daemon_tgid = o->daemon_pid > 0 ? (__u32)o->daemon_pid : 0;        \
 		s->rodata->nslots = o->sys_slots ? o->sys_slots : OBP_SYS_SLOTS;           \
 		err = bpf_map__set_max_entries(s->maps.slot_hists, s->rodata->nslots);     \
-		err = err ? err : SK##__load(s);                                           \
+		if (err)                                                                   \
+			goto fail;                                                         \
+		err = SK##__load(s);                                                       \
+		*refused = err != 0;                                                       \
 		err = err ? err : call_flags_fill(s->maps.call_flags);                     \
 		err = err ? err : SK##__attach(s);                                         \
-		bits = err ? MAP_FAILED                                                    \
-			   : mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,           \
-				  bpf_map__fd(s->maps.traced), 0);                         \
+		if (err)                                                                   \
+			goto fail;                                                         \
+		bits = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,                 \
+			    bpf_map__fd(s->maps.traced), 0);                               \
 		if (bits == MAP_FAILED) {                                                  \
-			err = err ? err : -errno;                                          \
-			SK##__destroy(s);                                                  \
-			return err;                                                        \
+			err = -errno;                                                      \
+			goto fail;                                                         \
 		}                                                                          \
 		OBP_OBJECT_SET(out, s);                                                    \
 		out->slot_of_fd = bpf_map__fd(s->maps.slot_of);                            \
@@ -145,6 +151,9 @@ static int call_flags_fill(struct bpf_map *call_flags)
 		b->pid_bits = bits;                                                        \
 		b->sys_daemon = &s->bss->daemon_tgid;                                      \
 		return 0;                                                                  \
+	fail:                                                                              \
+		SK##__destroy(s);                                                          \
+		return err;                                                                \
 	}
 
 /* Without the mount filter: the pair that leaves the daemon's calls out
@@ -169,15 +178,22 @@ SYS_TRY(obp_sysm_bpf, {
 
 /* A kernel without bpf_rdonly_cast (6.1) refuses the mount filter's
  * first programs: the second try loads the same checks by probe reads,
- * slower but the same. */
+ * slower but the same. Only a refusal is tried again (no privilege, no
+ * memory would fail the same way twice); when both fail, the first
+ * error is returned. */
 static int sys_open(struct obp *b, unsigned want, struct obp_object *out)
 {
+	bool refused;
 	int err;
 
 	if (!b->opts.mount_filter)
-		return obp_sys_bpf_try(b, want, out, false);
-	err = b->opts.probe_reads ? -ENOENT : obp_sysm_bpf_try(b, want, out, true);
-	return err ? obp_sysm_bpf_try(b, want, out, false) : 0;
+		return obp_sys_bpf_try(b, want, out, false, &refused);
+	if (b->opts.probe_reads)
+		return obp_sysm_bpf_try(b, want, out, false, &refused);
+	err = obp_sysm_bpf_try(b, want, out, true, &refused);
+	if (!err || !refused)
+		return err;
+	return obp_sysm_bpf_try(b, want, out, false, &refused) ? err : 0;
 }
 
 static void sys_close(struct obp *b, void *skel)
