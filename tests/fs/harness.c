@@ -237,7 +237,8 @@ struct osp_profile *h_profile_released(struct mnt *m)
 {
 	struct osp_profile *p = h_profile(m);
 
-	for (int i = 0; i < 500 && (h_count(p, "release") < h_count(p, "open") ||
+	/* a CREATE opens too: its file is released as well */
+	for (int i = 0; i < 500 && (h_count(p, "release") < h_count(p, "open") + h_count(p, "create") ||
 				    h_count(p, "releasedir") < h_count(p, "opendir")); i++) {
 		struct timespec ts = { 0, 10 * 1000 * 1000 };
 

@@ -119,8 +119,13 @@ Test(cache, always_sends_only_open_and_release_on_warm_runs)
 	}
 	h_start(&m, args);
 	for (int run = 0; run < 3; run++) {
-		if (run == 2)
+		if (run == 2) {
+			/* every earlier release in first: over io_uring one
+			 * queued on another CPU's ring can come after the
+			 * reset, and count in the measured run (21, not 20) */
+			osp_profile_free(h_profile_released(&m));
 			cr_assert_eq(h_write_str(h_path(ctl, m.ctl, "ctl"), "reset\n"), 0);
+		}
 		for (int i = 0; i < FILES; i++) {
 			struct stat st;
 			char *s;
