@@ -96,13 +96,21 @@ static int open_m(const char *name)
 	return fd;
 }
 
-/* The same of mount file @name, opened for them. */
+/*
+ * The same of mount file @name, opened for them; returns once its release
+ * is counted. The kernel sends a release after close returns (over
+ * io_uring it came after a later `top on` once, which then counted it).
+ */
 static void read_n(const char *name, int n, size_t len, off_t step)
 {
+	struct osp_profile *p = h_profile(&m);
+	uint64_t released = h_count(p, "release");
 	int fd = open_m(name);
 
+	osp_profile_free(p);
 	read_fd(fd, n, len, step);
 	close(fd);
+	osp_profile_free(h_profile_when(&m, "release", released + 1));
 }
 
 static void my_comm(char out[16])
