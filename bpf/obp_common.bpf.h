@@ -16,6 +16,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "obp_abi.h"
+#include "obp_bucket.h"
 #include "obp_kern.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -53,27 +54,6 @@ static __always_inline void obp_stat(__u32 which)
 
 	if (n)
 		*n += 1;
-}
-
-/*
- * The bucket of @v at resolution 1: the bit length of v - 1, v <= 1 in
- * bucket 0 (core's osp_bucket_index). By halving shifts: clang 14
- * cannot compile __builtin_clzll for BPF.
- */
-static __always_inline __u64 obp_bucket(__u64 v)
-{
-	__u64 k = 0;
-
-	if (v <= 1)
-		return 0;
-	v -= 1;
-	if (v >> 32) { k += 32; v >>= 32; }
-	if (v >> 16) { k += 16; v >>= 16; }
-	if (v >> 8) { k += 8; v >>= 8; }
-	if (v >> 4) { k += 4; v >>= 4; }
-	if (v >> 2) { k += 2; v >>= 2; }
-	if (v >> 1) { k += 1; v >>= 1; }
-	return k + v;
 }
 
 /* The histogram of @key on this CPU, created empty when new; NULL when
