@@ -200,7 +200,8 @@ void *obp_object(const struct obp *b, const struct obp_loader *ld)
  * them from its heap instead, whose top we first give to transparent
  * huge pages (a hint: nothing where the system has them off) and keep
  * while the objects load, so a later object reuses memory already there:
- * osprof-trace -- true (one object) starts 10-14 ms sooner on a 2-CPU VM.
+ * osprof-trace -- true (one regular object; syscall's is now light,
+ * obp_sys.c) started 10-14 ms sooner on a 2-CPU VM.
  * Afterwards the heap is trimmed; malloc's thresholds stay fixed at their
  * defaults (it has no way back to its adaptive ones), which a daemon may
  * not want.

@@ -75,6 +75,7 @@ struct obp {
 	int pids_fd;                /* syscall's bitmap of traced processes, which
 				     * fuse shares (obp_pids.bpf.h); -1: none */
 	uint64_t *pid_bits;         /* the same, mapped; NULL: none */
+	bool sys_light;             /* syscall's object is the light skeleton */
 	__u32 *sys_daemon;          /* the daemon's tgid in syscall's data and */
 	__u32 *fuse_daemon;         /* in fuse's (mapped); NULL: not loaded */
 	unsigned pmc_n;             /* irq: events opened, 0 .. pmc_n - 1 */

@@ -23,10 +23,12 @@
  * skip_ino_hi - 1 on the mount are not the mount's either (osprof-fs's
  * control directory: reading it is no call of the workload's).
  *
- * Two objects, because libbpf 1.1 scans the kernel's 126,611 types once
- * for each kernel type an object's loaded code names (1.5 ms each): the
- * object without the filter names task_struct alone, unless the daemon's
- * calls are wanted (the _l pair).
+ * Three objects of this source. libbpf 1.1 scans the kernel's 126,611
+ * types once for each kernel type an object's loaded code names (1.5 ms
+ * each): the object without the filter (sys) names task_struct alone,
+ * unless the daemon's calls are wanted (the _l pair). And sysw
+ * (OBP_SYS_WORKLOAD), without the _l pair, is loaded through a light
+ * skeleton, whose loader program does all that in the kernel (obp_sys.c).
  *
  * Cost (bench/osprof_sys_cost.c): every call on the machine pays the
  * kernel's tracepoint path and two tests of a bitmap bit; a traced call
@@ -506,6 +508,7 @@ int BPF_PROG(obp_sys_exit, struct pt_regs *regs, long ret)
 	return sys_exit(regs, ret, 0);
 }
 
+#ifndef OBP_SYS_WORKLOAD
 SEC("tp_btf/sys_enter")
 int BPF_PROG(obp_sys_enter_l, struct pt_regs *regs, long id)
 {
@@ -517,6 +520,7 @@ int BPF_PROG(obp_sys_exit_l, struct pt_regs *regs, long ret)
 {
 	return sys_exit(regs, ret, SV_LOWER);
 }
+#endif
 #else
 /* With the mount filter (names cut to 15 characters by the kernel:
  * obp_sys_enter_m, obp_sys_exit_mn), and the same for kernels without

@@ -20,6 +20,7 @@
 #include "obp_impl.h"
 #include "obp_sys.skel.h"
 #include "obp_sysm.skel.h"
+#include "obp_sysw.lskel.h"
 
 /*
  * What each call's number says (enum obp_call_flags). The mount filter
@@ -76,7 +77,7 @@ static const struct {
 
 /* In one batch (Linux 5.6; we need 5.12): a system call per entry was
  * 69 of them, 61 us of every start (the batch: 11). */
-static int call_flags_fill(struct bpf_map *call_flags)
+static int call_flags_fill(int fd)
 {
 	__u32 keys[NCALLS], vals[NCALLS], n = 0;
 
@@ -88,10 +89,61 @@ static int call_flags_fill(struct bpf_map *call_flags)
 		keys[n] = (__u32)nr;
 		vals[n++] = call_table[i].flags;
 	}
-	if (n && bpf_map_update_batch(bpf_map__fd(call_flags), keys, vals, &n, NULL))
+	if (n && bpf_map_update_batch(fd, keys, vals, &n, NULL))
 		return -errno;
 	return 0;
 }
+
+/* What every skeleton of the layer hands on once loaded and attached. */
+struct sys_parts {
+	int hists_fd, stats_fd, traced_fd, slot_of_fd, slot_hists_fd;
+	unsigned nslots;
+	__u32 *enabled;          /* in its mapped data and bss */
+	__u32 *daemon;
+	const __u32 *slots_used;
+};
+
+/* Map the bitmap of traced processes and publish skeleton @skel in @out
+ * and @b: 0, or -errno with nothing published. */
+static int sys_publish(struct obp *b, struct obp_object *out, void *skel, const struct sys_parts *p)
+{
+	void *bits = mmap(NULL, OBP_PID_WORDS * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED,
+			  p->traced_fd, 0);
+
+	if (bits == MAP_FAILED)
+		return -errno;
+	*out = (struct obp_object){
+		.skel = skel,
+		.hists_fd = p->hists_fd,
+		.stats_fd = p->stats_fd,
+		.slot_of_fd = p->slot_of_fd,
+		.slot_hists_fd = p->slot_hists_fd,
+		.nslots = p->nslots,
+		.slots_used = p->slots_used,
+		.enabled = p->enabled,
+	};
+	b->pids_fd = p->traced_fd;
+	b->pid_bits = bits;
+	b->sys_daemon = p->daemon;
+	return 0;
+}
+
+/* The options into skeleton @s's read-only data and bss (each skeleton
+ * is its own C type: a macro). */
+#define SYS_SET(s, o, want, slots)                                             \
+	do {                                                                   \
+		(s)->rodata->cgroup_id = (o)->cgroup_id;                       \
+		(s)->rodata->follow_children = (o)->follow_children;           \
+		(s)->rodata->lower_on = !!((want) & OBP_LAYER_BIT(OBP_L_LOWER)); \
+		(s)->rodata->mount_id = (o)->mount_id;                         \
+		(s)->rodata->mount_st_dev = (__u64)(o)->mount_dev;             \
+		(s)->rodata->mount_dev_major = major((o)->mount_dev);          \
+		(s)->rodata->mount_dev_minor = minor((o)->mount_dev);          \
+		(s)->rodata->skip_ino_lo = (o)->skip_ino_lo;                   \
+		(s)->rodata->skip_ino_hi = (o)->skip_ino_hi;                   \
+		(s)->rodata->nslots = (slots);                                 \
+		(s)->bss->daemon_tgid = (o)->daemon_pid > 0 ? (__u32)(o)->daemon_pid : 0; \
+	} while (0)
 
 /*
  * Open skeleton SK (obp_sys_bpf, or obp_sysm_bpf: the same source with
@@ -107,8 +159,7 @@ static int call_flags_fill(struct bpf_map *call_flags)
 	{                                                                                  \
 		const struct obp_opts *o = &b->opts;                                       \
 		struct SK *s = SK##__open();                                               \
-		size_t len = OBP_PID_WORDS * sizeof(uint64_t);                             \
-		void *bits;                                                                \
+		unsigned nslots = o->sys_slots ? o->sys_slots : OBP_SYS_SLOTS;             \
 		int err;                                                                   \
                                                                                            \
 		*refused = false;                                                          \
@@ -116,41 +167,27 @@ static int call_flags_fill(struct bpf_map *call_flags)
 			return -errno;                                                     \
 		(void)cast;                                                                \
 		AUTOLOAD;                                                                  \
-		s->rodata->cgroup_id = o->cgroup_id;                                       \
-		s->rodata->follow_children = o->follow_children;                           \
-		s->rodata->lower_on = !!(want & OBP_LAYER_BIT(OBP_L_LOWER));               \
-		s->rodata->mount_id = o->mount_id;                                         \
-		s->rodata->mount_st_dev = (__u64)o->mount_dev;                             \
-		s->rodata->mount_dev_major = major(o->mount_dev);                          \
-		s->rodata->mount_dev_minor = minor(o->mount_dev);                          \
-		s->rodata->skip_ino_lo = o->skip_ino_lo;                                   \
-		s->rodata->skip_ino_hi = o->skip_ino_hi;                                   \
-		s->bss->daemon_tgid = o->daemon_pid > 0 ? (__u32)o->daemon_pid : 0;        \
-		s->rodata->nslots = o->sys_slots ? o->sys_slots : OBP_SYS_SLOTS;           \
-		err = bpf_map__set_max_entries(s->maps.slot_hists, s->rodata->nslots);     \
+		SYS_SET(s, o, want, nslots);                                               \
+		err = bpf_map__set_max_entries(s->maps.slot_hists, nslots);                \
 		if (err)                                                                   \
 			goto fail;                                                         \
 		err = SK##__load(s);                                                       \
 		*refused = err != 0;                                                       \
-		err = err ? err : call_flags_fill(s->maps.call_flags);                     \
+		err = err ? err : call_flags_fill(bpf_map__fd(s->maps.call_flags));        \
 		err = err ? err : SK##__attach(s);                                         \
-		if (err)                                                                   \
-			goto fail;                                                         \
-		bits = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,                 \
-			    bpf_map__fd(s->maps.traced), 0);                               \
-		if (bits == MAP_FAILED) {                                                  \
-			err = -errno;                                                      \
-			goto fail;                                                         \
-		}                                                                          \
-		OBP_OBJECT_SET(out, s);                                                    \
-		out->slot_of_fd = bpf_map__fd(s->maps.slot_of);                            \
-		out->slot_hists_fd = bpf_map__fd(s->maps.slot_hists);                      \
-		out->nslots = s->rodata->nslots;                                           \
-		out->slots_used = &s->bss->slots_used;                                     \
-		b->pids_fd = bpf_map__fd(s->maps.traced);                                  \
-		b->pid_bits = bits;                                                        \
-		b->sys_daemon = &s->bss->daemon_tgid;                                      \
-		return 0;                                                                  \
+		err = err ? err : sys_publish(b, out, s, &(struct sys_parts){              \
+			.hists_fd = bpf_map__fd(s->maps.hists),                            \
+			.stats_fd = bpf_map__fd(s->maps.stats),                            \
+			.traced_fd = bpf_map__fd(s->maps.traced),                          \
+			.slot_of_fd = bpf_map__fd(s->maps.slot_of),                        \
+			.slot_hists_fd = bpf_map__fd(s->maps.slot_hists),                  \
+			.nslots = nslots,                                                  \
+			.enabled = &s->data->obp_enabled,                                  \
+			.daemon = &s->bss->daemon_tgid,                                    \
+			.slots_used = &s->bss->slots_used,                                 \
+		});                                                                        \
+		if (!err)                                                                  \
+			return 0;                                                          \
 	fail:                                                                              \
 		SK##__destroy(s);                                                          \
 		return err;                                                                \
@@ -176,18 +213,81 @@ SYS_TRY(obp_sysm_bpf, {
 	bpf_program__set_autoload(s->progs.obp_sys_exit_pr, !cast);
 })
 
+/* A light skeleton's attach: a link's descriptor or -1 and errno. */
+static int light_attached(int fd)
+{
+	return fd < 0 ? -errno : 0;
+}
+
+/*
+ * The workload's calls alone (no mount filter, lower off: osprof-trace),
+ * first by the light skeleton of object sysw (`bpftool gen skeleton -L`):
+ * its loader program runs in the kernel and does the CO-RE relocations
+ * and the tracepoint look-ups there, against the kernel's own BTF, so
+ * this process never reads and indexes it -- libbpf 1.1 reads all 5.5 MB
+ * of it and indexes its 126,611 types for each object it loads:
+ * osprof-trace -- true 22 -> 13 ms. A light skeleton loads every program
+ * of its object, hence an object without the daemon's pair, and cannot
+ * resize a map: slot_hists keeps its OBP_SYS_SLOTS entries and nslots
+ * says how many are used, so more goes to the regular skeleton.
+ * *@refused as for SYS_TRY.
+ */
+static int obp_sysw_bpf_try(struct obp *b, unsigned want, struct obp_object *out, bool *refused)
+{
+	const struct obp_opts *o = &b->opts;
+	unsigned nslots = o->sys_slots ? o->sys_slots : OBP_SYS_SLOTS;
+	struct obp_sysw_bpf *s = obp_sysw_bpf__open();
+	int err;
+
+	*refused = false;
+	if (!s)
+		return -ENOMEM;
+	SYS_SET(s, o, want, nslots);
+	err = obp_sysw_bpf__load(s);
+	*refused = err != 0;
+	err = err ? err : call_flags_fill(s->maps.call_flags.map_fd);
+	err = err ? err : light_attached(obp_sysw_bpf__obp_sys_enter__attach(s));
+	err = err ? err : light_attached(obp_sysw_bpf__obp_sys_exit__attach(s));
+	err = err ? err : light_attached(obp_sysw_bpf__obp_sys_fork__attach(s));
+	err = err ? err : light_attached(obp_sysw_bpf__obp_sys_exit_task__attach(s));
+	err = err ? err : sys_publish(b, out, s, &(struct sys_parts){
+		.hists_fd = s->maps.hists.map_fd,
+		.stats_fd = s->maps.stats.map_fd,
+		.traced_fd = s->maps.traced.map_fd,
+		.slot_of_fd = s->maps.slot_of.map_fd,
+		.slot_hists_fd = s->maps.slot_hists.map_fd,
+		.nslots = nslots,
+		.enabled = &s->data->obp_enabled,
+		.daemon = &s->bss->daemon_tgid,
+		.slots_used = &s->bss->slots_used,
+	});
+	if (err)
+		obp_sysw_bpf__destroy(s);
+	return err;
+}
+
 /* A kernel without bpf_rdonly_cast (6.1) refuses the mount filter's
  * first programs: the second try loads the same checks by probe reads,
- * slower but the same. Only a refusal is tried again (no privilege, no
- * memory would fail the same way twice); when both fail, the first
- * error is returned. */
+ * slower but the same; when both fail, the first error is returned. A
+ * kernel that refuses the light skeleton's loader (no CO-RE in the
+ * kernel: before 5.17) gets the regular skeleton, whose error is the one
+ * returned (libbpf keeps the verifier's words). Only a refusal is tried
+ * again: no privilege, no memory would fail the same way twice. */
 static int sys_open(struct obp *b, unsigned want, struct obp_object *out)
 {
 	bool refused;
 	int err;
 
-	if (!b->opts.mount_filter)
+	b->sys_light = false;
+	if (!b->opts.mount_filter) {
+		if (!(want & OBP_LAYER_BIT(OBP_L_LOWER)) && b->opts.sys_slots <= OBP_SYS_SLOTS) {
+			err = obp_sysw_bpf_try(b, want, out, &refused);
+			b->sys_light = !err;
+			if (!err || !refused)
+				return err;
+		}
 		return obp_sys_bpf_try(b, want, out, false, &refused);
+	}
 	if (b->opts.probe_reads)
 		return obp_sysm_bpf_try(b, want, out, false, &refused);
 	err = obp_sysm_bpf_try(b, want, out, true, &refused);
@@ -202,10 +302,13 @@ static void sys_close(struct obp *b, void *skel)
 		munmap(b->pid_bits, OBP_PID_WORDS * sizeof(uint64_t));
 	b->pid_bits = NULL;
 	b->sys_daemon = NULL;
-	if (b->opts.mount_filter)
+	if (b->sys_light)
+		obp_sysw_bpf__destroy(skel);
+	else if (b->opts.mount_filter)
 		obp_sysm_bpf__destroy(skel);
 	else
 		obp_sys_bpf__destroy(skel);
+	b->sys_light = false;
 }
 
 const struct obp_loader obp_sys_loader = {

@@ -26,6 +26,7 @@
 #include <bpf/bpf.h>
 
 #include "obp.h"
+#include "obp_impl.h" /* struct obp: which skeleton loaded */
 #include "tb_helpers.h"
 
 Test(layers, parse)
@@ -64,9 +65,11 @@ Test(layers, names)
 /*
  * N preads, M fstats and K 2 ms sleeps of this process: counted exactly,
  * with @slots calls' histograms found by index (0: the default number)
- * and the others' by hash.
+ * and the others' by hash; loaded by the light skeleton when @light
+ * (obp_sys.c: unless more slots than it has are asked for), else by the
+ * regular one.
  */
-static void syscall_counts(unsigned slots, bool load_heap)
+static void syscall_counts(unsigned slots, bool load_heap, bool light)
 {
 	struct obp_opts o = { .layers = OBP_LAYER_BIT(OBP_L_SYSCALL), .sys_slots = slots,
 			      .load_heap = load_heap };
@@ -80,6 +83,7 @@ static void syscall_counts(unsigned slots, bool load_heap)
 
 	cr_assert_eq(obp_open(&o, &b, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(obp_layers(b), OBP_LAYER_BIT(OBP_L_SYSCALL), "%s", obp_why(b, OBP_L_SYSCALL));
+	cr_assert_eq(b->sys_light, light);
 	fd = open("/proc/self/exe", O_RDONLY);
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(obp_pid_add(b, getpid()), 0);
@@ -106,13 +110,20 @@ static void syscall_counts(unsigned slots, bool load_heap)
 
 Test(layers, syscall_counts)
 {
-	syscall_counts(0, false);
+	syscall_counts(0, false, true);
 }
 
 /* Two slots: pread64 and the next call take them, the rest go by hash. */
 Test(layers, syscall_counts_past_the_slots)
 {
-	syscall_counts(2, false);
+	syscall_counts(2, false, true);
+}
+
+/* More slots than the light skeleton's map has: the regular skeleton,
+ * which sizes the map, counts the same. */
+Test(layers, syscall_counts_by_the_regular_skeleton)
+{
+	syscall_counts(OBP_SYS_SLOTS + 1, false, false);
 }
 
 /*
@@ -146,7 +157,7 @@ Test(layers, load_heap_loads_counts_and_gives_the_memory_back)
 	(void)before, (void)after, (void)p;
 #endif
 	obp_close(b);
-	syscall_counts(0, true);
+	syscall_counts(0, true, true);
 }
 
 /* ---- the mount filter ---- */

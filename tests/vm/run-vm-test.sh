@@ -24,6 +24,8 @@
 #   --osprof-fs PATH    the osprof-fs integration: this osprof-fs binary,
 #   --osprof-report PATH   this osprof-report
 #   --fs-check PATH        and this ofs-vm-check (tests/vm/ofs_vm_check.c)
+#   --osprof-trace PATH with them, this osprof-trace too (its syscall
+#                       layer on the guest's kernel)
 #   --extra-bin PATH    copy a host program (and the shared libraries ldd
 #                       names) into the guest, at the same path
 #   --extra-module NAME also load module NAME (and its dependencies),
@@ -47,6 +49,7 @@ EXTRA_MODULES=(${OKM_VM_EXTRA_MODULES:-})
 EXTRA_TEST=${OKM_VM_EXTRA_TEST:-}
 FS_BIN=
 REPORT_BIN=
+TRACE_BIN=
 CHECK_BIN=
 # mke2fs and friends live in sbin, which a user's PATH may lack.
 PATH=$PATH:/usr/sbin:/sbin
@@ -67,6 +70,7 @@ while [ $# -gt 0 ]; do
 	--osprof-fs) FS_BIN=$2; shift ;;
 	--osprof-report) REPORT_BIN=$2; shift ;;
 	--fs-check) CHECK_BIN=$2; shift ;;
+	--osprof-trace) TRACE_BIN=$2; shift ;;
 	*) die "unknown option '$1' (see the header of $0)" ;;
 	esac
 	shift
@@ -230,6 +234,10 @@ if [ -n "$FS_BIN" ]; then
 	copy_with_libs "$CHECK_BIN" /usr/bin/ofs-vm-check
 	strip --strip-debug "$ROOT"/usr/bin/osprof-fs "$ROOT"/usr/bin/osprof-report \
 		"$ROOT"/usr/bin/ofs-vm-check
+	if [ -n "$TRACE_BIN" ]; then
+		copy_with_libs "$(readlink -f "$TRACE_BIN")" /usr/bin/osprof-trace
+		strip --strip-debug "$ROOT"/usr/bin/osprof-trace
+	fi
 	# glibc loads libgcc_s when a thread is cancelled (libfuse's workers
 	# at unmount); ldd cannot name a library loaded at run time.
 	gcc_s=$(ldconfig -p | awk '/libgcc_s\.so\.1 .*x86-64/ && !n++ { print $NF }')

@@ -205,5 +205,18 @@ if start fs_ebpf_layers_load -o layers=syscall:block:irq; then
 	stop fs_ebpf_said_nothing
 fi
 
+# --- osprof-trace's syscall layer (the light skeleton: its loader does
+# CO-RE in the kernel, 5.17+; were it refused, the regular skeleton would
+# serve) counts a command's reads ---
+if [ -x /usr/bin/osprof-trace ]; then
+	check trace_counts_reads "$(osprof-trace -o "$OUT/trace.json" -- cat "$LOWER/a/f000" 2>&1 >/dev/null)" \
+		grep -q '"name": *"read"' "$OUT/trace.json"
+	# libbpf says nothing when the light skeleton loaded: the regular
+	# one would have printed its steps
+	OSPROF_BPF_DEBUG=1 osprof-trace -o "$OUT/trace2.json" -- true >"$OUT/trace.err" 2>&1
+	check trace_light_skeleton "$(grep -m 3 libbpf "$OUT/trace.err")" \
+		sh -c "! grep -q libbpf '$OUT/trace.err'"
+fi
+
 umount "$LOWER" || fail fs_lower_unmounted "status $?"
 exit 0
