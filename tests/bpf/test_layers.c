@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -124,6 +125,53 @@ Test(layers, syscall_counts_past_the_slots)
 Test(layers, syscall_counts_by_the_regular_skeleton)
 {
 	syscall_counts(OBP_SYS_SLOTS + 1, false, false);
+}
+
+/* Whether @tgid's bit is set in the bitmap of traced processes. */
+static bool pid_bit(const struct obp *b, pid_t tgid)
+{
+	return (__atomic_load_n(&b->pid_bits[tgid / 64], __ATOMIC_RELAXED) >> (tgid % 64)) & 1;
+}
+
+/*
+ * follow_children (osprof-trace's): a child that this process forks is
+ * traced -- its N preads counted, the parent made none -- and its bit
+ * is cleared once it has exited (its number may be reused).
+ */
+Test(layers, children_are_followed_and_forgotten_when_they_end)
+{
+	struct obp_opts o = { .layers = OBP_LAYER_BIT(OBP_L_SYSCALL), .follow_children = true };
+	enum { N = 77 };
+	struct osp_profile *p = NULL;
+	char err[200];
+	struct obp *b;
+	pid_t kid;
+	int st;
+
+	cr_assert_eq(obp_open(&o, &b, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(obp_layers(b), OBP_LAYER_BIT(OBP_L_SYSCALL), "%s", obp_why(b, OBP_L_SYSCALL));
+	cr_assert(b->sys_light);
+	cr_assert_eq(obp_pid_add(b, getpid()), 0);
+	kid = fork();
+	cr_assert_geq(kid, 0);
+	if (kid == 0) {
+		char buf[8];
+		int fd = open("/proc/self/exe", O_RDONLY);
+
+		for (int i = 0; i < N; i++)
+			if (fd < 0 || pread(fd, buf, sizeof(buf), i) != (ssize_t)sizeof(buf))
+				_exit(1);
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(kid, &st, 0), kid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	obp_enable(b, false);
+	cr_expect(pid_bit(b, getpid()), "the parent is still traced");
+	cr_expect_not(pid_bit(b, kid), "the child's bit is cleared at its end");
+	cr_assert_eq(obp_profile(b, OBP_L_SYSCALL, &p), 0);
+	cr_expect_eq(tb_count(p, "pread64"), (uint64_t)N);
+	osp_profile_free(p);
+	obp_close(b);
 }
 
 /*
