@@ -10,7 +10,7 @@
  * polling /dev/fuse for a while after it replies, so no CPU halts while
  * requests flow, then sleeping until the next.
  *
- * Polling past its first POLL_IDLE_AFTER_NS runs under SCHED_IDLE: the
+ * Polling past its first 30 us runs under SCHED_IDLE (ofs_poll.c): the
  * scheduler counts such a CPU as idle when it places a waking task and
  * preempts the poller at once, so the application does not wait for it.
  * A request, once read, is served at the normal policy, so a busy machine
@@ -47,7 +47,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,13 +80,6 @@ struct ofs_loop {
 };
 
 static void *worker(void *arg);
-
-static void set_policy(int policy)
-{
-	struct sched_param sp = { 0 };
-
-	sched_setscheduler(0, policy, &sp);
-}
 
 static void stop_all(struct ofs_loop *l, int err)
 {
@@ -164,26 +156,14 @@ static void add_worker(struct ofs_loop *l)
 	pthread_attr_destroy(&attr);
 }
 
-/* A request served in longer than this blocked (page-cache hits, lookups
- * and opens take 2-20 us; an O_DIRECT read here 100 us). */
-#define POLL_BLOCKED_NS 50000u
-/*
- * A worker polls at its normal priority for this long, then at idle
- * priority: most gaps are shorter, and the two sched_setscheduler calls
- * per request cost more than they save (a warm grep under always took
- * 0.77x the time and 0.70x the daemon CPU without them).
- */
-#define POLL_IDLE_AFTER_NS 30000u
-
 static void *worker(void *arg)
 {
 	struct worker_arg *a = arg;
 	struct ofs_loop *l = a->l;
 	struct fuse_buf buf = { 0 };
-	bool idle_prio = false, extra = a->extra;
-	/* The window and the deadline of this worker's polling, and when it
-	 * last replied (0: not yet). Extra workers never poll. */
-	uint64_t win = 0, until = 0, replied = 0, t0;
+	bool extra = a->extra;
+	/* Extra workers never poll. */
+	struct ofs_poller p = { .max_ns = extra ? 0 : l->poll_ns };
 	int ep = waiter_new(l);
 
 	/* A poller that cannot wait stops the loop; an extra worker without
@@ -197,45 +177,22 @@ static void *worker(void *arg)
 		int res = fuse_session_receive_buf(l->se, &buf);
 
 		if (res > 0) {
-			if (idle_prio) {
-				set_policy(SCHED_OTHER);
-				idle_prio = false;
-			}
+			ofs_poller_took(&p);
 			if (__atomic_sub_fetch(&l->idle, 1, __ATOMIC_ACQ_REL) == 0)
 				add_worker(l);
-			t0 = osp_clock_mono_ns();
-			if (!extra && replied)
-				win = ofs_poll_adapt(win, t0 - replied, l->poll_ns);
 			fuse_session_process_buf(l->se, &buf);
 			/* An extra worker is not needed once another waits. */
 			if (extra && __atomic_load_n(&l->idle, __ATOMIC_ACQUIRE) > 0)
 				break;
 			__atomic_add_fetch(&l->idle, 1, __ATOMIC_ACQ_REL);
-			if (!extra) {
-				replied = osp_clock_mono_ns();
-				/* A request that blocked: its caller is slow to
-				 * come back, and others are likely blocked too. */
-				until = replied - t0 > POLL_BLOCKED_NS ? 0 : replied + win;
-			}
+			ofs_poller_replied(&p);
 			continue;
 		}
 		if (res == -EAGAIN) {
-			uint64_t now = osp_clock_mono_ns();
-
-			if (until && now < until) {
-				if (!idle_prio && now - replied > POLL_IDLE_AFTER_NS) {
-					set_policy(SCHED_IDLE);
-					idle_prio = true;
-				}
+			if (ofs_poller_spin(&p))
 				continue;
-			}
-			if (idle_prio) {
-				set_policy(SCHED_OTHER);
-				idle_prio = false;
-			}
 			/* Woken for a request another worker took: sleep again,
 			 * without polling, until one is left for this one. */
-			until = 0;
 			if (!wait_readable(l, ep))
 				break;
 			continue;

@@ -150,6 +150,7 @@ static int setup_transport(struct ofs *fs)
 			  [OFS_TR_IO_URING] = fs->opts.io_uring },
 		.writeback = fs->opts.writeback,
 		.max_threads = fs->opts.max_threads,
+		.poll_us = fs->opts.singlethread ? 0 : fs->opts.poll_us,
 		.lower = fs->opts.lower_abs,
 	};
 

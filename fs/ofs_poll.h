@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The polling loop's window rule (fs/ofs_loop.c), apart so that it can be
- * tested on its own: KVM's halt-polling grow and shrink
+ * A worker's polling after its reply (fs/ofs_loop.c on /dev/fuse, the
+ * io_uring threads of fs/ofs_tr_uring.c): the window rule, apart so that
+ * it can be tested on its own -- KVM's halt-polling grow and shrink
  * (virt/kvm/kvm_main.c), applied to the time a worker waited from its
- * reply to its next request.
+ * reply to its next request -- and the state of one worker's polling.
  */
 #ifndef OFS_POLL_H
 #define OFS_POLL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* The first window after a gap the window missed by little. */
@@ -30,5 +32,31 @@ static inline uint64_t ofs_poll_adapt(uint64_t win, uint64_t gap_ns, uint64_t ma
 		return OFS_POLL_GROW_NS < max_ns ? OFS_POLL_GROW_NS : max_ns;
 	return win * 2 < max_ns ? win * 2 : max_ns;
 }
+
+/*
+ * One worker's polling (ofs_poll.c): it polls for its window after each
+ * reply, unless the request blocked; past its first 30 us at idle
+ * priority (SCHED_IDLE: the scheduler then counts the CPU idle when it
+ * places a waking task and preempts the poller at once), and a request
+ * taken is served at the normal priority. Zeroed, with max_ns 0, it
+ * never polls.
+ */
+struct ofs_poller {
+	uint64_t max_ns;   /* the window at most (-o poll_us); 0: never */
+	uint64_t win;      /* the window now, ns */
+	uint64_t until;    /* polling until then; 0: not polling */
+	uint64_t replied;  /* the last reply (0: none yet) */
+	uint64_t took;     /* when the request in hand was taken */
+	bool idle_prio;
+};
+
+/* A request was taken: back at the normal priority, the window adapted
+ * to the gap since the last reply. */
+void ofs_poller_took(struct ofs_poller *p);
+/* Its reply is out: poll for the window from now, unless it blocked. */
+void ofs_poller_replied(struct ofs_poller *p);
+/* Nothing to take: true while the window lasts (poll again), false
+ * once it has ended (then wait), the priority normal again. */
+bool ofs_poller_spin(struct ofs_poller *p);
 
 #endif

@@ -614,7 +614,7 @@ int ofs_tr_start(struct ofs_tr *tr)
 	if (!tr || !atomic_load(&tr->maybe[OFS_TR_IO_URING]))
 		return 0;
 	tr->uring = ofs_tr_uring_new(tr, tr->se, tr->dev_fd, obp_possible_cpus(),
-				     tr->cfg.max_threads, &err);
+				     tr->cfg.max_threads, (uint64_t)tr->cfg.poll_us * 1000, &err);
 	if (!tr->uring) {
 		turn_off(tr, OFS_TR_IO_URING, "cannot set up the rings: %s", strerror(-err));
 		return atomic_load(&tr->failed) ? err : 0;

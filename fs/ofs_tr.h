@@ -49,6 +49,9 @@ struct ofs_tr_cfg {
 	enum ofs_tr_want want[OFS_TR__COUNT];
 	bool writeback;          /* -o writeback: the kernel passes nothing through */
 	unsigned max_threads;    /* io_uring: threads per queue at most (>= 1) */
+	unsigned poll_us;        /* io_uring: each queue's first thread polls
+				  * its ring up to this long after a reply
+				  * (ofs_poll.h); 0: it waits at once */
 	const char *lower;       /* the lower root (absolute): the passthrough probe */
 };
 

@@ -3,11 +3,16 @@
  * The polling loop's window rule on its own (fs/ofs_poll.h): each worker's
  * window follows the gaps between its reply and its next request, as KVM's
  * halt-polling does, so that a mount whose requests are far apart stops
- * polling and a tight flow polls just past its gaps.
+ * polling and a tight flow polls just past its gaps. Then one worker's
+ * polling (ofs_poll.c), which /dev/fuse's workers and the io_uring
+ * threads share: when it polls, at which priority, and when not.
  */
 #include <criterion/criterion.h>
+#include <sched.h>
+#include <time.h>
 
 #include "ofs_poll.h"
+#include "osprof/clock.h"
 
 #define US 1000u
 #define MAX (200 * US)
@@ -50,4 +55,74 @@ Test(poll, windows_settle_on_the_flow_and_leave_at_idle)
 		w = ofs_poll_adapt(w, 1000000 * US, MAX);
 	cr_expect_eq(w, 0);
 	cr_expect_leq(n, 3);
+}
+
+/* ---- one worker's polling (ofs_poll.c), on the real clock ---- */
+
+/* Busy for @us (a sleep would overshoot by the timer slack, 50 us). */
+static void busy_us(uint64_t us)
+{
+	uint64_t end = osp_clock_mono_ns() + us * 1000;
+
+	while (osp_clock_mono_ns() < end)
+		;
+}
+
+Test(poller, a_zeroed_poller_never_polls)
+{
+	struct ofs_poller p = { 0 };
+
+	ofs_poller_took(&p);
+	ofs_poller_replied(&p);
+	cr_expect_eq(p.until, 0);
+	cr_expect_not(ofs_poller_spin(&p));
+}
+
+/* With a window, a reply starts polling until the window ends, past its
+ * first 30 us at idle priority; then back to the normal one. */
+Test(poller, polls_for_its_window_then_waits_at_normal_priority)
+{
+	struct ofs_poller p = { .max_ns = 10000000 * US, .win = 1000000 * US };
+
+	ofs_poller_took(&p);
+	ofs_poller_replied(&p);
+	cr_assert_eq(p.until, p.replied + 1000000 * US);
+	busy_us(40);
+	cr_expect(ofs_poller_spin(&p), "within the window");
+	cr_expect_eq(sched_getscheduler(0), SCHED_IDLE, "past 30 us: idle priority");
+	p.until = osp_clock_mono_ns() - 1; /* as if the window had passed */
+	cr_expect_not(ofs_poller_spin(&p), "the window is over");
+	cr_expect_eq(p.until, 0);
+	cr_expect_eq(sched_getscheduler(0), SCHED_OTHER);
+}
+
+/* A request that took over 50 us blocked: no polling after it. */
+Test(poller, no_polling_after_a_request_that_blocked)
+{
+	struct ofs_poller p = { .max_ns = MAX, .win = MAX };
+
+	ofs_poller_took(&p);
+	busy_us(60);
+	ofs_poller_replied(&p);
+	cr_expect_eq(p.until, 0);
+	cr_expect_not(ofs_poller_spin(&p));
+}
+
+/* A request taken while polling at idle priority is served at the
+ * normal one, and the window follows the gap since the reply: past the
+ * window, within the bound, doubled. */
+Test(poller, a_request_taken_restores_priority_and_adapts_the_window)
+{
+	struct ofs_poller p = { .max_ns = 10000000 * US, .win = 10 * US };
+
+	ofs_poller_took(&p);
+	ofs_poller_replied(&p);
+	p.until = osp_clock_mono_ns() + 1000000 * US; /* still polling */
+	busy_us(40);
+	cr_assert(ofs_poller_spin(&p));
+	cr_assert_eq(sched_getscheduler(0), SCHED_IDLE);
+	ofs_poller_took(&p);
+	cr_expect_eq(sched_getscheduler(0), SCHED_OTHER);
+	cr_expect_eq(p.until, 0);
+	cr_expect_eq(p.win, 20 * US, "a gap past the window but within the bound doubles it");
 }
