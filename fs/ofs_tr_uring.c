@@ -184,8 +184,9 @@ static bool spawn_locked(struct tr_queue *q)
 	 * run there -- unless they poll. A poller there would take the CPU
 	 * from the caller it waits for; elsewhere it catches the request
 	 * while the caller's CPU stays the caller's. On this 2-CPU VM a warm
-	 * find under always took 73 ms with threads kept on their CPU and
-	 * no polling, 56 ms free of it, as /dev/fuse's polling workers.
+	 * find under always took 73 ms with the threads kept on their CPU,
+	 * 56 ms with them free (neither polling), as long as /dev/fuse's
+	 * polling workers.
 	 */
 	if (!u->poll_ns && q->qid < CPU_SETSIZE) {
 		CPU_ZERO(&cpus);
@@ -572,10 +573,12 @@ static void *q_thread(void *arg)
 		while (p.until && (err = io_uring_peek_cqe(&t->ring, &cqe)) == -EAGAIN &&
 		       ofs_poller_spin(&p))
 			;
-		/* Task work (a request copied into one of this thread's
-		 * entries) runs in here. */
-		while (err == -EAGAIN || err == -EINTR)
-			err = io_uring_wait_cqe(&t->ring, &cqe);
+		/* Nothing polled: wait. Task work (a request copied into
+		 * one of this thread's entries) runs in here. */
+		if (err == -EAGAIN)
+			do
+				err = io_uring_wait_cqe(&t->ring, &cqe);
+			while (err == -EINTR);
 		if (err) {
 			atomic_fetch_add(&q->u->errors, 1);
 			break;
