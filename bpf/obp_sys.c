@@ -226,7 +226,7 @@ static int light_attached(int fd)
  * and the tracepoint look-ups there, against the kernel's own BTF, so
  * this process never reads and indexes it -- libbpf 1.1 reads all 5.5 MB
  * of it and indexes its 126,611 types for each object it loads:
- * osprof-trace -- true 22 -> 13 ms. A light skeleton loads every program
+ * about 9 ms of osprof-trace's start. A light skeleton loads every program
  * of its object, hence an object without the daemon's pair, and cannot
  * resize a map: slot_hists keeps its OBP_SYS_SLOTS entries and nslots
  * says how many are used, so more goes to the regular skeleton.
@@ -244,7 +244,9 @@ static int obp_sysw_bpf_try(struct obp *b, unsigned want, struct obp_object *out
 		return -ENOMEM;
 	SYS_SET(s, o, want, nslots);
 	err = obp_sysw_bpf__load(s);
-	*refused = err != 0;
+	/* its loader gives no reason: any failure but a lack of privilege
+	 * is worth the regular skeleton's try, and its words */
+	*refused = err != 0 && err != -EPERM;
 	err = err ? err : call_flags_fill(s->maps.call_flags.map_fd);
 	err = err ? err : light_attached(obp_sysw_bpf__obp_sys_enter__attach(s));
 	err = err ? err : light_attached(obp_sysw_bpf__obp_sys_exit__attach(s));

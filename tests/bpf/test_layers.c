@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -63,6 +64,18 @@ Test(layers, names)
 	cr_expect_eq(obp_syscall_nr("no_such_call"), -1);
 }
 
+/* The light skeleton's loader does CO-RE in the kernel: 5.17 and later
+ * (before, obp_sys.c falls back to the regular skeleton). */
+static bool light_loads_here(void)
+{
+	struct utsname u;
+	int maj = 0, min = 0;
+
+	cr_assert_eq(uname(&u), 0);
+	cr_assert_eq(sscanf(u.release, "%d.%d", &maj, &min), 2, "%s", u.release);
+	return maj > 5 || (maj == 5 && min >= 17);
+}
+
 /*
  * N preads, M fstats and K 2 ms sleeps of this process: counted exactly,
  * with @slots calls' histograms found by index (0: the default number)
@@ -84,7 +97,7 @@ static void syscall_counts(unsigned slots, bool load_heap, bool light)
 
 	cr_assert_eq(obp_open(&o, &b, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(obp_layers(b), OBP_LAYER_BIT(OBP_L_SYSCALL), "%s", obp_why(b, OBP_L_SYSCALL));
-	cr_assert_eq(b->sys_light, light);
+	cr_assert_eq(b->sys_light, light && light_loads_here());
 	fd = open("/proc/self/exe", O_RDONLY);
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(obp_pid_add(b, getpid()), 0);
@@ -136,11 +149,14 @@ static bool pid_bit(const struct obp *b, pid_t tgid)
 /*
  * follow_children (osprof-trace's): a child that this process forks is
  * traced -- its N preads counted, the parent made none -- and its bit
- * is cleared once it has exited (its number may be reused).
+ * is cleared once it has exited (its number may be reused). With @slots
+ * past the light skeleton's map, the regular skeleton's programs (on
+ * tp_btf) do the same.
  */
-Test(layers, children_are_followed_and_forgotten_when_they_end)
+static void children_followed(unsigned slots)
 {
-	struct obp_opts o = { .layers = OBP_LAYER_BIT(OBP_L_SYSCALL), .follow_children = true };
+	struct obp_opts o = { .layers = OBP_LAYER_BIT(OBP_L_SYSCALL), .follow_children = true,
+			      .sys_slots = slots };
 	enum { N = 77 };
 	struct osp_profile *p = NULL;
 	char err[200];
@@ -150,7 +166,7 @@ Test(layers, children_are_followed_and_forgotten_when_they_end)
 
 	cr_assert_eq(obp_open(&o, &b, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(obp_layers(b), OBP_LAYER_BIT(OBP_L_SYSCALL), "%s", obp_why(b, OBP_L_SYSCALL));
-	cr_assert(b->sys_light);
+	cr_assert_eq(b->sys_light, !slots && light_loads_here());
 	cr_assert_eq(obp_pid_add(b, getpid()), 0);
 	kid = fork();
 	cr_assert_geq(kid, 0);
@@ -172,6 +188,16 @@ Test(layers, children_are_followed_and_forgotten_when_they_end)
 	cr_expect_eq(tb_count(p, "pread64"), (uint64_t)N);
 	osp_profile_free(p);
 	obp_close(b);
+}
+
+Test(layers, children_are_followed_and_forgotten_when_they_end)
+{
+	children_followed(0);
+}
+
+Test(layers, children_are_followed_by_the_regular_skeleton_too)
+{
+	children_followed(OBP_SYS_SLOTS + 1);
 }
 
 /*
