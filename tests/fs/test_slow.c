@@ -110,7 +110,9 @@ static void read_n(const char *name, int n, size_t len, off_t step)
 	osp_profile_free(p);
 	read_fd(fd, n, len, step);
 	close(fd);
-	osp_profile_free(h_profile_when(&m, "release", released + 1));
+	p = h_profile_when(&m, "release", released + 1);
+	cr_assert_geq(h_count(p, "release"), released + 1, "%s's release within 5 s", name);
+	osp_profile_free(p);
 }
 
 static void my_comm(char out[16])
