@@ -65,6 +65,7 @@ struct ofs_loop {
 	int fd;          /* /dev/fuse, non-blocking */
 	int stop_fd;     /* eventfd: wakes every worker at shutdown */
 	uint64_t poll_ns;
+	bool may_idle;   /* pollers may poll at idle priority (ofs_poll.h) */
 	unsigned npollers; /* workers started at once, kept till the end */
 	unsigned max;    /* workers at most, pollers included */
 	unsigned idle;   /* atomic: workers waiting for a request */
@@ -163,7 +164,7 @@ static void *worker(void *arg)
 	struct fuse_buf buf = { 0 };
 	bool extra = a->extra;
 	/* Extra workers never poll. */
-	struct ofs_poller p = { .max_ns = extra ? 0 : l->poll_ns };
+	struct ofs_poller p = { .max_ns = extra ? 0 : l->poll_ns, .may_idle = l->may_idle };
 	int ep = waiter_new(l);
 
 	/* A poller that cannot wait stops the loop; an extra worker without
@@ -177,9 +178,9 @@ static void *worker(void *arg)
 		int res = fuse_session_receive_buf(l->se, &buf);
 
 		if (res > 0) {
-			ofs_poller_took(&p);
 			if (__atomic_sub_fetch(&l->idle, 1, __ATOMIC_ACQ_REL) == 0)
 				add_worker(l);
+			ofs_poller_took(&p);
 			fuse_session_process_buf(l->se, &buf);
 			/* An extra worker is not needed once another waits. */
 			if (extra && __atomic_load_n(&l->idle, __ATOMIC_ACQUIRE) > 0)
@@ -251,6 +252,7 @@ int ofs_loop_poll(struct fuse_session *se, unsigned nthreads, unsigned max_threa
 		  uint64_t poll_ns)
 {
 	struct ofs_loop l = { .se = se, .fd = fuse_session_fd(se), .poll_ns = poll_ns,
+			      .may_idle = ofs_poll_may_idle(),
 			      .npollers = nthreads,
 			      .max = max_threads > nthreads ? max_threads : nthreads };
 	pthread_t *th = calloc(nthreads, sizeof(*th));

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* One worker's polling after its reply (ofs_poll.h). */
+/* One thread's polling after its reply (ofs_poll.h). */
+#include <inttypes.h>
 #include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
 
 #include "osprof/clock.h"
 #include "ofs_poll.h"
@@ -10,12 +14,36 @@
  * slow to come back, and others are likely blocked too. */
 #define POLL_BLOCKED_NS 50000u
 /*
- * A worker polls at its normal priority for this long, then at idle
- * priority: most gaps are shorter, and the two sched_setscheduler calls
- * per request cost more than they save (a warm grep under always took
- * 0.77x the time and 0.70x the daemon CPU without them).
+ * Why OFS_POLL_IDLE_AFTER_NS at the normal priority first: most gaps are
+ * shorter, and the two sched_setscheduler calls per request cost more
+ * than they save (a warm grep under always took 0.77x the time and 0.70x
+ * the daemon CPU without them).
  */
-#define POLL_IDLE_AFTER_NS 30000u
+
+#define CAP_SYS_NICE_BIT 23 /* linux/capability.h's CAP_SYS_NICE */
+
+bool ofs_poll_may_idle_with(uint64_t cap_eff, uint64_t nice_lim)
+{
+	return (cap_eff >> CAP_SYS_NICE_BIT) & 1 || nice_lim >= 20;
+}
+
+bool ofs_poll_may_idle(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	uint64_t cap = 0;
+	struct rlimit rl = { 0, 0 };
+	char line[256];
+
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "CapEff: %" SCNx64, &cap) == 1)
+				break;
+		fclose(f);
+	}
+	if (getrlimit(RLIMIT_NICE, &rl) != 0)
+		rl.rlim_cur = 0;
+	return ofs_poll_may_idle_with(cap, (uint64_t)rl.rlim_cur);
+}
 
 static void set_policy(int policy)
 {
@@ -35,28 +63,29 @@ static void normal_prio(struct ofs_poller *p)
 void ofs_poller_took(struct ofs_poller *p)
 {
 	normal_prio(p);
-	p->until = 0;
-	p->took = osp_clock_mono_ns();
-	if (p->max_ns && p->replied)
-		p->win = ofs_poll_adapt(p->win, p->took - p->replied, p->max_ns);
+	p->until_ns = 0;
+	p->took_ns = osp_clock_mono_ns();
+	if (p->max_ns && p->replied_ns)
+		p->win_ns = ofs_poll_adapt(p->win_ns, p->took_ns - p->replied_ns, p->max_ns);
 }
 
 void ofs_poller_replied(struct ofs_poller *p)
 {
 	if (!p->max_ns)
 		return;
-	p->replied = osp_clock_mono_ns();
-	p->until = p->replied - p->took > POLL_BLOCKED_NS ? 0 : p->replied + p->win;
+	p->replied_ns = osp_clock_mono_ns();
+	p->until_ns = p->replied_ns - p->took_ns > POLL_BLOCKED_NS ? 0 : p->replied_ns + p->win_ns;
 }
 
 bool ofs_poller_spin(struct ofs_poller *p)
 {
 	uint64_t now;
 
-	if (p->until) {
+	if (p->until_ns) {
 		now = osp_clock_mono_ns();
-		if (now < p->until) {
-			if (!p->idle_prio && now - p->replied > POLL_IDLE_AFTER_NS) {
+		if (now < p->until_ns) {
+			if (p->may_idle && !p->idle_prio &&
+			    now - p->replied_ns > OFS_POLL_IDLE_AFTER_NS) {
 				set_policy(SCHED_IDLE);
 				p->idle_prio = true;
 			}
@@ -64,6 +93,6 @@ bool ofs_poller_spin(struct ofs_poller *p)
 		}
 	}
 	normal_prio(p);
-	p->until = 0;
+	p->until_ns = 0;
 	return false;
 }

@@ -33,22 +33,37 @@ static inline uint64_t ofs_poll_adapt(uint64_t win, uint64_t gap_ns, uint64_t ma
 	return win * 2 < max_ns ? win * 2 : max_ns;
 }
 
+/* A poller that may polls at its normal priority for this long, then at
+ * idle priority (ofs_poll.c says why). */
+#define OFS_POLL_IDLE_AFTER_NS 30000u
+
 /*
- * One worker's polling (ofs_poll.c): it polls for its window after each
- * reply, unless the request blocked; past its first 30 us at idle
- * priority (SCHED_IDLE: the scheduler then counts the CPU idle when it
- * places a waking task and preempts the poller at once), and a request
- * taken is served at the normal priority. Zeroed, with max_ns 0, it
- * never polls.
+ * One thread's polling (ofs_poll.c), not shared between threads: it
+ * polls for its window after each reply, unless the request blocked.
+ * With may_idle, past its first OFS_POLL_IDLE_AFTER_NS at idle priority
+ * (SCHED_IDLE: the scheduler then counts the CPU idle when it places a
+ * waking task and preempts the poller at once); a request taken is
+ * served at the normal priority. Zeroed, with max_ns 0, it never polls.
  */
 struct ofs_poller {
-	uint64_t max_ns;   /* the window at most (-o poll_us); 0: never */
-	uint64_t win;      /* the window now, ns */
-	uint64_t until;    /* polling until then; 0: not polling */
-	uint64_t replied;  /* the last reply (0: none yet) */
-	uint64_t took;     /* when the request in hand was taken */
+	uint64_t max_ns;      /* the window at most (-o poll_us); 0: never */
+	uint64_t win_ns;      /* the window now */
+	uint64_t until_ns;    /* polling until then; 0: not polling */
+	uint64_t replied_ns;  /* the last reply (0: none yet) */
+	uint64_t took_ns;     /* when the request in hand was taken */
+	bool may_idle;        /* it may poll at idle priority (ofs_poll_may_idle) */
 	bool idle_prio;
 };
+
+/*
+ * ofs_poll_may_idle - whether this process may poll at idle priority:
+ * whether it can leave SCHED_IDLE again, which takes CAP_SYS_NICE or an
+ * RLIMIT_NICE of 20 (an unprivileged thread would stay idle for good).
+ * ofs_poll_may_idle_with says it of effective capabilities @cap_eff (as
+ * /proc/self/status's CapEff) and a soft RLIMIT_NICE of @nice_lim.
+ */
+bool ofs_poll_may_idle(void);
+bool ofs_poll_may_idle_with(uint64_t cap_eff, uint64_t nice_lim);
 
 /* A request was taken: back at the normal priority, the window adapted
  * to the gap since the last reply. */

@@ -5,9 +5,9 @@
  * the daemon come as completions on io_uring rings, and each reply goes
  * back into the ring entry its request came in, committed with the same
  * submission that fetches the entry's next request. No read or write
- * system call per request. A queue's threads run on its CPU, its
- * callers', unless they poll (-o poll_us, ofs_poll.h): then each queue's
- * first thread polls its ring after a reply, on whichever CPU is free.
+ * system call per request. The threads of a queue run wherever the
+ * scheduler puts them (spawn_locked says why), and with -o poll_us each
+ * queue's first thread polls its ring after a reply (ofs_poll.h).
  *
  * The kernel has one FUSE queue per possible CPU and queues a request on
  * its caller's CPU, in the entry of that queue made available last; a
@@ -56,7 +56,6 @@
 #include <errno.h>
 #include <liburing.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,8 +165,6 @@ static bool spawn_locked(struct tr_queue *q)
 {
 	struct ofs_tr_uring *u = q->u;
 	struct tr_thread *t;
-	pthread_attr_t attr;
-	cpu_set_t cpus;
 	bool ok;
 
 	if (u->stopping || q->nthreads >= u->max_threads)
@@ -178,30 +175,17 @@ static bool spawn_locked(struct tr_queue *q)
 	t->q = q;
 	t->poller = u->poll_ns && q->nthreads == 0;
 	pthread_mutex_init(&t->sq_mu, NULL);
-	pthread_attr_init(&attr);
 	/*
-	 * Requests of this queue come from callers on this CPU: its threads
-	 * run there -- unless they poll. A poller there would take the CPU
-	 * from the caller it waits for; elsewhere it catches the request
-	 * while the caller's CPU stays the caller's. On this 2-CPU VM a warm
-	 * find under always took 73 ms with the threads kept on their CPU,
-	 * 56 ms with them free (neither polling), as long as /dev/fuse's
-	 * polling workers.
+	 * Requests of this queue come from callers on this CPU, but its
+	 * threads are not kept there: one that polls there would take the
+	 * CPU from the caller it waits for, and one that sleeps there is
+	 * woken on the caller's CPU for every request. On this 2-CPU VM a
+	 * warm find under always took 73 ms with the threads kept on their
+	 * CPU, 56 ms with them free (neither polling), as long as
+	 * /dev/fuse's polling workers; a warm grep 663 and 618 ms.
 	 */
-	if (!u->poll_ns && q->qid < CPU_SETSIZE) {
-		CPU_ZERO(&cpus);
-		CPU_SET(q->qid, &cpus);
-		pthread_attr_setaffinity_np(&attr, sizeof(cpus), &cpus);
-	}
 	atomic_fetch_add(&q->idle, 1);
-	ok = pthread_create(&t->th, &attr, q_thread, t) == 0;
-	if (!ok && !u->poll_ns && q->qid < CPU_SETSIZE) {
-		/* an offline CPU: anywhere, then */
-		pthread_attr_destroy(&attr);
-		pthread_attr_init(&attr);
-		ok = pthread_create(&t->th, &attr, q_thread, t) == 0;
-	}
-	pthread_attr_destroy(&attr);
+	ok = pthread_create(&t->th, NULL, q_thread, t) == 0;
 	if (ok) {
 		q->threads[q->nthreads++] = t;
 	} else {
@@ -554,7 +538,15 @@ static void *q_thread(void *arg)
 {
 	struct tr_thread *t = arg;
 	struct tr_queue *q = t->q;
-	struct ofs_poller p = { .max_ns = t->poller ? q->u->poll_ns : 0 };
+	/*
+	 * Never at idle priority, so at most OFS_POLL_IDLE_AFTER_NS: the
+	 * kernel hands the next request to the entry committed last -- the
+	 * poller's -- and copies it in when that thread runs, which at idle
+	 * priority beside a busy task could be much later (on /dev/fuse a
+	 * sleeping worker at the normal priority takes it instead).
+	 */
+	uint64_t max_ns = q->u->poll_ns < OFS_POLL_IDLE_AFTER_NS ? q->u->poll_ns : OFS_POLL_IDLE_AFTER_NS;
+	struct ofs_poller p = { .max_ns = t->poller ? max_ns : 0 };
 
 	if (!thread_setup(t)) {
 		atomic_fetch_sub(&q->idle, 1);
@@ -570,12 +562,12 @@ static void *q_thread(void *arg)
 		 * this thread (the ring's default notification), so the
 		 * completion appears in the ring as this thread looks. */
 		err = -EAGAIN;
-		while (p.until && (err = io_uring_peek_cqe(&t->ring, &cqe)) == -EAGAIN &&
+		while (p.until_ns && (err = io_uring_peek_cqe(&t->ring, &cqe)) == -EAGAIN &&
 		       ofs_poller_spin(&p))
 			;
 		/* Nothing polled: wait. Task work (a request copied into
 		 * one of this thread's entries) runs in here. */
-		if (err == -EAGAIN)
+		if (err)
 			do
 				err = io_uring_wait_cqe(&t->ring, &cqe);
 			while (err == -EINTR);
@@ -603,7 +595,6 @@ static void *q_thread(void *arg)
 			continue;
 		}
 		ent->state = ENT_LIVE;
-		ofs_poller_took(&p);
 		/* Fewer than two left idle: one more. A request the kernel
 		 * queues while no entry of its queue is available waits for
 		 * the next commit on that queue: a new entry's registration
@@ -611,6 +602,7 @@ static void *q_thread(void *arg)
 		 * while the next one starts. */
 		if (atomic_fetch_sub(&q->idle, 1) <= 2)
 			add_thread(q);
+		ofs_poller_took(&p);
 		if (!serve(ent)) {
 			atomic_fetch_add(&q->idle, 1);
 			/* answered: its entry is back in the kernel's hands */

@@ -74,7 +74,7 @@ Test(poller, a_zeroed_poller_never_polls)
 
 	ofs_poller_took(&p);
 	ofs_poller_replied(&p);
-	cr_expect_eq(p.until, 0);
+	cr_expect_eq(p.until_ns, 0);
 	cr_expect_not(ofs_poller_spin(&p));
 }
 
@@ -82,29 +82,29 @@ Test(poller, a_zeroed_poller_never_polls)
  * first 30 us at idle priority; then back to the normal one. */
 Test(poller, polls_for_its_window_then_waits_at_normal_priority)
 {
-	struct ofs_poller p = { .max_ns = 10000000 * US, .win = 1000000 * US };
+	struct ofs_poller p = { .max_ns = 10000000ull * US, .win_ns = 1000000ull * US, .may_idle = true };
 
 	ofs_poller_took(&p);
 	ofs_poller_replied(&p);
-	cr_assert_eq(p.until, p.replied + 1000000 * US);
+	cr_assert_eq(p.until_ns, p.replied_ns + 1000000ull * US);
 	busy_us(40);
 	cr_expect(ofs_poller_spin(&p), "within the window");
 	cr_expect_eq(sched_getscheduler(0), SCHED_IDLE, "past 30 us: idle priority");
-	p.until = osp_clock_mono_ns() - 1; /* as if the window had passed */
+	p.until_ns = osp_clock_mono_ns() - 1; /* as if the window had passed */
 	cr_expect_not(ofs_poller_spin(&p), "the window is over");
-	cr_expect_eq(p.until, 0);
+	cr_expect_eq(p.until_ns, 0);
 	cr_expect_eq(sched_getscheduler(0), SCHED_OTHER);
 }
 
 /* A request that took over 50 us blocked: no polling after it. */
 Test(poller, no_polling_after_a_request_that_blocked)
 {
-	struct ofs_poller p = { .max_ns = MAX, .win = MAX };
+	struct ofs_poller p = { .max_ns = MAX, .win_ns = MAX };
 
 	ofs_poller_took(&p);
 	busy_us(60);
 	ofs_poller_replied(&p);
-	cr_expect_eq(p.until, 0);
+	cr_expect_eq(p.until_ns, 0);
 	cr_expect_not(ofs_poller_spin(&p));
 }
 
@@ -113,16 +113,40 @@ Test(poller, no_polling_after_a_request_that_blocked)
  * window, within the bound, doubled. */
 Test(poller, a_request_taken_restores_priority_and_adapts_the_window)
 {
-	struct ofs_poller p = { .max_ns = 10000000 * US, .win = 10 * US };
+	struct ofs_poller p = { .max_ns = 10000000ull * US, .win_ns = 10 * US, .may_idle = true };
 
 	ofs_poller_took(&p);
 	ofs_poller_replied(&p);
-	p.until = osp_clock_mono_ns() + 1000000 * US; /* still polling */
+	p.until_ns = osp_clock_mono_ns() + 1000000ull * US; /* still polling */
 	busy_us(40);
 	cr_assert(ofs_poller_spin(&p));
 	cr_assert_eq(sched_getscheduler(0), SCHED_IDLE);
 	ofs_poller_took(&p);
 	cr_expect_eq(sched_getscheduler(0), SCHED_OTHER);
-	cr_expect_eq(p.until, 0);
-	cr_expect_eq(p.win, 20 * US, "a gap past the window but within the bound doubles it");
+	cr_expect_eq(p.until_ns, 0);
+	cr_expect_eq(p.win_ns, 20 * US, "a gap past the window but within the bound doubles it");
+}
+
+/* Without may_idle (io_uring's poller; a process that could not come
+ * back from SCHED_IDLE) it polls at the normal priority throughout. */
+Test(poller, without_may_idle_it_polls_at_the_normal_priority)
+{
+	struct ofs_poller p = { .max_ns = 10000000ull * US, .win_ns = 1000000ull * US };
+
+	ofs_poller_took(&p);
+	ofs_poller_replied(&p);
+	busy_us(40);
+	cr_expect(ofs_poller_spin(&p), "within the window");
+	cr_expect_eq(sched_getscheduler(0), SCHED_OTHER);
+}
+
+/* Idle priority only for a process that can leave it: CAP_SYS_NICE
+ * (bit 23 of CapEff) or an RLIMIT_NICE of 20. */
+Test(poller, idle_priority_only_when_it_can_be_left)
+{
+	cr_expect(ofs_poll_may_idle_with(1ull << 23, 0));
+	cr_expect(ofs_poll_may_idle_with(0, 20));
+	cr_expect(ofs_poll_may_idle_with(0x1ffffffffffull, 0), "root's full set");
+	cr_expect_not(ofs_poll_may_idle_with(0, 0), "an unprivileged default");
+	cr_expect_not(ofs_poll_may_idle_with(~(1ull << 23), 19));
 }
