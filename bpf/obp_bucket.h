@@ -18,32 +18,31 @@
  * to walk in every program that records (2,278 instructions processed
  * for sys_exit's 226, each load of osprof-trace).
  */
+/* One halving step of width @w: 1 when v's bits above @w are not all
+ * zero (as a carry), then that many bits counted and shifted out. */
+#define OBP_BUCKET_STEP(w)                                   \
+	do {                                                 \
+		s = (((v >> (w)) + ((1ull << (w)) - 1)) >> (w)) * (w); \
+		k += s;                                      \
+		v >>= s;                                     \
+	} while (0)
+
 static inline __attribute__((always_inline)) __u64 obp_bucket(__u64 v)
 {
-	__u64 k, s;
+	__u64 k = 0, s;
 
 	if (v <= 1)
 		return 0;
 	v -= 1;
-	s = ((v >> 32) + 0xffffffffull) >> 32 << 5;
-	k = s;
-	v >>= s;
-	s = ((v >> 16) + 0xffffull) >> 16 << 4;
-	k += s;
-	v >>= s;
-	s = ((v >> 8) + 0xffull) >> 8 << 3;
-	k += s;
-	v >>= s;
-	s = ((v >> 4) + 0xfull) >> 4 << 2;
-	k += s;
-	v >>= s;
-	s = ((v >> 2) + 0x3ull) >> 2 << 1;
-	k += s;
-	v >>= s;
-	s = ((v >> 1) + 0x1ull) >> 1;
-	k += s;
-	v >>= s;
+	OBP_BUCKET_STEP(32);
+	OBP_BUCKET_STEP(16);
+	OBP_BUCKET_STEP(8);
+	OBP_BUCKET_STEP(4);
+	OBP_BUCKET_STEP(2);
+	OBP_BUCKET_STEP(1);
 	return k + v;
 }
+
+#undef OBP_BUCKET_STEP
 
 #endif /* OBP_BUCKET_H */

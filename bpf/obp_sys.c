@@ -94,37 +94,21 @@ static int call_flags_fill(int fd)
 	return 0;
 }
 
-/* What every skeleton of the layer hands on once loaded and attached. */
-struct sys_parts {
-	int hists_fd, stats_fd, traced_fd, slot_of_fd, slot_hists_fd;
-	unsigned nslots;
-	__u32 *enabled;          /* in its mapped data and bss */
-	__u32 *daemon;
-	const __u32 *slots_used;
-};
-
-/* Map the bitmap of traced processes and publish skeleton @skel in @out
- * and @b: 0, or -errno with nothing published. */
-static int sys_publish(struct obp *b, struct obp_object *out, void *skel, const struct sys_parts *p)
+/* Map the bitmap of traced processes (map @traced_fd) and publish
+ * object @o, whose daemon tgid is at @daemon, in @out and @b: 0, or
+ * -errno with nothing published. */
+static int sys_publish(struct obp *b, struct obp_object *out, const struct obp_object *o,
+		       int traced_fd, __u32 *daemon)
 {
 	void *bits = mmap(NULL, OBP_PID_WORDS * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED,
-			  p->traced_fd, 0);
+			  traced_fd, 0);
 
 	if (bits == MAP_FAILED)
 		return -errno;
-	*out = (struct obp_object){
-		.skel = skel,
-		.hists_fd = p->hists_fd,
-		.stats_fd = p->stats_fd,
-		.slot_of_fd = p->slot_of_fd,
-		.slot_hists_fd = p->slot_hists_fd,
-		.nslots = p->nslots,
-		.slots_used = p->slots_used,
-		.enabled = p->enabled,
-	};
-	b->pids_fd = p->traced_fd;
+	*out = *o;
+	b->pids_fd = traced_fd;
 	b->pid_bits = bits;
-	b->sys_daemon = p->daemon;
+	b->sys_daemon = daemon;
 	return 0;
 }
 
@@ -175,17 +159,16 @@ static int sys_publish(struct obp *b, struct obp_object *out, void *skel, const 
 		*refused = err != 0;                                                       \
 		err = err ? err : call_flags_fill(bpf_map__fd(s->maps.call_flags));        \
 		err = err ? err : SK##__attach(s);                                         \
-		err = err ? err : sys_publish(b, out, s, &(struct sys_parts){              \
+		err = err ? err : sys_publish(b, out, &(struct obp_object){                \
+			.skel = s,                                                         \
 			.hists_fd = bpf_map__fd(s->maps.hists),                            \
 			.stats_fd = bpf_map__fd(s->maps.stats),                            \
-			.traced_fd = bpf_map__fd(s->maps.traced),                          \
 			.slot_of_fd = bpf_map__fd(s->maps.slot_of),                        \
 			.slot_hists_fd = bpf_map__fd(s->maps.slot_hists),                  \
 			.nslots = nslots,                                                  \
-			.enabled = &s->data->obp_enabled,                                  \
-			.daemon = &s->bss->daemon_tgid,                                    \
 			.slots_used = &s->bss->slots_used,                                 \
-		});                                                                        \
+			.enabled = &s->data->obp_enabled,                                  \
+		}, bpf_map__fd(s->maps.traced), &s->bss->daemon_tgid);                     \
 		if (!err)                                                                  \
 			return 0;                                                          \
 	fail:                                                                              \
@@ -252,17 +235,16 @@ static int obp_sysw_bpf_try(struct obp *b, unsigned want, struct obp_object *out
 	err = err ? err : light_attached(obp_sysw_bpf__obp_sys_exit__attach(s));
 	err = err ? err : light_attached(obp_sysw_bpf__obp_sys_fork__attach(s));
 	err = err ? err : light_attached(obp_sysw_bpf__obp_sys_exit_task__attach(s));
-	err = err ? err : sys_publish(b, out, s, &(struct sys_parts){
+	err = err ? err : sys_publish(b, out, &(struct obp_object){
+		.skel = s,
 		.hists_fd = s->maps.hists.map_fd,
 		.stats_fd = s->maps.stats.map_fd,
-		.traced_fd = s->maps.traced.map_fd,
 		.slot_of_fd = s->maps.slot_of.map_fd,
 		.slot_hists_fd = s->maps.slot_hists.map_fd,
 		.nslots = nslots,
-		.enabled = &s->data->obp_enabled,
-		.daemon = &s->bss->daemon_tgid,
 		.slots_used = &s->bss->slots_used,
-	});
+		.enabled = &s->data->obp_enabled,
+	}, s->maps.traced.map_fd, &s->bss->daemon_tgid);
 	if (err)
 		obp_sysw_bpf__destroy(s);
 	return err;

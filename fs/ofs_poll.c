@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* One thread's polling after its reply (ofs_poll.h). */
-#include <inttypes.h>
 #include <sched.h>
-#include <stdio.h>
-#include <string.h>
 #include <sys/resource.h>
 
 #include "osprof/clock.h"
+#include "ofs_cap.h"
 #include "ofs_poll.h"
 
 /* A request served in longer than this blocked (page-cache hits, lookups
@@ -20,29 +18,18 @@
  * the daemon CPU without them).
  */
 
-#define CAP_SYS_NICE_BIT 23 /* linux/capability.h's CAP_SYS_NICE */
-
-bool ofs_poll_may_idle_with(uint64_t cap_eff, uint64_t nice_lim)
+bool ofs_poll_may_idle_with(bool cap_sys_nice, uint64_t nice_lim)
 {
-	return (cap_eff >> CAP_SYS_NICE_BIT) & 1 || nice_lim >= 20;
+	return cap_sys_nice || nice_lim >= 20;
 }
 
 bool ofs_poll_may_idle(void)
 {
-	FILE *f = fopen("/proc/self/status", "re");
-	uint64_t cap = 0;
 	struct rlimit rl = { 0, 0 };
-	char line[256];
 
-	if (f) {
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "CapEff: %" SCNx64, &cap) == 1)
-				break;
-		fclose(f);
-	}
 	if (getrlimit(RLIMIT_NICE, &rl) != 0)
 		rl.rlim_cur = 0;
-	return ofs_poll_may_idle_with(cap, (uint64_t)rl.rlim_cur);
+	return ofs_poll_may_idle_with(ofs_cap_effective(CAP_SYS_NICE), (uint64_t)rl.rlim_cur);
 }
 
 static void set_policy(int policy)

@@ -59,11 +59,11 @@ struct ofs_poller {
  * ofs_poll_may_idle - whether this process may poll at idle priority:
  * whether it can leave SCHED_IDLE again, which takes CAP_SYS_NICE or an
  * RLIMIT_NICE of 20 (an unprivileged thread would stay idle for good).
- * ofs_poll_may_idle_with says it of effective capabilities @cap_eff (as
- * /proc/self/status's CapEff) and a soft RLIMIT_NICE of @nice_lim.
+ * ofs_poll_may_idle_with says it of a process with CAP_SYS_NICE or not
+ * (@cap_sys_nice) and a soft RLIMIT_NICE of @nice_lim.
  */
 bool ofs_poll_may_idle(void);
-bool ofs_poll_may_idle_with(uint64_t cap_eff, uint64_t nice_lim);
+bool ofs_poll_may_idle_with(bool cap_sys_nice, uint64_t nice_lim);
 
 /* A request was taken: back at the normal priority, the window adapted
  * to the gap since the last reply. */

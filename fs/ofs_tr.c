@@ -18,7 +18,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/capability.h>
 #include <liburing.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -29,6 +28,7 @@
 #include <unistd.h>
 
 #include "obp.h"
+#include "ofs_cap.h"
 #include "ofs_tr.h"
 #include "ofs_tr_uring.h"
 
@@ -282,16 +282,6 @@ static void turn_off(struct ofs_tr *tr, enum ofs_tr_feature f, const char *fmt, 
 	}
 }
 
-static bool has_cap_sys_admin(void)
-{
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = { 0 };
-
-	if (syscall(SYS_capget, &hdr, data) != 0)
-		return false;
-	return data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective & CAP_TO_MASK(CAP_SYS_ADMIN);
-}
-
 /* The fuse module's enable_uring: 'Y', 'N', or 0 when it has none. */
 static char enable_uring(void)
 {
@@ -313,7 +303,7 @@ static void check_early(struct ofs_tr *tr)
 		if (tr->cfg.writeback)
 			turn_off(tr, OFS_TR_PASSTHROUGH,
 				 "-o writeback is on (the kernel passes nothing through with the writeback cache)");
-		else if (!has_cap_sys_admin())
+		else if (!ofs_cap_effective(CAP_SYS_ADMIN))
 			turn_off(tr, OFS_TR_PASSTHROUGH,
 				 "the daemon lacks CAP_SYS_ADMIN, which FUSE_DEV_IOC_BACKING_OPEN needs");
 	}

@@ -13,51 +13,26 @@
 
 #include "okm_math.h"
 #include "osprof/hist.h"
+#include "../bucket_cases.h"
 
-static void expect_same_bucket(uint64_t v)
+static uint64_t okm(uint64_t v)
 {
-	cr_expect_eq(okm_bucket_index(v), osp_bucket_index(v, 1),
-		     "v=%llu: okm %u, core %u", (unsigned long long)v,
-		     okm_bucket_index(v), osp_bucket_index(v, 1));
+	return okm_bucket_index(v);
 }
 
 Test(okm_bucket, zero_one_and_max_match_core)
 {
-	expect_same_bucket(0);
-	expect_same_bucket(1);
-	expect_same_bucket(2);
-	expect_same_bucket(3);
-	expect_same_bucket(UINT64_MAX);
-	expect_same_bucket(UINT64_MAX - 1);
-	cr_expect_eq(okm_bucket_index(0), 0u);
-	cr_expect_eq(okm_bucket_index(1), 0u);
-	cr_expect_eq(okm_bucket_index(UINT64_MAX), 64u);
+	bucket_expect_ends(okm);
 }
 
 Test(okm_bucket, powers_of_two_and_neighbours_match_core)
 {
-	for (unsigned k = 1; k < 64; k++) {
-		uint64_t p = (uint64_t)1 << k;
-
-		expect_same_bucket(p - 1);
-		expect_same_bucket(p);
-		expect_same_bucket(p + 1);
-		/* 2^k is the top of bucket k, 2^k + 1 opens bucket k + 1 */
-		cr_expect_eq(okm_bucket_index(p), k);
-		cr_expect_eq(okm_bucket_index(p + 1), k + 1);
-	}
+	bucket_expect_powers_of_two(okm);
 }
 
 Test(okm_bucket, pseudo_random_values_match_core)
 {
-	uint64_t x = 0x9e3779b97f4a7c15ull;
-
-	for (int i = 0; i < 100000; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		expect_same_bucket(x >> (i % 64));
-	}
+	bucket_expect_random(okm, 100000);
 }
 
 Test(okm_hist, record_keeps_count_sum_min_max_and_checksum)
