@@ -7,6 +7,7 @@
  * FUSE mount on it, the session is mounted, and after the loop ends --
  * SIGINT, SIGTERM or fusermount3 -u -- the final profile is dumped.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "osprof/escape.h"
 #include "osprof/format.h"
 #include "ofs.h"
 #include "ofs_bpf.h"
@@ -38,7 +40,60 @@
 #include "ofs_tr.h"
 #include "ofs_values.h"
 
-/* A stale or foreign FUSE mount on the mountpoint makes it busy. */
+/*
+ * Whether directory @path holds anything but "." and "..": 1 yes, 0 no,
+ * -errno when it cannot be read (then nobody is told anything of it).
+ */
+static int dir_has_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int found = 0;
+
+	if (!d)
+		return -errno;
+	errno = 0;
+	while (!found && (e = readdir(d)))
+		found = strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	if (!found && errno)
+		found = -errno;
+	closedir(d);
+	return found;
+}
+
+/*
+ * A mount hides what its mountpoint holds: refuse a mountpoint with files
+ * unless it is the lower directory itself (in place) or -o nonempty says
+ * so; an empty LOWERDIR beside it means the two were given the wrong way
+ * round. A mountpoint that cannot be read is left to the mount to judge.
+ */
+static int check_nonempty(const struct ofs_opts *o)
+{
+	struct stat lower, mnt;
+
+	if (o->nonempty || stat(o->lower_abs, &lower) != 0 || stat(o->mount_abs, &mnt) != 0 ||
+	    (lower.st_dev == mnt.st_dev && lower.st_ino == mnt.st_ino) ||
+	    dir_has_entries(o->mount_abs) != 1)
+		return 0;
+	fputs("osprof-fs: mountpoint ", stderr);
+	osp_esc_text(stderr, o->mount_abs);
+	if (dir_has_entries(o->lower_abs) == 0) {
+		fputs(" is not empty but lower directory ", stderr);
+		osp_esc_text(stderr, o->lower_abs);
+		fputs(" is: the arguments look swapped (osprof-fs LOWERDIR MOUNTPOINT)\n",
+		      stderr);
+	} else {
+		fputs(" is not empty: the mount would hide its files "
+		      "(-o nonempty to mount anyway)\n", stderr);
+	}
+	return -1;
+}
+
+/*
+ * A stale or foreign FUSE mount on the mountpoint makes it busy (its
+ * directory is never read: a hung daemon would hang us); else it must be
+ * empty (check_nonempty).
+ */
 static int check_mountpoint(const struct ofs_opts *o)
 {
 	struct stat st;
@@ -63,7 +118,7 @@ static int check_mountpoint(const struct ofs_opts *o)
 		return -1;
 	}
 	free(type);
-	return 0;
+	return check_nonempty(o);
 }
 
 static int open_lower(struct ofs *fs)

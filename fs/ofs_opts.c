@@ -32,7 +32,7 @@ struct raw {
 	char *layers, *lower_source, *syscall, *by, *by_max;
 	char *slow, *slow_size, *top_max, *passthrough_s, *io_uring_s;
 	int passthrough, io_uring;
-	int writeback, cpu_time, vtimers, noprofile, top, values;
+	int writeback, cpu_time, vtimers, noprofile, top, values, nonempty;
 	int nonopt;
 	int answer; /* KEY_HELP or KEY_VERSION when one was asked for */
 	struct ofs_opts *o;
@@ -73,6 +73,7 @@ static const struct fuse_opt specs[] = {
 	FLAG("vtimers", vtimers, 1),
 	FLAG("noprofile", noprofile, 1),
 	FLAG("values", values, 1),
+	FLAG("nonempty", nonempty, 1),
 	FLAG("passthrough", passthrough, 1),
 	RAW("passthrough=%s", passthrough_s),
 	FLAG("io_uring", io_uring, 1),
@@ -124,6 +125,9 @@ static void usage(const char *prog)
 "                           was at the directory's end (.osprof/values.json)\n"
 "    -o timeline=MS         snapshot per-interval deltas every MS milliseconds\n"
 "    -o timeline_size=N     keep at most N snapshots (default 1000)\n"
+"    -o nonempty            mount over a MOUNTPOINT that holds files (refused\n"
+"                           otherwise, since the mount hides them; not needed\n"
+"                           in place, over LOWERDIR itself)\n"
 "    -o ctl_name=NAME       control directory name (default .osprof)\n"
 "    -o fd_cache=N          O_PATH descriptors kept open (default: half the\n"
 "                           open-file limit); inodes are known by file handle\n"
@@ -332,6 +336,7 @@ static int parse_misc(struct ofs_opts *o, const struct raw *r)
 	}
 	o->writeback = r->writeback;
 	o->values = r->values;
+	o->nonempty = r->nonempty;
 	/* Either fills the CPU histograms; vtimers says which source. */
 	o->cpu_time = r->cpu_time || r->vtimers;
 	o->vtimers = r->vtimers;

@@ -55,6 +55,7 @@ struct ofs_opts {
 	bool noprofile;        /* start with recording disabled */
 	bool values;           /* -o values: value profiles (ofs_values.c) */
 	bool allow_other;      /* seen among the -o options */
+	bool nonempty;         /* -o nonempty: mount over a directory with files */
 	unsigned fd_cache;     /* O_PATH descriptors kept open at most */
 	int readdirplus;       /* -1 auto (kernel decides), 0 off, 1 on */
 	/* FUSE's own */

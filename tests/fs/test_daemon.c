@@ -3,7 +3,7 @@
  * The daemon's life: --dump at unmount and on SIGINT/SIGTERM, an in-place
  * mount over its own lower directory, mmap under each caching mode, and
  * one-line errors for every bad start (missing or non-directory lower, bad
- * options, a busy mountpoint).
+ * options, a busy or non-empty mountpoint).
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -317,13 +317,56 @@ Test(daemon, busy_mountpoint_is_refused)
 	cr_expect_eq(h_stop(&m), 0);
 }
 
+/*
+ * A mount hides its mountpoint's files: one with files is refused unless
+ * -o nonempty; an empty LOWERDIR beside it reads as swapped arguments.
+ * Nothing is mounted by a refusal, and the hidden file is still there.
+ */
+Test(daemon, nonempty_mountpoint_is_refused_unless_asked)
+{
+	char file[PATH_MAX], probe[PATH_MAX], *s, *err = NULL, want[3 * PATH_MAX];
+	const char *a[] = { m.lower, m.dir, "-f", NULL };
+	int st;
+
+	cr_assert_eq(h_write_str(h_path(file, m.dir, "existing.txt"), "mine"), 0);
+	/* The lower directory is empty: the two look swapped. */
+	st = h_run_fail(a, &err);
+	snprintf(want, sizeof(want), "osprof-fs: mountpoint %s is not empty but lower "
+		 "directory %s is: the arguments look swapped (osprof-fs LOWERDIR "
+		 "MOUNTPOINT)\n", m.dir, m.lower);
+	cr_expect_eq(st, 2);
+	cr_expect_str_eq(err, want);
+	free(err);
+	cr_assert_eq(h_write_str(h_path(file, m.lower, "data.txt"), "lower"), 0);
+	st = h_run_fail(a, &err);
+	snprintf(want, sizeof(want), "osprof-fs: mountpoint %s is not empty: the mount "
+		 "would hide its files (-o nonempty to mount anyway)\n", m.dir);
+	cr_expect_eq(st, 2);
+	cr_expect_str_eq(err, want);
+	free(err);
+	cr_expect_neq(access(h_path(probe, m.dir, ".osprof"), F_OK), 0, "nothing mounted");
+	{
+		const char *args[] = { "-o", "nonempty", NULL };
+
+		h_start(&m, args);
+	}
+	s = h_slurp(h_path(file, m.dir, "data.txt"), NULL);
+	cr_expect_str_eq(s, "lower", "-o nonempty mounts over the files");
+	free(s);
+	cr_expect_neq(access(h_path(file, m.dir, "existing.txt"), F_OK), 0, "hidden");
+	cr_expect_eq(h_stop(&m), 0);
+	s = h_slurp(h_path(file, m.dir, "existing.txt"), NULL);
+	cr_expect_str_eq(s, "mine", "unmounted, the file shows again");
+	free(s);
+}
+
 Test(daemon, help_documents_every_option)
 {
 	static const char *const opts[] = {
 		"resolution=", "cache=", "entry_timeout=", "attr_timeout=",
 		"writeback", "cpu_time", "vtimers", "noprofile", "timeline=",
 		"timeline_size=", "ctl_name=", "fd_cache=", "readdirplus=", "--dump",
-		"allow_other", "-f", "-d", "-s", "max_threads",
+		"allow_other", "nonempty", "-f", "-d", "-s", "max_threads",
 	};
 	char cmd[PATH_MAX + 32], out[PATH_MAX], *s;
 
