@@ -101,8 +101,8 @@ static bool wanted(const struct show_args *a, const char *name)
 }
 
 /*
- * A shallow view of @p holding the selected ops, most total latency
- * first: osp_write_stats prints exactly those. The ops are borrowed
+ * A shallow view of @p holding the selected ops that had requests, most
+ * total latency first: osp_write_stats prints exactly those. The ops are borrowed
  * (struct copies sharing buckets), so only the array is freed.
  */
 static int make_view(const struct osp_profile *p, const struct show_args *a,
@@ -120,7 +120,7 @@ static int make_view(const struct osp_profile *p, const struct show_args *a,
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < p->nops; i++)
-		if (wanted(a, p->ops[i].name))
+		if (p->ops[i].lat.count && wanted(a, p->ops[i].name))
 			sorted[n++] = &p->ops[i];
 	qsort(sorted, n, sizeof(*sorted), orp_cmp_op_total);
 	if (a->top && n > a->top)
@@ -137,13 +137,17 @@ static int show_profile(const struct osp_profile *p, const struct show_args *a)
 {
 	struct osp_profile view;
 	int err = make_view(p, a, &view);
+	size_t ran = 0;
 
 	if (err)
 		return err;
-	/* osp_write_stats totals what it is given: say that it is a part. */
-	if (view.nops < p->nops)
+	for (size_t i = 0; i < p->nops; i++)
+		ran += p->ops[i].lat.count != 0;
+	/* osp_write_stats totals what it is given: say that it is a part
+	 * (of the operations that had requests: it shows no other). */
+	if (view.nops < ran)
 		printf("(showing %zu of %zu operations: the totals and %%TIME below are of these)\n",
-		       view.nops, p->nops);
+		       view.nops, ran);
 	err = osp_write_stats(stdout, &view);
 	free(view.ops);
 	return err;

@@ -375,7 +375,8 @@ static const struct osp_op *find_op(const struct osp_profile *p,
 	return pos == SIZE_MAX ? NULL : &p->ops[pos];
 }
 
-/* Rate op @a of A against op @b of B (one may be NULL) as the next item. */
+/* Rate op @a of A against op @b of B (one may be NULL) as the next item;
+ * an operation with no request in either set is no item. */
 static int add_item(struct osp_cmp *c, const char *layer,
 		    const struct osp_op *a, const struct osp_op *b,
 		    struct totals ta, struct totals tb,
@@ -384,6 +385,8 @@ static int add_item(struct osp_cmp *c, const char *layer,
 	struct osp_cmp_item *it = &c->items[c->n];
 	int err;
 
+	if ((!a || !a->lat.count) && (!b || !b->lat.count))
+		return 0;
 	memset(it, 0, sizeof(*it));
 	it->layer = layer;
 	it->name = a ? a->name : b->name;

@@ -531,6 +531,36 @@ Test(compare, shifted_op_ranks_first_and_the_rest_is_set_aside)
 	osp_profile_free(b);
 }
 
+/*
+ * An operation with no request in either set is no item: "N of M
+ * operations differ" and --all speak of operations that ran. An op in
+ * one set with requests and in the other at zero is still compared.
+ */
+Test(compare, operations_that_never_ran_are_no_items)
+{
+	struct osp_profile *a = osp_profile_new("fs", 1), *b = osp_profile_new("fs", 1);
+	struct osp_cmp_opts o;
+	struct osp_cmp c;
+
+	op_with(a, "read", 10, 1000, 800);
+	op_with(b, "read", 10, 1000, 800);
+	op_with(a, "write", 13, 0, 5000);
+	op_with(b, "write", 13, 40, 5000);
+	op_with(a, "mkdir", 10, 0, 1000);
+	op_with(b, "mkdir", 10, 0, 1000);
+	op_with(a, "rmdir", 10, 0, 1000);
+	osp_cmp_opts_default(&o, OSP_DIST_EMD);
+	cr_assert_eq(compare1(a, b, &o, &c), 0);
+	cr_expect_eq(c.n, 2, "read and write, not mkdir or rmdir: %zu items", c.n);
+	cr_expect_eq(item(&c, "write")->verdict, OSP_CMP_ONLY_B);
+	for (size_t i = 0; i < c.n; i++)
+		cr_expect(strcmp(c.items[i].name, "mkdir") && strcmp(c.items[i].name, "rmdir"),
+			  "item %s never ran", c.items[i].name);
+	osp_cmp_free(&c);
+	osp_profile_free(a);
+	osp_profile_free(b);
+}
+
 Test(compare, a_small_sample_over_threshold_is_noise)
 {
 	/*

@@ -509,6 +509,35 @@ Test(report, show_json_holds_the_recorded_numbers)
 	json_object_put(doc);
 }
 
+/*
+ * Operations that never ran count nowhere: "showing N of M" over a
+ * profile whose other ops are all at 0 names the ops that had requests,
+ * and compare's "N of M operations differ" too.
+ */
+Test(report, operations_without_requests_are_not_counted)
+{
+	static const char text[] =
+		"{\"format\": \"osprof\", \"version\": 1, \"layer\": \"fs\", \"resolution\": 1,"
+		" \"unit\": \"ns\", \"elapsed_ns\": 1000000, \"ops\": ["
+		"{\"name\": \"read\", \"count\": 4, \"sum\": 4000, \"min\": 1000, \"max\": 1000,"
+		" \"buckets\": [[10, 4]]},"
+		"{\"name\": \"lookup\", \"count\": 2, \"sum\": 1000, \"min\": 500, \"max\": 500,"
+		" \"buckets\": [[9, 2]]},"
+		"{\"name\": \"mkdir\", \"count\": 0, \"sum\": 0, \"min\": 0, \"max\": 0, \"buckets\": []},"
+		"{\"name\": \"rmdir\", \"count\": 0, \"sum\": 0, \"min\": 0, \"max\": 0, \"buckets\": []}]}\n";
+	char *path = tpath("ran.json");
+	struct run r;
+
+	spit(path, text, sizeof(text) - 1);
+	r = REPORT("show", "--top", "1", path);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_not_null(line_starting(r.out, "(showing 1 of 2 operations: the totals and %TIME below are of these)"),
+			   "%s", r.out);
+	r = REPORT("compare", path, path);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect_not_null(line_starting(r.out, "no operation differs (2 compared)"), "%s", r.out);
+}
+
 Test(report, show_top_and_op_choose_operations)
 {
 	struct truth *t = recorded("base");

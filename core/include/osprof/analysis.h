@@ -345,7 +345,8 @@ struct osp_cmp_item {
 struct osp_cmp {
 	enum osp_dist_method method;
 	double threshold;       /* the threshold applied */
-	size_t n;               /* one item per (layer, op) in A or B */
+	size_t n;               /* one item per (layer, op) with requests
+				 * in A or B */
 	struct osp_cmp_item *items; /* ranked: differences by strength, then
 				     * ops in one set only by share, then the
 				     * rest by score */
