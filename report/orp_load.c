@@ -92,7 +92,12 @@ static int parse_text(struct orp_input *in, const char *path, const char *text,
 	else
 		p = osp_read_json(text, len, inner, sizeof(inner));
 	if (!p) {
-		snprintf(err, errlen, "%s: %s", path, inner);
+		/* The text view (.osprof/stats, a layer's text) is for people. */
+		bool text_view = !kmod_layer && len > 7 && memcmp(text, "osprof ", 7) == 0;
+
+		snprintf(err, errlen, "%s: %s%s", path, inner,
+			 text_view ? " (this is the text view: give its JSON, "
+				     "such as .osprof/stats.json, or the mount itself)" : "");
 		return -EINVAL;
 	}
 	return add_profile(in, p, path, err, errlen);
@@ -176,7 +181,10 @@ static int load_one(struct orp_input *in, const char *path, char *err,
 	}
 	rc = osp_source_find(path, &src);
 	if (rc) {
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		bool kmod = rc == -ENOENT && strncmp(path, "/proc/osprof", 12) == 0;
+
+		snprintf(err, errlen, "%s: %s%s", path, strerror(-rc),
+			 kmod ? " (the kernel module osprof.ko is not loaded: see docs/kmod.md)" : "");
 		return rc;
 	}
 	switch (src->kind) {

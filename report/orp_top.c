@@ -90,6 +90,11 @@ static int read_doc(const char *mnt, struct orp_top_doc *d)
 		return -ENAMETOOLONG;
 	}
 	r = osp_read_path(path, &text, &len);
+	if (r == -ENOTDIR || r == -ENOENT) {
+		orp_error("%s: not an osprof-fs mount (top reads MNT/.osprof/top.json "
+			  "of a mount made with -o top)", mnt);
+		return r;
+	}
 	if (r) {
 		orp_error("%s: %s", path, osp_read_error(r));
 		return r;

@@ -538,6 +538,30 @@ Test(report, operations_without_requests_are_not_counted)
 	cr_expect_not_null(line_starting(r.out, "no operation differs (2 compared)"), "%s", r.out);
 }
 
+/* A wrong kind of input is answered with what to give instead. */
+Test(report, wrong_inputs_say_what_to_do_next)
+{
+	static const char stats[] = "osprof fs profile: 1 operations, 4 requests in 1ms\n";
+	char *path = tpath("stats.txt");
+	struct run r;
+
+	spit(path, stats, sizeof(stats) - 1);
+	r = REPORT("show", path);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "(this is the text view: give its JSON, such as "
+			 ".osprof/stats.json, or the mount itself)\n"), "%s", r.err);
+	r = REPORT("top", path);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, ": not an osprof-fs mount (top reads MNT/.osprof/top.json "
+			 "of a mount made with -o top)\n"), "%s", r.err);
+	if (access("/proc/osprof", F_OK) != 0) {
+		r = REPORT("show", "/proc/osprof");
+		cr_expect_eq(r.status, 2);
+		cr_expect_str_eq(r.err, "osprof-report: /proc/osprof: No such file or directory "
+				 "(the kernel module osprof.ko is not loaded: see docs/kmod.md)\n");
+	}
+}
+
 Test(report, show_top_and_op_choose_operations)
 {
 	struct truth *t = recorded("base");
