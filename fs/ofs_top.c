@@ -335,7 +335,7 @@ static void text_table(FILE *out, bool procs, const struct top_row *rows, size_t
 {
 	if (procs)
 		fprintf(out, "\n%7s %-16s %6s ", "PID", "COMM", "UID");
-	fprintf(out, "%9s %12s %12s %12s %10s%s\n", "REQS", "READ_B", "WRITE_B", "TOTAL(ms)",
+	fprintf(out, "%9s %12s %12s %12s %10s%s\n", "REQS", "READ_B", "WRITE_B", "TIME(ms)",
 		"P99(ms)", procs ? "" : " FILE");
 	for (size_t i = 0; i <= n; i++) {
 		const struct top_row *r = i < n ? &rows[i] : other;

@@ -72,7 +72,7 @@ static void help(void)
 	       "                   values by total time (--top, default 10) with each one's\n"
 	       "                   table, then `other` and the requests folded into it\n"
 	       "  -F, --format F   text (default) or json: each profile's table and\n"
-	       "                   peaks as one JSON document (schema: README)\n"
+	       "                   peaks as one JSON document (schema: docs/report.md)\n"
 	       "  -V, --values     instead, the value profiles of osprof-fs -o values\n"
 	       "                   (values.json of a mount, or FILE.values.json beside\n"
 	       "                   a --dump FILE): per op, each latency peak's request\n"

@@ -631,6 +631,15 @@ Test(slow, report_top_shows_totals_then_each_interval)
 	cr_assert_not_null(b2, "a second block after: %s", b1);
 	cr_expect_null(b3, "two blocks only: %s", b3);
 	cr_expect(strstr(b1, "  totals since mount or reset\n"), "%s", b1);
+	{
+		/* .osprof/top and osprof-report top name their columns alike. */
+		char *text = h_slurp(h_at(m.ctl, "top"), NULL);
+
+		cr_assert_not_null(text);
+		cr_expect(strstr(text, " WRITE_B     TIME(ms)    P99(ms) FILE\n"), "%s", text);
+		cr_expect(strstr(b1, " WRITE_B    TIME(ms)    P99(ms) FILE\n"), "%s", b1);
+		free(text);
+	}
 	/* Each file's open, reads, flush and release; its bytes read (under
 	 * passthrough, no read: the kernel read the lower file). */
 	expect_top_file(b1, "/a", h_passthrough() ? 3 : 6, h_passthrough() ? 0 : 30);
