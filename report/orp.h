@@ -229,12 +229,6 @@ size_t orp_layer_rank(const char *layer);
 char *orp_layer_source(char *buf, size_t len, const struct osp_profile *p);
 /* A signed duration "+15.0us", "-200ns", "0ns" into @buf; returns @buf. */
 char *orp_fmt_delta(char *buf, size_t len, double ns);
-/*
- * "fuse - fs: mean +15.0us, p50 +15.0us" for one operation of the two
- * layers, with "; counts differ: fuse +3 (+0.3%)" when they do.
- */
-void orp_layer_delta_text(char *buf, size_t len, const struct osp_op *fuse,
-			  const struct osp_op *fs);
 
 /* The tables of a layered view: the fuse-fs pair, then one per layer. */
 struct orp_layered_view {

@@ -126,22 +126,6 @@ static void count_delta(char *buf, size_t len, uint64_t up, uint64_t lo)
 		 lo ? 100.0 * d / (double)lo : 100.0);
 }
 
-void orp_layer_delta_text(char *buf, size_t len, const struct osp_op *fuse,
-			  const struct osp_op *fs)
-{
-	char m[24], p[24], c[48];
-	int n;
-
-	n = snprintf(buf, len, UPPER " - " LOWER ": mean %s, p50 %s",
-		     orp_fmt_delta(m, sizeof(m), osp_hist_mean(&fuse->lat) - osp_hist_mean(&fs->lat)),
-		     orp_fmt_delta(p, sizeof(p), osp_hist_percentile(&fuse->lat, 50) -
-						 osp_hist_percentile(&fs->lat, 50)));
-	if (fuse->lat.count != fs->lat.count && n > 0 && (size_t)n < len) {
-		count_delta(c, sizeof(c), fuse->lat.count, fs->lat.count);
-		snprintf(buf + n, len - (size_t)n, "; counts differ: %s", c);
-	}
-}
-
 /* ---- the fuse - fs table ------------------------------------------------- */
 
 struct pair_row {
