@@ -237,7 +237,6 @@ static int gather_levels(const struct orp_where *w, struct orp_where_op *op)
 		rc = side_request(&op->lv[ORP_WL_FS], w->layer[ORP_WL_FS], op->name);
 	if (rc || !m)
 		return rc ? rc : note(op, "not in osprof-report's table of FUSE operations: only fuse and fs are stacked");
-	op->passthrough = w->passthrough && m->passes;
 	if (w->layer[ORP_WL_APP]) {
 		if (m->app_kind == ORP_APP_WALK)
 			rc = note(op, "syscall: not stacked: %s", m->app_more);
@@ -566,6 +565,52 @@ static int build_rows(const struct orp_where *w, struct orp_where_op *op)
 	return 0;
 }
 
+/* ---- passthrough ------------------------------------------------------------ */
+
+/* What osprof-fs passed through before its profiles said which. */
+#define PASSED_THROUGH_BEFORE "read,write"
+
+/*
+ * The next name of comma-separated @*s into @name (@len bytes), @*s moved
+ * past it; false at the end. A name too long for @name is cut, so it is
+ * no FUSE operation's.
+ */
+static bool next_name(const char **s, char *name, size_t len)
+{
+	size_t n;
+
+	if (!*s)
+		return false;
+	n = strcspn(*s, ",");
+	snprintf(name, len, "%.*s", (int)n, *s);
+	*s = (*s)[n] ? *s + n + 1 : NULL;
+	return true;
+}
+
+/* Whether @w's passed_through names FUSE operation @op. */
+static bool passes(const struct orp_where *w, const char *op)
+{
+	const char *s = w->passed_through;
+	char name[64];
+
+	while (next_name(&s, name, sizeof(name)))
+		if (strcmp(name, op) == 0)
+			return true;
+	return false;
+}
+
+/* How many names @w's passed_through holds: operations it may add. */
+static size_t npassed(const struct orp_where *w)
+{
+	const char *s = w->passed_through;
+	char name[64];
+	size_t n = 0;
+
+	while (next_name(&s, name, sizeof(name)))
+		n++;
+	return n;
+}
+
 /* ---- the view ---------------------------------------------------------------- */
 
 static int cmp_ops(const void *a, const void *b)
@@ -585,7 +630,7 @@ static bool listed(const struct orp_where *w, const char *name)
 	return false;
 }
 
-/* Add FUSE operation @name (a profile's string) to the view. */
+/* Add FUSE operation @name (a profile's string or the table's) to the view. */
 static int add_op(struct orp_where *w, const char *name)
 {
 	struct orp_where_op *op = &w->ops[w->n++];
@@ -593,21 +638,72 @@ static int add_op(struct orp_where *w, const char *name)
 	memset(op, 0, sizeof(*op));
 	op->name = name;
 	op->map = orp_fuse_map_find(name);
+	op->passthrough = op->map && passes(w, name);
 	return gather_levels(w, op);
 }
 
-/* The fs profile's options: passthrough and transport, as osprof-fs records them. */
+/* Under passthrough, each operation passed through that the application
+ * made and FUSE never saw. */
+static int add_passed(struct orp_where *w)
+{
+	const char *s = w->passed_through;
+	char name[64];
+	int rc = 0;
+
+	while (!rc && w->layer[ORP_WL_APP] && next_name(&s, name, sizeof(name))) {
+		const struct orp_fuse_map *m = orp_fuse_map_find(name);
+
+		if (!m || listed(w, m->op))
+			continue;
+		for (size_t k = 0; m->app && m->app[k]; k++)
+			if (busy_op(w->layer[ORP_WL_APP], m->app[k])) {
+				rc = add_op(w, m->op);
+				break;
+			}
+	}
+	return rc;
+}
+
+/* The text of option @key of @p (the first), or NULL when it has none. -ENOMEM. */
+static int option_text(const struct osp_profile *p, const char *key, char **out)
+{
+	*out = NULL;
+	for (size_t i = 0; i < p->options.n; i++)
+		if (strcmp(p->options.items[i].key, key) == 0)
+			return (*out = osp_kv_text(&p->options.items[i])) ? 0 : -ENOMEM;
+	return 0;
+}
+
+/*
+ * The fs profile's options, as osprof-fs records them: transport;
+ * passthrough, what it passed through and the layer that timed it
+ * (passed_through, passed_through_layer; before osprof-fs wrote them,
+ * read and write at layer syscall).
+ */
 static int read_options(struct orp_where *w)
 {
 	const struct osp_profile *p = w->layer[ORP_WL_FS] ? w->layer[ORP_WL_FS] : w->layer[ORP_WL_FUSE];
 	const char *pt = osp_kv_get(&p->options, "passthrough");
+	char *layer = NULL;
+	int rc;
 
 	w->passthrough = pt && strcmp(pt, "true") == 0;
-	for (size_t i = 0; i < p->options.n; i++)
-		if (strcmp(p->options.items[i].key, "transport") == 0 && !w->transport &&
-		    !(w->transport = osp_kv_text(&p->options.items[i])))
-			return -ENOMEM;
-	return 0;
+	rc = option_text(p, "transport", &w->transport);
+	if (rc || !w->passthrough)
+		return rc;
+	rc = option_text(p, "passed_through", &w->passed_through);
+	if (!rc)
+		rc = option_text(p, "passed_through_layer", &layer);
+	if (!rc && !w->passed_through && !(w->passed_through = strdup(PASSED_THROUGH_BEFORE)))
+		rc = -ENOMEM;
+	/* The view stacks what was passed through on the application's calls
+	 * alone: timed elsewhere, it has no level to put them at. */
+	if (!rc && layer && strcmp(layer, level_layers[ORP_WL_APP]) != 0) {
+		free(w->passed_through);
+		w->passed_through = NULL;
+	}
+	free(layer);
+	return rc;
 }
 
 int orp_where_build(const struct orp_layered *l, struct orp_where *w)
@@ -628,8 +724,7 @@ int orp_where_build(const struct orp_layered *l, struct orp_where *w)
 		return -ENOMEM;
 	for (int lv = ORP_WL_FUSE; lv <= ORP_WL_FS; lv++)
 		cap += w->layer[lv] ? w->layer[lv]->nops : 0;
-	/* + read and write, which passthrough may add below */
-	w->ops = calloc(cap + 2, sizeof(*w->ops));
+	w->ops = calloc(cap + npassed(w), sizeof(*w->ops));
 	if (!w->ops)
 		return -ENOMEM;
 	for (int lv = ORP_WL_FS; !rc && lv >= ORP_WL_FUSE; lv--)
@@ -639,22 +734,8 @@ int orp_where_build(const struct orp_layered *l, struct orp_where *w)
 			if (o->lat.count && !listed(w, o->name))
 				rc = add_op(w, o->name);
 		}
-	/* Under passthrough, what the application did that FUSE never saw. */
-	for (size_t i = 0; !rc && w->passthrough && w->layer[ORP_WL_APP] && i < 2; i++) {
-		const char *name = i ? "write" : "read";
-		const struct orp_fuse_map *m = orp_fuse_map_find(name);
-
-		if (listed(w, name))
-			continue;
-		for (size_t k = 0; m->app[k]; k++) {
-			const struct osp_op *o = busy_op(w->layer[ORP_WL_APP], m->app[k]);
-
-			if (o) {
-				rc = add_op(w, m->op);
-				break;
-			}
-		}
-	}
+	if (!rc)
+		rc = add_passed(w);
 	for (size_t i = 0; !rc && i < w->n; i++)
 		rc = build_rows(w, &w->ops[i]);
 	/* The order: the time of what the summary's shares are of. */
@@ -689,6 +770,7 @@ void orp_where_fini(struct orp_where *w)
 	}
 	free(w->ops);
 	free(w->transport);
+	free(w->passed_through);
 	memset(w, 0, sizeof(*w));
 }
 

@@ -51,7 +51,6 @@ struct orp_fuse_map {
 	const char *const *lower;      /* lower calls, one of which serves a request */
 	const char *const *lower_also; /* lower calls a request may make besides */
 	const char *const *disk;       /* block directions it reads or writes */
-	bool passes;                   /* kernel passthrough serves it, not FUSE */
 };
 
 /* The entry of FUSE operation @op, or NULL when the table has none. */
@@ -121,9 +120,9 @@ struct orp_wdisk {
 };
 
 struct orp_where_op {
-	const char *name;         /* borrowed from a profile */
+	const char *name;         /* borrowed from a profile or the table */
 	const struct orp_fuse_map *map; /* NULL: not in the table */
-	bool passthrough;         /* passed through by the kernel */
+	bool passthrough;         /* passed through by the kernel (below) */
 	struct orp_wside lv[ORP_WL__COUNT];
 	size_t nrows;
 	struct orp_wrow rows[ORP_WHERE_ROWS];
@@ -138,6 +137,15 @@ struct orp_where {
 	const struct osp_profile *layer[ORP_WL__COUNT]; /* syscall ... block */
 	char *transport;          /* fs's options: "dev", "io_uring", or NULL */
 	bool passthrough;         /* fs's options say passthrough is on */
+	/*
+	 * The operations passed through, timed at the syscall level: fs's
+	 * option passed_through ("read,write", as osprof-fs writes it),
+	 * when passed_through_layer is "syscall" or absent; "read,write"
+	 * for a profile written before osprof-fs said which; NULL when
+	 * passthrough is off or the layer named is one the view does not
+	 * stack. Owned.
+	 */
+	char *passed_through;
 	size_t n;
 	struct orp_where_op *ops; /* most time first */
 };
@@ -145,9 +153,9 @@ struct orp_where {
 /*
  * orp_where_build - the view of the layers @l: every FUSE operation with
  * requests in fuse or fs (and, under passthrough, one the application
- * made that passes through), most time first. 0; -ENOENT when there is
- * no view (neither fuse nor fs, or no other level); -ENOMEM. Free with
- * orp_where_fini either way.
+ * made that passes through: passed_through above), most time first. 0;
+ * -ENOENT when there is no view (neither fuse nor fs, or no other
+ * level); -ENOMEM. Free with orp_where_fini either way.
  */
 int orp_where_build(const struct orp_layered *l, struct orp_where *w);
 void orp_where_fini(struct orp_where *w);

@@ -35,11 +35,11 @@ struct req {
 
 /*
  * Write layer @layer of a run into @dir/@layer.json: its operations
- * @reqs (ended by a NULL name), taken by @source, with fs's options
- * @passthrough ("true", "false" or NULL for none) and @transport.
+ * @reqs (ended by a NULL name), taken by @source, with options @opts
+ * (key, JSON value, ..., NULL; NULL for none).
  */
-static void layer(const char *dir, const char *layer, const char *source,
-		  const struct req *reqs, const char *passthrough, const char *transport)
+static void layer_opts(const char *dir, const char *layer, const char *source,
+		       const struct req *reqs, const char *const *opts)
 {
 	struct osp_profile *p = osp_profile_new(layer, 1);
 	char *path;
@@ -50,10 +50,8 @@ static void layer(const char *dir, const char *layer, const char *source,
 	cr_assert_not_null(p);
 	if (source)
 		cr_assert_eq(osp_kv_set_str(&p->source, "layer_source", source), 0);
-	if (passthrough)
-		cr_assert_eq(osp_kv_set_json(&p->options, "passthrough", passthrough), 0);
-	if (transport)
-		cr_assert_eq(osp_kv_set_str(&p->options, "transport", transport), 0);
+	for (size_t i = 0; opts && opts[i]; i += 2)
+		cr_assert_eq(osp_kv_set_json(&p->options, opts[i], opts[i + 1]), 0);
 	p->elapsed_ns = 1000000000ull;
 	for (const struct req *r = reqs; r->name; r++) {
 		struct osp_op *o = osp_profile_add_op(p, r->name, false);
@@ -67,6 +65,23 @@ static void layer(const char *dir, const char *layer, const char *source,
 	cr_assert_eq(osp_write_json(f, p), 0);
 	cr_assert_eq(fclose(f), 0);
 	osp_profile_free(p);
+}
+
+#define OPTS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+/* layer_opts with fs's options @passthrough ("true", "false" or NULL for
+ * none) and @transport (or NULL). */
+static void layer(const char *dir, const char *layer, const char *source,
+		  const struct req *reqs, const char *passthrough, const char *transport)
+{
+	char *tr = NULL;
+
+	if (transport)
+		cr_assert(asprintf(&tr, "\"%s\"", transport) > 0);
+	own(tr);
+	layer_opts(dir, layer, source, reqs,
+		   passthrough ? OPTS("passthrough", passthrough, tr ? "transport" : NULL, tr)
+			       : OPTS(tr ? "transport" : NULL, tr));
 }
 
 #define REQS(...) ((const struct req[]){ __VA_ARGS__, { NULL, 0, 0 } })
@@ -339,6 +354,50 @@ Test(where, passthrough_goes_straight_to_the_lower_fs)
 	r = REPORT("show", "--where", dir);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect_not_null(strstr(op_table(r.out, "read"), "syscall counted 1000, fuse 100 (90% apart"), "%s", r.out);
+}
+
+/*
+ * show --where on run @dir, its fs layer passing through the operations
+ * @passed names, timed at layer @at (JSON strings).
+ */
+static struct run passed_run(char *dir, const char *passed, const char *at)
+{
+	struct run r;
+
+	layer_opts(dir, "fs", NULL, REQS({ "open", 10, 3000 }),
+		   OPTS("passthrough", "true", "transport", "\"dev\"", "passed_through", passed,
+			"passed_through_layer", at));
+	r = REPORT("show", "--where", dir);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	return r;
+}
+
+/*
+ * Which operations pass through is the profile's to say (passed_through,
+ * timed at passed_through_layer); the test above has neither, as
+ * profiles written before osprof-fs said so, and gets read and write.
+ */
+Test(where, passthrough_takes_its_operations_from_the_profile)
+{
+	char *dir = tpath("ptopt");
+	struct run r;
+
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	layer(dir, "syscall", "ebpf", REQS({ "pread64", 1000, 5000 }, { "pwrite64", 300, 8000 },
+					   { "openat", 10, 20000 }), NULL, NULL);
+	layer(dir, "fuse", "ebpf", REQS({ "open", 10, 8000 }), NULL, NULL);
+	layer(dir, "lower", "osprof-fs", REQS({ "open_by_handle_at", 10, 1000 }), NULL, NULL);
+	r = passed_run(dir, "\"write\"", "\"syscall\"");
+	cr_expect_str_eq(row(op_table(r.out, "write"), "  passed through to the lower fs"),
+			 "passed through to the lower fs syscall - fuse 300 / 0 8us 2.4ms 100% passed through (1)");
+	cr_expect_null(strstr(r.out, "\nread: "), "read is not passed through:\n%s", r.out);
+	/* Timed at a layer the view does not stack: nothing to put them on. */
+	r = passed_run(dir, "\"read,write\"", "\"vfs\"");
+	cr_expect_null(strstr(r.out, "passthrough"), "%s", r.out);
+	/* Both, as osprof-fs writes them. */
+	r = passed_run(dir, "\"read,write\"", "\"syscall\"");
+	cr_expect_str_eq(row(r.out, "read "), "read 5ms 1000 syscall (passthrough) 5us 100% - - - -");
+	cr_expect_str_eq(row(r.out, "write "), "write 2.4ms 300 syscall (passthrough) 8us 100% - - - -");
 }
 
 /* The JSON carries the same rows as numbers, and says what subtracts. */
