@@ -12,7 +12,6 @@
  * under it: a number is never divided by one it does not belong to.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -56,32 +55,6 @@ static const struct osp_op *busy_op(const struct osp_profile *p, const char *nam
 	const struct osp_op *op = p ? osp_profile_find_op(p, name) : NULL;
 
 	return op && op->lat.count ? op : NULL;
-}
-
-/* "%s, " appended to the growing string *@s; -ENOMEM. */
-__attribute__((format(printf, 2, 3)))
-static int append(char **s, const char *fmt, ...)
-{
-	char *more, *joined;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&more, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	if (!*s) {
-		*s = more;
-		return 0;
-	}
-	n = asprintf(&joined, "%s, %s", *s, more);
-	free(more);
-	if (n < 0)
-		return -ENOMEM;
-	free(*s);
-	*s = joined;
-	return 0;
 }
 
 /*
@@ -290,16 +263,14 @@ static bool level_has(const struct orp_fuse_map *m, enum orp_wlevel lv, const ch
 }
 
 /*
- * The other busy operations whose calls at level @lv include one that
- * @op counted there ("opendir (1888 requests), create"), into *@out;
- * NULL when none. -ENOMEM.
+ * The other busy operations whose calls at level @lv include one of
+ * @calls, which @op counted there, into @r's sharers (the first
+ * ORP_WHERE_SHARERS named, all of them counted).
  */
-static int sharers(const struct orp_where *w, const struct orp_where_op *op,
-		   enum orp_wlevel lv, const char *const *calls, char **out)
+static void sharers(const struct orp_where *w, const struct orp_where_op *op,
+		    enum orp_wlevel lv, const char *const *calls, struct orp_wrow *r)
 {
-	size_t n = 0;
-
-	*out = NULL;
+	r->nsharers = 0;
 	for (size_t i = 0; i < w->n; i++) {
 		const struct orp_where_op *o = &w->ops[i];
 		bool shares = false;
@@ -311,15 +282,14 @@ static int sharers(const struct orp_where *w, const struct orp_where_op *op,
 				 (lv == ORP_WL_DISK || busy_op(w->layer[lv], calls[k]));
 		if (!shares)
 			continue;
-		/* Three named with their requests; how many more after them. */
-		if (++n <= 3 && append(out, "%s (%" PRIu64 " requests)", o->name,
-				       o->lv[ORP_WL_FUSE].present ? o->lv[ORP_WL_FUSE].count
-								  : o->lv[ORP_WL_FS].count))
-			return -ENOMEM;
+		if (r->nsharers < ORP_WHERE_SHARERS)
+			r->sharer[r->nsharers] = (struct orp_wsharer){
+				.name = o->name,
+				.count = o->lv[ORP_WL_FUSE].present ? o->lv[ORP_WL_FUSE].count
+								    : o->lv[ORP_WL_FS].count,
+			};
+		r->nsharers++;
 	}
-	if (n > 3)
-		return append(out, "and %zu more operation%s", n - 3, n == 4 ? "" : "s");
-	return 0;
 }
 
 /* The counted calls of @op at level @lv, a NULL-terminated list (freed
@@ -350,84 +320,54 @@ static const char **counted_calls(const struct orp_where *w, const struct orp_wh
 	return v;
 }
 
-/* Why the counts of a step differ, in the words of the levels. */
-static const char *count_cause(const struct orp_where_op *op, enum orp_wlevel up,
-			       enum orp_wlevel lo, bool more_up)
-{
-	const struct orp_fuse_map *m = op->map;
-
-	if (up == ORP_WL_APP) {
-		if (more_up)
-			return m && m->app_more ? m->app_more
-						: "calls the kernel answers without FUSE (its caches), or made on files elsewhere";
-		return m && m->fuse_more ? m->fuse_more : "requests that no call counted here made";
-	}
-	if (lo == ORP_WL_DISK)
-		return "page-cache hits never reach the disk; readahead, writeback and other processes' requests do";
-	if (lo == ORP_WL_LOWER)
-		return more_up ? "requests answered without that lower call (a cached inode, an error)"
-			       : "more than one lower call per request";
-	return more_up ? "requests the daemon did not time (its control directory), or layers reset at different times"
-		       : "layers reset at different times";
-}
-
 /*
- * The verdict on the step from @up to @lo of @op, and when it is no
- * subtraction why (*@why, owned). 0 or -ENOMEM.
+ * The verdict on step @r of @op (its levels and counts set) and the cause
+ * it rests on: passed through, no call waiting, calls shared, counts
+ * apart -- the first that holds -- else a subtraction. 0 or -ENOMEM.
  */
-static int verdict(const struct orp_where *w, const struct orp_where_op *op,
-		   enum orp_wlevel up, enum orp_wlevel lo, enum orp_wverdict *v, char **why)
+static int judge(const struct orp_where *w, const struct orp_where_op *op, struct orp_wrow *r)
 {
-	const struct orp_wside *a = &op->lv[up], *b = &op->lv[lo];
-	char *share = NULL;
-	const char **calls;
-	int rc = 0;
+	bool at_disk = r->lo == ORP_WL_DISK;
 
-	*v = ORP_WV_OK;
-	*why = NULL;
-	if (up == ORP_WL_APP && op->map && op->map->app_kind == ORP_APP_ASYNC) {
-		*v = ORP_WV_ASYNC;
-		return asprintf(why, "no application call waits for it: %s", op->map->app_more) < 0
-			       ? -ENOMEM : 0;
+	if (op->passthrough && r->up == ORP_WL_APP) {
+		r->verdict = ORP_WV_PASSTHROUGH;
+		r->cause = ORP_WC_PASSTHROUGH;
+		return 0;
 	}
-	if (op->map && (up == ORP_WL_APP || lo == ORP_WL_LOWER || lo == ORP_WL_DISK)) {
-		enum orp_wlevel at = up == ORP_WL_APP ? ORP_WL_APP : lo;
+	if (r->up == ORP_WL_APP && op->map && op->map->app_kind == ORP_APP_ASYNC) {
+		r->verdict = ORP_WV_ASYNC;
+		r->cause = ORP_WC_ASYNC;
+		return 0;
+	}
+	if (op->map && (r->up == ORP_WL_APP || r->lo == ORP_WL_LOWER || at_disk)) {
+		enum orp_wlevel at = r->up == ORP_WL_APP ? ORP_WL_APP : r->lo;
+		const char **calls = counted_calls(w, op, at);
 
-		calls = counted_calls(w, op, at);
-		rc = calls ? sharers(w, op, at, calls, &share) : -ENOMEM;
+		if (!calls)
+			return -ENOMEM;
+		sharers(w, op, at, calls, r);
 		free(calls);
-		if (rc)
-			return rc;
 	}
-	if (share) {
-		*v = lo == ORP_WL_DISK ? ORP_WV_DISK : ORP_WV_SHARED;
-		if (up == ORP_WL_APP)
-			rc = asprintf(why, "its calls also make %s: the syscall layer counts calls, not FUSE requests",
-				      share);
-		else if (lo == ORP_WL_LOWER)
-			rc = asprintf(why, "its lower calls also serve %s: the lower layer is kept per call, not per FUSE operation",
-				      share);
-		else
-			rc = asprintf(why, "the disk also serves %s, and the block layer counts the whole machine's requests",
-				      share);
-		free(share);
-		return rc < 0 ? -ENOMEM : 0;
-	}
-	if (!counts_agree(a->count, b->count)) {
-		double d = (double)a->count - (double)b->count;
-
-		/* Apart by a share of the larger count, as the tolerance is. */
-		*v = lo == ORP_WL_DISK ? ORP_WV_DISK : ORP_WV_COUNTS;
-		rc = asprintf(why, "%s counted %" PRIu64 ", %s %" PRIu64 " (%.3g%% apart, past the %g%% tolerance): %s",
-			      level_layers[up], a->count, level_layers[lo], b->count,
-			      100.0 * fabs(d) / (double)(a->count > b->count ? a->count : b->count),
-			      100.0 * ORP_WHERE_TOLERANCE, count_cause(op, up, lo, d > 0));
-		return rc < 0 ? -ENOMEM : 0;
+	if (r->nsharers) {
+		r->verdict = at_disk ? ORP_WV_DISK : ORP_WV_SHARED;
+		r->cause = ORP_WC_SHARED;
+	} else if (!counts_agree(r->count_up, r->count_lo)) {
+		r->verdict = at_disk ? ORP_WV_DISK : ORP_WV_COUNTS;
+		r->cause = ORP_WC_COUNTS;
 	}
 	return 0;
 }
 
 /* ---- rows ------------------------------------------------------------------ */
+
+/*
+ * The rows of an operation are built in passes: lay_out (a row per level
+ * counted and a step between each two), judge_steps (each step's
+ * verdict), drop_inner_levels (a level inside a run of steps that
+ * subtract), number_rows (times and shares, each of its block's base)
+ * and unbase_alone (a base of no step). A block is a run of levels joined
+ * by steps that subtract; a step that does not starts the next one.
+ */
 
 static double mean_of(const struct orp_wside *s)
 {
@@ -439,16 +379,15 @@ static struct orp_wrow *push_row(struct orp_where_op *op)
 	struct orp_wrow *r;
 
 	if (op->nrows == ORP_WHERE_ROWS)
-		return NULL; /* five levels make at most ten rows */
+		return NULL; /* five levels make at most nine rows */
 	r = &op->rows[op->nrows++];
 	memset(r, 0, sizeof(*r));
 	r->mean_ns = r->total_ns = r->share = NAN;
 	return r;
 }
 
-/* A level's own row; a base of the shares below it when @base. */
-static void level_row(struct orp_where_op *op, enum orp_wlevel lv, bool base,
-		      double base_ns)
+/* A level's own row: its count and time. */
+static void push_level(struct orp_where_op *op, enum orp_wlevel lv)
 {
 	const struct orp_wside *s = &op->lv[lv];
 	struct orp_wrow *r = push_row(op);
@@ -459,109 +398,144 @@ static void level_row(struct orp_where_op *op, enum orp_wlevel lv, bool base,
 	r->count_up = r->count_lo = s->count;
 	r->mean_ns = mean_of(s);
 	r->total_ns = (double)s->sum_ns;
-	r->base = base;
-	r->share = base ? 1.0 : base_ns > 0 ? r->total_ns / base_ns : NAN;
+}
+
+/* A step from level @up to @lo, not yet judged. */
+static void push_step(struct orp_where_op *op, enum orp_wlevel up, enum orp_wlevel lo)
+{
+	struct orp_wrow *r = push_row(op);
+
+	if (!r)
+		return;
+	r->step = true;
+	r->up = up;
+	r->lo = lo;
+	r->count_up = op->lv[up].count;
+	r->count_lo = op->lv[lo].count;
 }
 
 /*
- * The rows of @op from its present levels: the first level as a base,
- * each step to the next level, and the last level's own time; after a
- * step that does not subtract, the level below is the next base.
+ * Pass 1: a row for each level @op counted, top down, with a step
+ * between each two. Passed through, the step from the application's
+ * calls is to fuse, whether or not fuse counted any (and is there when
+ * no level under them counted).
  */
-static int build_rows(const struct orp_where *w, struct orp_where_op *op)
+static void lay_out(struct orp_where_op *op)
 {
-	enum orp_wlevel chain[ORP_WL__COUNT];
-	size_t n = 0, i = 1;
-	double base_ns;
+	int above = -1;
 
-	for (int lv = 0; lv < ORP_WL__COUNT; lv++)
-		if (op->lv[lv].present && op->lv[lv].count)
-			chain[n++] = (enum orp_wlevel)lv;
-	if (!n)
-		return 0;
-	level_row(op, chain[0], true, 0);
-	base_ns = (double)op->lv[chain[0]].sum_ns;
-	/* Passed through: the step to FUSE, whether or not FUSE saw any. */
-	if (op->passthrough && chain[0] == ORP_WL_APP) {
-		const struct orp_wside *f = &op->lv[ORP_WL_FUSE];
-		struct orp_wrow *r = push_row(op);
-		uint64_t nf = f->present ? f->count : 0;
-		char pt[64] = "";
+	for (int lv = 0; lv < ORP_WL__COUNT; lv++) {
+		if (!op->lv[lv].present || !op->lv[lv].count)
+			continue;
+		if (above >= 0)
+			push_step(op, (enum orp_wlevel)above,
+				  op->passthrough && above == ORP_WL_APP ? ORP_WL_FUSE
+									 : (enum orp_wlevel)lv);
+		push_level(op, (enum orp_wlevel)lv);
+		above = lv;
+	}
+	if (op->passthrough && above == ORP_WL_APP)
+		push_step(op, ORP_WL_APP, ORP_WL_FUSE);
+}
 
-		if (!r)
-			return 0;
-		r->step = true;
-		r->up = ORP_WL_APP;
-		r->lo = ORP_WL_FUSE;
-		r->verdict = ORP_WV_PASSTHROUGH;
-		r->count_up = op->lv[ORP_WL_APP].count;
-		r->count_lo = nf;
-		if (w->transport)
-			snprintf(pt, sizeof(pt), ", transport %s", w->transport);
-		if (!nf) {
-			/* Every call: all of its time is the kernel's and the lower fs's. */
-			r->mean_ns = mean_of(&op->lv[ORP_WL_APP]);
+/* Pass 2: each step's verdict. 0 or -ENOMEM. */
+static int judge_steps(const struct orp_where *w, struct orp_where_op *op)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < op->nrows; i++)
+		if (op->rows[i].step)
+			rc = judge(w, op, &op->rows[i]);
+	return rc;
+}
+
+static bool subtracts(const struct orp_wrow *r)
+{
+	return r->step && r->verdict == ORP_WV_OK;
+}
+
+/*
+ * Pass 3: a level between two steps that subtract is inside their block:
+ * its row goes. A level that opens a block stays as its base, and one
+ * that closes a block (a step that subtracts above it, none below) with
+ * its own share.
+ */
+static void drop_inner_levels(struct orp_where_op *op)
+{
+	size_t n = 0;
+
+	/* Rows are read at i - 1 and i + 1 before they are overwritten:
+	 * n never passes i. */
+	for (size_t i = 0; i < op->nrows; i++) {
+		bool inner = !op->rows[i].step && i > 0 && i + 1 < op->nrows &&
+			     subtracts(&op->rows[i - 1]) && subtracts(&op->rows[i + 1]);
+
+		if (!inner)
+			op->rows[n++] = op->rows[i];
+	}
+	op->nrows = n;
+}
+
+/*
+ * Pass 4: times and shares. A level that opens a block is its base
+ * (100%); a step that subtracts takes the lower level's time from the
+ * upper's; the level that closes a block has its own time as a share of
+ * the base. A step that does not subtract has no time, but one passed
+ * through that FUSE never saw: the upper level's time is all the
+ * kernel's and the lower fs's.
+ */
+static void number_rows(struct orp_where_op *op)
+{
+	double base_ns = 0.0;
+
+	for (size_t i = 0; i < op->nrows; i++) {
+		struct orp_wrow *r = &op->rows[i];
+		const struct orp_wside *up = &op->lv[r->up], *lo = &op->lv[r->lo];
+
+		if (!r->step && (i == 0 || !subtracts(&op->rows[i - 1]))) {
+			r->base = true;
+			r->share = 1.0;
+			base_ns = r->total_ns;
+		} else if (!r->step) {
+			r->share = base_ns > 0 ? r->total_ns / base_ns : NAN;
+		} else if (subtracts(r)) {
+			r->mean_ns = mean_of(up) - mean_of(lo);
+			r->total_ns = (double)up->sum_ns - (double)lo->sum_ns;
+			r->share = base_ns > 0 ? r->total_ns / base_ns : NAN;
+		} else if (r->verdict == ORP_WV_PASSTHROUGH && !r->count_lo) {
+			r->mean_ns = mean_of(up);
 			r->total_ns = base_ns;
 			r->share = 1.0;
 		}
-		if (asprintf(&r->why, "passed through (passthrough on%s): the kernel made these calls on the lower file itself, with no FUSE request and no daemon; layers fuse, fs and lower never saw them%s",
-			     pt, nf ? "; the requests FUSE saw are calls it did not pass through (a file opened with direct I/O, or before its backing file was set)" : "") < 0)
-			return -ENOMEM;
-		if (i < n) {
-			level_row(op, chain[i], true, 0);
-			base_ns = (double)op->lv[chain[i]].sum_ns;
-			i++;
-		}
 	}
-	for (; i < n; i++) {
-		enum orp_wlevel up = chain[i - 1], lo = chain[i];
-		enum orp_wverdict v;
-		struct orp_wrow *r;
-		char *why;
-		int rc = verdict(w, op, up, lo, &v, &why);
+}
 
-		if (rc)
-			return rc;
-		/* A block's last level closes it with its own share, when
-		 * a step above it subtracted. */
-		if (v != ORP_WV_OK && op->nrows && op->rows[op->nrows - 1].step &&
-		    op->rows[op->nrows - 1].verdict == ORP_WV_OK)
-			level_row(op, up, false, base_ns);
-		r = push_row(op);
-		if (!r) {
-			free(why);
-			return 0;
-		}
-		r->step = true;
-		r->up = up;
-		r->lo = lo;
-		r->verdict = v;
-		r->why = why;
-		r->count_up = op->lv[up].count;
-		r->count_lo = op->lv[lo].count;
-		if (v == ORP_WV_OK) {
-			r->mean_ns = mean_of(&op->lv[up]) - mean_of(&op->lv[lo]);
-			r->total_ns = (double)op->lv[up].sum_ns - (double)op->lv[lo].sum_ns;
-			r->share = base_ns > 0 ? r->total_ns / base_ns : NAN;
-			if (i + 1 == n)
-				level_row(op, lo, false, base_ns);
-		} else {
-			level_row(op, lo, true, 0);
-			base_ns = (double)op->lv[lo].sum_ns;
-		}
-	}
-	/* A base with no step under it is the base of nothing. */
-	for (size_t k = 0; k < op->nrows; k++) {
-		struct orp_wrow *r = &op->rows[k];
+/* Pass 5: a base with no step under it that has a share is the base of nothing. */
+static void unbase_alone(struct orp_where_op *op)
+{
+	for (size_t i = 0; i < op->nrows; i++) {
+		struct orp_wrow *r = &op->rows[i];
+		const struct orp_wrow *next = i + 1 < op->nrows ? &op->rows[i + 1] : NULL;
 
-		if (r->base && (k + 1 == op->nrows || !op->rows[k + 1].step ||
-				(op->rows[k + 1].verdict != ORP_WV_OK &&
-				 op->rows[k + 1].verdict != ORP_WV_PASSTHROUGH) ||
-				isnan(op->rows[k + 1].share))) {
+		if (r->base && !(next && next->step && !isnan(next->share))) {
 			r->base = false;
 			r->share = NAN;
 		}
 	}
+}
+
+/* The rows of @op from its levels (gathered for every operation). */
+static int build_rows(const struct orp_where *w, struct orp_where_op *op)
+{
+	int rc;
+
+	lay_out(op);
+	rc = judge_steps(w, op);
+	if (rc)
+		return rc;
+	drop_inner_levels(op);
+	number_rows(op);
+	unbase_alone(op);
 	return 0;
 }
 
@@ -761,8 +735,6 @@ void orp_where_fini(struct orp_where *w)
 		for (int lv = 0; lv < ORP_WL__COUNT; lv++) {
 			osp_hist_fini(&op->lv[lv].hist);
 		}
-		for (size_t k = 0; k < op->nrows; k++)
-			free(op->rows[k].why);
 		for (size_t k = 0; k < op->nnotes; k++)
 			free(op->notes[k]);
 		for (size_t k = 0; k < op->ndisks; k++)

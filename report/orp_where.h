@@ -67,6 +67,8 @@ bool orp_names_have(const char *const *list, const char *name);
 #define ORP_WHERE_NOTES 4
 #define ORP_WHERE_DISKS 4
 #define ORP_WHERE_CALLS 16
+/* Operations sharing a step's calls that its note names. */
+#define ORP_WHERE_SHARERS 3
 
 /* The levels of the stack, top down. */
 enum orp_wlevel {
@@ -89,6 +91,25 @@ enum orp_wverdict {
 	ORP_WV__COUNT
 };
 
+/*
+ * Why a step is no subtraction: the fact its note states. The words are
+ * orp_where_out.c's; the numbers are the row's (counts) and sharers.
+ */
+enum orp_wcause {
+	ORP_WC_NONE,        /* it subtracts, or the row is a level's */
+	ORP_WC_ASYNC,       /* no application call waits for the request */
+	ORP_WC_SHARED,      /* the calls counted serve the sharers too */
+	ORP_WC_COUNTS,      /* count_up and count_lo are apart past the tolerance */
+	ORP_WC_PASSTHROUGH, /* the kernel made the calls on the lower file itself */
+	ORP_WC__COUNT
+};
+
+/* Another busy operation that a step's calls serve too. */
+struct orp_wsharer {
+	const char *name;   /* borrowed from a profile */
+	uint64_t count;     /* its requests: fuse's, else fs's */
+};
+
 /* One level of one operation. */
 struct orp_wside {
 	bool present;       /* its layer is in the set and counted the op */
@@ -102,15 +123,19 @@ struct orp_wside {
 /*
  * A row: one level's own time, or a step between two levels. Times and
  * shares are NAN where there is none (a step that does not subtract).
+ * A step's verdict is what it is; its cause, the fact that verdict rests
+ * on (a disk verdict is shared calls or counts apart, at the disk).
  */
 struct orp_wrow {
 	bool step;
 	enum orp_wlevel up, lo;   /* a level row: its level in up (lo = up) */
 	enum orp_wverdict verdict;
+	enum orp_wcause cause;
+	size_t nsharers;          /* ORP_WC_SHARED: how many operations */
+	struct orp_wsharer sharer[ORP_WHERE_SHARERS]; /* the first of them */
 	bool base;                /* the shares below it are of its time */
 	uint64_t count_up, count_lo;
 	double mean_ns, total_ns, share;
-	char *why;                /* why it is no subtraction, or NULL */
 };
 
 struct orp_wdisk {

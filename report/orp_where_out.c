@@ -69,6 +69,113 @@ static void calls_note(struct orp_table *t, const struct orp_where_op *op)
 		orp_table_note(t, "%s", text);
 }
 
+/* ---- why a step is no subtraction -------------------------------------------- */
+
+/* Why the counts of a step differ, in the words of the levels. */
+static const char *count_cause(const struct orp_where_op *op, const struct orp_wrow *r)
+{
+	const struct orp_fuse_map *m = op->map;
+	bool more_up = r->count_up > r->count_lo;
+
+	if (r->up == ORP_WL_APP) {
+		if (more_up)
+			return m && m->app_more ? m->app_more
+						: "calls the kernel answers without FUSE (its caches), or made on files elsewhere";
+		return m && m->fuse_more ? m->fuse_more : "requests that no call counted here made";
+	}
+	if (r->lo == ORP_WL_DISK)
+		return "page-cache hits never reach the disk; readahead, writeback and other processes' requests do";
+	if (r->lo == ORP_WL_LOWER)
+		return more_up ? "requests answered without that lower call (a cached inode, an error)"
+			       : "more than one lower call per request";
+	return more_up ? "requests the daemon did not time (its control directory), or layers reset at different times"
+		       : "layers reset at different times";
+}
+
+/* "opendir (1888 requests), create (3 requests), and 2 more operations" */
+static void sharers_text(FILE *f, const struct orp_wrow *r)
+{
+	size_t named = r->nsharers < ORP_WHERE_SHARERS ? r->nsharers : ORP_WHERE_SHARERS;
+
+	for (size_t i = 0; i < named; i++)
+		fprintf(f, "%s%s (%" PRIu64 " requests)", i ? ", " : "", r->sharer[i].name,
+			r->sharer[i].count);
+	if (r->nsharers > named)
+		fprintf(f, ", and %zu more operation%s", r->nsharers - named,
+			r->nsharers - named == 1 ? "" : "s");
+}
+
+/* The sentence of @r's cause, into @f. */
+static void why_write(FILE *f, const struct orp_where *w, const struct orp_where_op *op,
+		      const struct orp_wrow *r)
+{
+	uint64_t hi = r->count_up > r->count_lo ? r->count_up : r->count_lo;
+
+	switch (r->cause) {
+	case ORP_WC_ASYNC:
+		fprintf(f, "no application call waits for it: %s", op->map->app_more);
+		break;
+	case ORP_WC_SHARED:
+		fputs(r->up == ORP_WL_APP ? "its calls also make "
+		      : r->lo == ORP_WL_LOWER ? "its lower calls also serve " : "the disk also serves ", f);
+		sharers_text(f, r);
+		fputs(r->up == ORP_WL_APP ? ": the syscall layer counts calls, not FUSE requests"
+		      : r->lo == ORP_WL_LOWER ? ": the lower layer is kept per call, not per FUSE operation"
+		      : ", and the block layer counts the whole machine's requests", f);
+		break;
+	case ORP_WC_COUNTS:
+		/* Apart by a share of the larger count, as the tolerance is. */
+		fprintf(f, "%s counted %" PRIu64 ", %s %" PRIu64 " (%.3g%% apart, past the %g%% tolerance): %s",
+			orp_wlevel_layer(r->up), r->count_up, orp_wlevel_layer(r->lo), r->count_lo,
+			100.0 * fabs((double)r->count_up - (double)r->count_lo) / (double)hi,
+			100.0 * ORP_WHERE_TOLERANCE, count_cause(op, r));
+		break;
+	case ORP_WC_PASSTHROUGH:
+		fputs("passed through (passthrough on", f);
+		if (w->transport)
+			fprintf(f, ", transport %s", w->transport);
+		fputs("): the kernel made these calls on the lower file itself, with no FUSE request and no daemon; layers fuse, fs and lower never saw them",
+		      f);
+		if (r->count_lo)
+			fputs("; the requests FUSE saw are calls it did not pass through (a file opened with direct I/O, or before its backing file was set)",
+			      f);
+		break;
+	default:
+		break;
+	}
+}
+
+static bool has_why(const struct orp_wrow *r)
+{
+	return r->step && r->cause != ORP_WC_NONE;
+}
+
+/*
+ * Why step @r of @op is no subtraction, for people: a new string, NULL
+ * when it is one or memory ran out (has_why tells which).
+ */
+static char *why_text(const struct orp_where *w, const struct orp_where_op *op,
+		      const struct orp_wrow *r)
+{
+	char *s = NULL;
+	size_t len;
+	FILE *f;
+
+	if (!has_why(r) || !(f = open_memstream(&s, &len)))
+		return NULL;
+	why_write(f, w, op, r);
+	if (ferror(f)) {
+		fclose(f);
+		free(s);
+		return NULL;
+	}
+	if (fclose(f)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
 /* ---- the summary ------------------------------------------------------------ */
 
 static const char *const sum_head[] = { "OPERATION", "TOTAL", "COUNT", "OF", "MEAN",
@@ -177,18 +284,23 @@ static void build_op(struct orp_table *t, const struct orp_where *w,
 		orp_table_cell(t, "%s", isnan(r->total_ns) ? "-" : fmt_signed(b[2], sizeof(b[2]), r->total_ns));
 		share_text(b[3], sizeof(b[3]), r->share);
 		orp_table_cell(t, "%s", b[3]);
-		if (r->why)
+		if (has_why(r))
 			orp_table_cell(t, "%s (%zu)", r->verdict == ORP_WV_PASSTHROUGH ? "passed through"
 						       : "no subtraction", ++nwhy);
 		else
 			orp_table_cell(t, "%s", "");
 	}
 	nwhy = 0;
-	for (size_t i = 0; i < op->nrows; i++)
-		if (op->rows[i].why)
+	for (size_t i = 0; i < op->nrows && !t->err; i++) {
+		char *why = why_text(w, op, &op->rows[i]);
+
+		if (why)
 			orp_table_note(t, "(%zu) %s: %s", ++nwhy,
-				       orp_wrow_what(w, &op->rows[i], what, sizeof(what)),
-				       op->rows[i].why);
+				       orp_wrow_what(w, &op->rows[i], what, sizeof(what)), why);
+		else if (has_why(&op->rows[i]))
+			t->err = -ENOMEM;
+		free(why);
+	}
 	for (size_t i = 0; i < op->nnotes; i++)
 		orp_table_note(t, "%s", op->notes[i]);
 	calls_note(t, op);
@@ -310,9 +422,11 @@ static void json_level(struct orp_json *j, const char *key, const struct orp_wsi
 	orp_json_end(j, '}');
 }
 
-static void json_row(struct orp_json *j, const struct orp_where *w, const struct orp_wrow *r)
+static int json_row(struct orp_json *j, const struct orp_where *w, const struct orp_where_op *op,
+		    const struct orp_wrow *r)
 {
-	char what[128];
+	char what[128], *why = why_text(w, op, r);
+	int rc = !why && has_why(r) ? -ENOMEM : 0;
 
 	orp_json_obj(j, NULL);
 	orp_json_str(j, "what", orp_wrow_what(w, r, what, sizeof(what)));
@@ -330,12 +444,16 @@ static void json_row(struct orp_json *j, const struct orp_where *w, const struct
 	orp_json_num(j, "mean_ns", r->mean_ns);
 	orp_json_num(j, "total_ns", r->total_ns);
 	orp_json_num(j, "share", r->share);
-	orp_json_str(j, "why", r->why);
+	orp_json_str(j, "why", why);
 	orp_json_end(j, '}');
+	free(why);
+	return rc;
 }
 
-static void json_op(struct orp_json *j, const struct orp_where *w, const struct orp_where_op *op)
+static int json_op(struct orp_json *j, const struct orp_where *w, const struct orp_where_op *op)
 {
+	int rc = 0;
+
 	orp_json_obj(j, NULL);
 	orp_json_str(j, "name", op->name);
 	orp_json_bool(j, "mapped", op->map != NULL);
@@ -345,8 +463,11 @@ static void json_op(struct orp_json *j, const struct orp_where *w, const struct 
 		json_level(j, orp_wlevel_layer((enum orp_wlevel)lv), &op->lv[lv]);
 	orp_json_end(j, '}');
 	orp_json_arr(j, "rows");
-	for (size_t i = 0; i < op->nrows; i++)
-		json_row(j, w, &op->rows[i]);
+	for (size_t i = 0; i < op->nrows; i++) {
+		int e = json_row(j, w, op, &op->rows[i]);
+
+		rc = rc ? rc : e;
+	}
 	orp_json_end(j, ']');
 	orp_json_arr(j, "notes");
 	for (size_t i = 0; i < op->nnotes; i++)
@@ -366,12 +487,14 @@ static void json_op(struct orp_json *j, const struct orp_where *w, const struct 
 	}
 	orp_json_end(j, ']');
 	orp_json_end(j, '}');
+	return rc;
 }
 
 int orp_where_write_json(struct orp_json *j, const struct orp_where *w,
 			 size_t top, const char *const *ops, size_t nops)
 {
 	size_t n, *sel = select_ops(w, top, ops, nops, &n);
+	int rc = 0;
 
 	if (!sel)
 		return -ENOMEM;
@@ -386,10 +509,13 @@ int orp_where_write_json(struct orp_json *j, const struct orp_where *w,
 	orp_json_str(j, "transport", w->transport);
 	orp_json_u64(j, "operations", w->n);
 	orp_json_arr(j, "ops");
-	for (size_t i = 0; i < n; i++)
-		json_op(j, w, &w->ops[sel[i]]);
+	for (size_t i = 0; i < n; i++) {
+		int e = json_op(j, w, &w->ops[sel[i]]);
+
+		rc = rc ? rc : e;
+	}
 	orp_json_end(j, ']');
 	orp_json_end(j, '}');
 	free(sel);
-	return 0;
+	return rc;
 }
