@@ -33,6 +33,7 @@ struct show_args {
 	const char *layer;
 	bool layered;       /* only the layered view */
 	bool where;         /* only "where the time goes" */
+	bool all;           /* --all: every view of several layers */
 	bool json;          /* --format json */
 	bool values;        /* --values: the value profiles (orp_values.c) */
 	bool by;            /* --by: the inputs are profiles per key value */
@@ -40,7 +41,7 @@ struct show_args {
 
 static void help(void)
 {
-	printf("Usage: " ORP_PROG " show [--top N] [--op NAME]... [--layer L] [--where] [--layered] PROFILE...\n"
+	printf("Usage: " ORP_PROG " show [--top N] [--op NAME]... [--layer L] [--where|--layered|--all] PROFILE...\n"
 	       "       " ORP_PROG " show --by [--top N] [--op NAME]... MOUNT|by.json...\n"
 	       "Print each profile as a table of operations sorted by total latency\n"
 	       "(count, total, mean, p50, p99 interpolated within buckets, max, share\n"
@@ -49,24 +50,27 @@ static void help(void)
 	       "add up to its count is named in a warning.\n\n"
 	       "Given several layers of one run (a mount with its fuse.json, syscall.json,\n"
 	       "... beside stats.json; a directory of such files; a comma-separated list\n"
-	       "a/fs.json,a/fuse.json; or several files, one per layer), \"where the time\n"
-	       "goes\" comes first: per FUSE operation (--top, --op select), the layers\n"
-	       "stacked for the same requests -- the application's calls (syscall), the\n"
-	       "kernel outside FUSE (syscall - fuse), FUSE's transport and queueing\n"
-	       "(fuse - fs), the daemon's own work (fs - lower), the lower file system,\n"
-	       "the disk (block) -- as mean, total and share, with the counts of both\n"
-	       "sides of each step; a step subtracts only where both counted the same\n"
-	       "requests, and says why not elsewhere. The layered view comes last: per\n"
-	       "operation the fuse and fs layers' count, mean, p50 and p99\n"
-	       "side by side with fuse - fs (what FUSE adds), counts that differ flagged;\n"
-	       "then the top entries of the syscall, lower, block and irq layers, each\n"
-	       "naming its source. It follows --top (default: every fuse/fs operation,\n"
-	       "10 of each other layer), not --op.\n\n"
+	       "a/fs.json,a/fuse.json; or several files, one per layer), it prints the\n"
+	       "fs layer's view (as .osprof/stats), then \"where the time goes\" in one\n"
+	       "table: per FUSE operation, its time as the top layer that timed it saw\n"
+	       "it, split into the kernel outside FUSE (syscall - fuse), FUSE's\n"
+	       "transport and queueing (fuse - fs), the daemon's own work (fs - lower),\n"
+	       "the lower file system and the disk (block), where the layers counted\n"
+	       "the same requests. --where gives each operation's steps with the\n"
+	       "counts of both sides and why a step does not subtract; --layered the\n"
+	       "layers side by side: per operation the fuse and fs layers' count, mean,\n"
+	       "p50 and p99 with fuse - fs (what FUSE adds), counts that differ\n"
+	       "flagged, then the top entries of the syscall, lower, block and irq\n"
+	       "layers, each naming its source (it follows --top: default every\n"
+	       "fuse/fs operation, 10 of each other layer; not --op); --all both, and\n"
+	       "every layer's view.\n\n"
 	       "  -n, --top N      only the N operations with the most total latency\n"
 	       "  -O, --op NAME    only operation NAME (repeatable)\n"
 	       "  -l, --layer L    only layer L (fuse, fs, syscall, lower, block, irq)\n"
-	       "  -w, --where      only \"where the time goes\"\n"
+	       "  -w, --where      only \"where the time goes\", step by step\n"
 	       "  -L, --layered    only the layered view\n"
+	       "  -a, --all        where the time goes step by step, every layer's\n"
+	       "                   view, and the layered view\n"
 	       "  -b, --by         the inputs are osprof-fs's profiles per key value (-o by=KEY:\n"
 	       "                   MOUNT/.osprof/by.json, or --dump's FILE.by.json): the top\n"
 	       "                   values by total time (--top, default 10) with each one's\n"
@@ -344,6 +348,7 @@ static int parse_args(int argc, char **argv, struct show_args *a)
 		{ 'l', "layer", OSP_OPT_STR, &a->layer },
 		{ 'w', "where", OSP_OPT_TRUE, &a->where },
 		{ 'L', "layered", OSP_OPT_TRUE, &a->layered },
+		{ 'a', "all", OSP_OPT_TRUE, &a->all },
 		{ 'F', "format", OSP_OPT_CALL, &a->json, .call = opt_format },
 		{ 'V', "values", OSP_OPT_TRUE, &a->values },
 		{ 'b', "by", OSP_OPT_TRUE, &a->by },
@@ -362,8 +367,12 @@ static int parse_args(int argc, char **argv, struct show_args *a)
 		orp_usage_error(CMD, "no PROFILE given");
 		return -EINVAL;
 	}
-	if (a->by && (a->layer || a->layered || a->where)) {
-		orp_usage_error(CMD, "--by reads profiles per key value, of layer fs: not with --layer, --where or --layered");
+	if ((a->where || a->layered) && a->all) {
+		orp_usage_error(CMD, "--all holds --where and --layered: one of the three");
+		return -EINVAL;
+	}
+	if (a->by && (a->layer || a->layered || a->where || a->all)) {
+		orp_usage_error(CMD, "--by reads profiles per key value, of layer fs: not with --layer, --where, --layered or --all");
 		return -EINVAL;
 	}
 	return 0;
@@ -415,6 +424,43 @@ static int show_where(const struct show_args *a, const struct orp_input *in, siz
 	if (!rc)
 		rc = orp_where_write_text(stdout, &w, &v);
 	orp_where_view_fini(&v);
+	orp_where_fini(&w);
+	if (rc == -ENOMEM)
+		orp_error("where the time goes: out of memory");
+	return rc ? rc : 1;
+}
+
+/*
+ * The first screen of several layers of one run: the fs layer's view (the
+ * first profile's when there is no fs), where the time goes in one table,
+ * and the flags that show the rest. 1 printed, 0 when the layers make no
+ * "where" (the caller shows them all), -ENOMEM (said), -EIO.
+ */
+static int show_first(const struct show_args *a, const struct orp_input *in, size_t nin)
+{
+	const struct orp_input *at = &in[0];
+	const struct osp_profile *fs = in[0].prof[0];
+	struct orp_where w;
+	int rc = gather_where(a, in, nin, &w);
+
+	if (rc <= 0)
+		return rc;
+	for (size_t i = 0; i < nin; i++)
+		for (size_t j = 0; j < in[i].n; j++)
+			if (strcmp(in[i].prof[j]->layer, "fs") == 0) {
+				at = &in[i];
+				fs = in[i].prof[j];
+			}
+	print_banner(false, at->spec, fs->layer);
+	rc = show_profile(fs, a);
+	if (!rc) {
+		fputc('\n', stdout);
+		rc = orp_where_write_summary(stdout, &w, a->top, a->ops, a->nops);
+	}
+	if (!rc)
+		printf("\nmore: --where (each operation step by step, and why a step does not "
+		       "subtract), --layered (the layers side by side), --all (both, and every "
+		       "layer's view)\n");
 	orp_where_fini(&w);
 	if (rc == -ENOMEM)
 		orp_error("where the time goes: out of memory");
@@ -618,6 +664,16 @@ int orp_cmd_show(int argc, char **argv)
 			orp_error("stdout: write error");
 		goto out_inputs;
 	}
+	/* Several layers of one run, no view chosen: the first screen. */
+	if (nprof > 1 && !a.where && !a.layered && !a.all) {
+		rc = show_first(&a, in, nin);
+		if (rc == -ENOMEM)
+			goto out_inputs;
+		if (rc < 0)
+			goto out_write;
+		if (rc == 1)
+			goto out_flush;
+	}
 	/* Where the time goes first, unless only the layered view is asked for. */
 	rc = a.layered && !a.where ? 0 : show_where(&a, in, nin);
 	if (rc == -EINVAL || rc == -ENOMEM)
@@ -639,6 +695,7 @@ int orp_cmd_show(int argc, char **argv)
 	rc = a.where && !a.layered ? 0 : show_layered(&a, in, nin, gap);
 	if (rc == -EINVAL || rc == -ENOMEM)
 		goto out_inputs;
+out_flush:
 	if (rc >= 0 && fflush(stdout) == 0 && !ferror(stdout)) {
 		status = ORP_EXIT_OK;
 		goto out_inputs;

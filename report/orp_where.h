@@ -224,6 +224,13 @@ void orp_where_view_fini(struct orp_where_view *v);
 /* The text: a heading line, what it shows, the tables. 0 or -errno. */
 int orp_where_write_text(FILE *out, const struct orp_where *w,
 			 const struct orp_where_view *v);
+/*
+ * orp_where_write_summary - the one table of @w (its operations chosen as
+ * orp_where_view_build chooses them) under a banner, as show prints it
+ * first. 0, -ENOMEM, -EIO.
+ */
+int orp_where_write_summary(FILE *out, const struct orp_where *w, size_t top,
+			    const char *const *ops, size_t nops);
 /* The paragraph that says how to read it, for HTML (escaped here). */
 void orp_where_html_intro(FILE *out, const struct orp_where *w);
 /* "where": the view as numbers (orp_where_view_build's selection). */

@@ -178,7 +178,7 @@ static char *why_text(const struct orp_where *w, const struct orp_where_op *op,
 
 /* ---- the summary ------------------------------------------------------------ */
 
-static const char *const sum_head[] = { "OPERATION", "TOTAL", "COUNT", "OF", "MEAN",
+static const char *const sum_head[] = { "OPERATION", "TOTAL", "COUNT", "TIMED BY", "MEAN",
 					"KERNEL", "FUSE", "DAEMON", "LOWER", "DISK" };
 static const char sum_align[] = "lrrlrrrrrr";
 _Static_assert(sizeof(sum_head) / sizeof(sum_head[0]) == sizeof(sum_align) - 1,
@@ -231,17 +231,14 @@ static void summary_row(struct orp_table *t, const struct orp_where_op *op)
 static void build_summary(struct orp_table *t, const struct orp_where *w,
 			  const size_t *sel, size_t n)
 {
-	char layers[64];
-
 	orp_table_init(t, sum_head, sum_align);
-	orp_table_title(t, "each operation's time as shares of OF's, the layer atop its longest run of steps that subtract (layers %s)",
-			orp_where_layers(layers, sizeof(layers), w));
+	orp_table_title(t, "where each operation's time goes: TOTAL, COUNT and MEAN as layer TIMED BY measured them, split into shares");
 	for (size_t i = 0; i < n; i++)
 		summary_row(t, &w->ops[sel[i]]);
 	if (!n)
 		orp_table_note(t, "(no operation)");
 	orp_table_note(t, "KERNEL: the application's calls outside FUSE (syscall - fuse); FUSE: its transport and queueing (fuse - fs); DAEMON: the daemon's own work (fs - lower); LOWER: the lower file system (lower, with the disk); DISK: the disk (block)");
-	orp_table_note(t, "(x%%): that layer with those below it, which do not subtract from it; <: in the column to the left; -: not in the steps that subtract (each operation's table says why)");
+	orp_table_note(t, "(x%%): that layer and those under it, not split further; <: in the column to its left; -: cannot be told apart from the layers above, where they counted other requests (show --where says why)");
 }
 
 /* ---- one table per operation ---------------------------------------------- */
@@ -381,6 +378,22 @@ int orp_where_write_text(FILE *out, const struct orp_where *w,
 		fputc('\n', out);
 		rc = orp_table_write_text(&v->t[i], out);
 	}
+	return rc ? rc : ferror(out) ? -EIO : 0;
+}
+
+int orp_where_write_summary(FILE *out, const struct orp_where *w, size_t top,
+			    const char *const *ops, size_t nops)
+{
+	struct orp_where_view v;
+	char layers[64];
+	int rc = orp_where_view_build(w, top, ops, nops, &v);
+
+	if (!rc) {
+		fprintf(out, "==> where the time goes (layers %s) <==\n",
+			orp_where_layers(layers, sizeof(layers), w));
+		rc = orp_table_write_text(&v.t[0], out);
+	}
+	orp_where_view_fini(&v);
 	return rc ? rc : ferror(out) ? -EIO : 0;
 }
 

@@ -238,7 +238,7 @@ Test(layers, other_layers_list_their_top_entries_and_source)
 Test(layers, a_mount_brings_every_layer_file_and_lists_make_one_set)
 {
 	char *fs = tpath("m/.osprof/stats.json"), *fuse = tpath("m/.osprof/fuse.json"), *list;
-	struct run r = REPORT("show", mount("m", "all", 20000));
+	struct run r = REPORT("show", "--all", mount("m", "all", 20000));
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	for (const char *const *l = (const char *const[]){ "fs", "fuse", "syscall", "lower", "block", "irq", NULL }; *l; l++) {

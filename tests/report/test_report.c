@@ -624,7 +624,7 @@ Test(report, show_reads_every_layer_of_a_mount)
 {
 	struct truth *fs = recorded("base"), *lower = recorded("lower");
 	char *mnt = mount_of("truth-mnt", fs->profile, lower->profile);
-	struct run r = REPORT("show", mnt);
+	struct run r = REPORT("show", "--all", mnt);
 	char want[PATH_MAX + 32];
 
 	cr_assert_eq(r.status, 0, "%s", r.err);

@@ -451,10 +451,45 @@ Test(where, json_rows_hold_the_numbers_and_verdicts)
 	json_object_put(doc);
 }
 
-Test(where, show_puts_it_first_and_says_when_there_is_none)
+/*
+ * Several layers and no view chosen: the fs layer's view as .osprof/stats
+ * shows it, then one where table in plain words whose figures name the
+ * layer that timed them, then the flags for the rest; nothing else.
+ */
+Test(where, show_opens_with_the_fs_table_then_one_where_table)
 {
 	char *dir = full_run("run", 200);
-	struct run r = REPORT("show", dir);
+	struct run r = REPORT("show", dir), fs = REPORT("show", tpath("run/stats.json"));
+	const char *where, *hint;
+	char *t;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(fs.status, 0, "%s", fs.err);
+	cr_expect_eq(strncmp(r.out, "==> ", 4), 0, "%s", r.out);
+	cr_expect(strstr(r.out, " (layer fs) <==\n") < strchr(r.out, '\n') + 1, "%s", r.out);
+	/* The fs view whole, as show of that layer alone prints it. */
+	cr_expect_eq(strncmp(strchr(r.out, '\n') + 1, fs.out, strlen(fs.out)), 0, "%s", r.out);
+	where = strstr(r.out, "\n==> where the time goes (layers syscall, fuse, fs, lower, block) <==\n");
+	cr_assert_not_null(where, "%s", r.out);
+	cr_expect_str_eq(row(where, "OPERATION"),
+			 "OPERATION TOTAL COUNT TIMED BY MEAN KERNEL FUSE DAEMON LOWER DISK");
+	t = row(where, "read ");
+	cr_expect_str_eq(t, "read 25ms 1000 syscall 25us 20% 60% 4.0% (16%) -", "%s", where);
+	cr_expect_null(strstr(r.out, " OF "), "%s", r.out);
+	cr_expect_null(strstr(r.out, "longest run"), "%s", r.out);
+	hint = strstr(r.out, "\nmore: --where (each operation step by step, and why a step does not "
+		      "subtract), --layered (the layers side by side), --all (both, and every "
+		      "layer's view)\n");
+	cr_expect_not_null(hint, "%s", r.out);
+	cr_expect(hint && hint[strlen(hint) - 1] == '\n' && !strchr(hint + 1, '\n')[1], "ends there");
+	cr_expect_null(strstr(r.out, "(layer fuse) <=="), "no other layer's view");
+	cr_expect_null(strstr(r.out, "==> layered view"), "no layered view");
+}
+
+Test(where, show_all_puts_it_first_and_says_when_there_is_none)
+{
+	char *dir = full_run("run", 200);
+	struct run r = REPORT("show", "--all", dir);
 	const char *where, *fs, *layered;
 
 	cr_assert_eq(r.status, 0, "%s", r.err);

@@ -160,7 +160,7 @@ if start fs_mounted_over_ext4 -o layers=none; then
 		cat "$MNT/.osprof/$f.json" >"$OUT/$f.json"
 	done
 	vmcheck files "$OUT/stats.json" "$OUT/lower.json" "$OUT/block.json" "$OUT/irq.json"
-	osprof-report show "$MNT" >"$OUT/report.txt" 2>&1
+	osprof-report show --all "$MNT" >"$OUT/report.txt" 2>&1
 	rc=$?
 	n=$(grep -cE '^osprof (fs|lower|block|irq) profile: ' "$OUT/report.txt")
 	check fs_report_shows_every_layer "status $rc, $n of 4 layers: $(head -5 "$OUT/report.txt")" \
