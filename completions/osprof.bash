@@ -21,7 +21,7 @@ _osprof_opts()
 		skip || !/^ +-/ { next }
 		{
 			line = $0; n = 0
-			while (match(line, /--[a-z][a-z0-9-]*/)) {
+			while (match(line, /--[a-z][a-z0-9.-]*/)) {
 				print substr(line, RSTART, RLENGTH); n++
 				line = substr(line, RSTART + RLENGTH)
 			}

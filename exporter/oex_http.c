@@ -29,6 +29,14 @@
  * (503 beyond), not counting those stuck on a source (one a source at
  * most, below: so as many as the command line names).
  *
+ * With a web configuration (--web.config.file), connections are TLS
+ * (oex_tls.c sets each session up when libmicrohttpd announces it) and
+ * requests need basic auth: the bcrypt check costs tens of milliseconds,
+ * so it runs in the scrape's thread, never in the loop, and every request
+ * -- 404s and 405s too -- goes there first; without the right user and
+ * password the answer is 401 whatever the path. A new reading of the file
+ * (SIGHUP) applies to the connections and requests that follow.
+ *
  * A source is read by one scrape at a time (a lock per source). A scrape
  * that cannot take a source's lock within OEX_SOURCE_WAIT_S -- an earlier
  * scrape is stuck reading it -- reports it down instead of waiting, so a
@@ -39,6 +47,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -87,6 +96,9 @@ struct oex_req {
 	struct oex_http *h;
 	struct MHD_Connection *conn;
 	bool proto;        /* protobuf rather than text */
+	unsigned refuse;   /* 0: a scrape; else the status to answer once authorized */
+	struct oex_web *web; /* the reading the request is checked against */
+	char *user, *pass; /* basic auth's, as given (NULL: none); owned */
 	bool done;         /* status, type, body are set */
 	unsigned status;
 	const char *type;
@@ -97,6 +109,9 @@ struct oex_req {
 struct oex_http {
 	struct MHD_Daemon *mhd;
 	const char *const *paths; /* the sources, borrowed */
+	struct oex_web *_Atomic web; /* the reading in use, NULL: none; owned
+				      * with the older ones chained to it */
+	bool tls;                 /* connections are TLS */
 	size_t npaths;
 	pthread_mutex_t *reading; /* one per source: held while it is read */
 	double *since;            /* under mu: when reading[i] was taken; 0: free */
@@ -156,6 +171,15 @@ static void on_connection(void *cls, struct MHD_Connection *conn,
 		const union MHD_ConnectionInfo *info =
 			MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 
+		if (h->tls) {
+			const union MHD_ConnectionInfo *tls =
+				MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+
+			/* Before its handshake, which the loop starts next. */
+			if (tls && tls->tls_session)
+				oex_tls_session(tls->tls_session);
+		}
+
 		/* Without memory or a descriptor the connection goes
 		 * unwatched: the idle timeout still holds. */
 		c = calloc(1, sizeof(*c));
@@ -214,7 +238,9 @@ static void *watch(void *arg)
 		while (h->head && h->head->start_s + OEX_HTTP_HEADERS_S <= now) {
 			struct oex_conn *c = h->head;
 
-			(void)!send(c->fd, late, sizeof(late) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+			/* Over TLS a plain answer would be noise: cut alone. */
+			if (!h->tls)
+				(void)!send(c->fd, late, sizeof(late) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
 			shutdown(c->fd, SHUT_RDWR);
 			unlink_conn(h, c);
 		}
@@ -325,12 +351,28 @@ static void scrape_end(struct oex_http *h)
 	pthread_mutex_unlock(&h->mu);
 }
 
+/* The request's answer when it is not a scrape's: 401 without the
+ * right credentials, else the status on_request chose. */
+static bool refused(struct oex_req *r)
+{
+	if (r->web && !oex_auth_check(&r->web->auth, r->user, r->pass)) {
+		set_text(r, MHD_HTTP_UNAUTHORIZED, "unauthorized: a user and password are needed\n");
+		return true;
+	}
+	if (r->refuse == MHD_HTTP_METHOD_NOT_ALLOWED)
+		set_text(r, r->refuse, "only GET /metrics is served\n");
+	else if (r->refuse)
+		set_text(r, r->refuse, "not found: the metrics are at /metrics\n");
+	return r->refuse != 0;
+}
+
 static void *scrape(void *arg)
 {
 	struct oex_req *r = arg;
 	struct oex_http *h = r->h;
 
-	render(r);
+	if (!refused(r))
+		render(r);
 	r->done = true;
 	/* The loop calls on_request again, which queues the answer. */
 	MHD_resume_connection(r->conn);
@@ -360,6 +402,9 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status,
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	if (status == MHD_HTTP_UNAUTHORIZED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+					"Basic realm=\"" OEX_PROG "\", charset=\"UTF-8\"");
 	ret = MHD_queue_response(conn, status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -372,10 +417,11 @@ static enum MHD_Result reply_text(struct MHD_Connection *conn,
 		     strlen(msg), false);
 }
 
-/* Start a scrape of @conn in a thread of its own, its connection
- * suspended until the answer is ready; or answer at once why not. */
+/* Start a scrape of @conn in a thread of its own (or, with @refuse,
+ * only the auth check before that status), its connection suspended
+ * until the answer is ready; or answer at once why not. */
 static enum MHD_Result start_scrape(struct oex_http *h, struct MHD_Connection *conn,
-				    void **state)
+				    void **state, struct oex_web *web, unsigned refuse)
 {
 	const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 							 MHD_HTTP_HEADER_ACCEPT);
@@ -400,8 +446,19 @@ static enum MHD_Result start_scrape(struct oex_http *h, struct MHD_Connection *c
 		scrape_end(h);
 		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
 	}
-	*r = (struct oex_req){ .h = h, .conn = conn,
+	*r = (struct oex_req){ .h = h, .conn = conn, .refuse = refuse, .web = web,
 			       .proto = oex_accept_wants_proto(accept) };
+	if (web) {
+		/* Read here, in the loop: the connection is its. */
+		char *pass = NULL, *user = MHD_basic_auth_get_username_password(conn, &pass);
+
+		r->user = user ? strdup(user) : NULL;
+		r->pass = pass ? strdup(pass) : NULL;
+		if (pass)
+			explicit_bzero(pass, strlen(pass));
+		MHD_free(user);
+		MHD_free(pass);
+	}
 	*state = r;
 	MHD_suspend_connection(conn);
 	rc = pthread_attr_init(&attr);
@@ -426,6 +483,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 {
 	struct oex_http *h = cls;
 	struct oex_req *r = *state;
+	struct oex_web *web;
+	unsigned refuse = 0;
 
 	(void)version;
 	(void)upload;
@@ -444,12 +503,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	headers_done(h, conn);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
-		return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
-				  "only GET /metrics is served\n");
-	if (strcmp(url, "/metrics") != 0)
-		return reply_text(conn, MHD_HTTP_NOT_FOUND,
-				  "not found: the metrics are at /metrics\n");
-	return start_scrape(h, conn, state);
+		refuse = MHD_HTTP_METHOD_NOT_ALLOWED;
+	else if (strcmp(url, "/metrics") != 0)
+		refuse = MHD_HTTP_NOT_FOUND;
+	web = atomic_load(&h->web);
+	if (web && !oex_auth_on(&web->auth))
+		web = NULL;
+	/* Without auth a refusal needs no thread. */
+	if (refuse && !web)
+		return reply_text(conn, refuse, refuse == MHD_HTTP_NOT_FOUND
+				  ? "not found: the metrics are at /metrics\n"
+				  : "only GET /metrics is served\n");
+	return start_scrape(h, conn, state, web, refuse);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **state,
@@ -462,6 +527,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **state,
 	(void)code;
 	if (r) {
 		free(r->body);
+		free(r->user);
+		if (r->pass)
+			explicit_bzero(r->pass, strlen(r->pass));
+		free(r->pass);
 		free(r);
 		*state = NULL;
 	}
@@ -520,23 +589,45 @@ static void http_free(struct oex_http *h)
 	pthread_mutex_destroy(&h->mu);
 	pthread_mutex_destroy(&h->log_mu);
 	pthread_cond_destroy(&h->cond);
+	oex_tls_use(NULL);
+	oex_web_free(atomic_load(&h->web));
 	free(h->reading);
 	free(h->since);
 	free(h);
 }
 
 struct oex_http *oex_http_start(int listen_fd, const char *const *paths,
-				size_t npaths)
+				size_t npaths, struct oex_web *web)
 {
 	struct oex_http *h = calloc(1, sizeof(*h));
+	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
+			 MHD_USE_ERROR_LOG;
 
-	if (!h)
+	if (!h) {
+		oex_web_free(web);
 		return NULL;
+	}
+	h->web = web;
+	h->tls = web && web->tls;
+	if (h->tls) {
+		if (!MHD_is_feature_supported(MHD_FEATURE_TLS) ||
+		    !MHD_is_feature_supported(MHD_FEATURE_HTTPS_CERT_CALLBACK)) {
+			fputs(OEX_PROG ": this libmicrohttpd has no TLS with a certificate callback\n",
+			      stderr);
+			oex_web_free(web);
+			free(h);
+			return NULL;
+		}
+		flags |= MHD_USE_TLS;
+		oex_tls_use(web->tls);
+	}
 	h->paths = paths;
 	h->npaths = npaths;
 	h->reading = calloc(npaths, sizeof(*h->reading));
 	h->since = calloc(npaths, sizeof(*h->since));
 	if (!h->reading || !h->since) {
+		oex_tls_use(NULL);
+		oex_web_free(web);
 		free(h->reading);
 		free(h->since);
 		free(h);
@@ -548,9 +639,10 @@ struct oex_http *oex_http_start(int listen_fd, const char *const *paths,
 	pthread_mutex_init(&h->log_mu, NULL);
 	pthread_cond_init(&h->cond, NULL);
 	h->log_start_s = now_s();
-	h->mhd = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD |
-				  MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG,
-				  0, NULL, NULL, on_request, h,
+	/* MHD_OPTION_HTTPS_CERT_CALLBACK is read with TLS alone (the
+	 * certificate of each handshake comes from the reading in use);
+	 * without, it ends the list. */
+	h->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
 				  /* First, so that every message goes through it. */
 				  MHD_OPTION_EXTERNAL_LOGGER, on_log, h,
 				  MHD_OPTION_LISTEN_SOCKET, listen_fd,
@@ -560,7 +652,8 @@ struct oex_http *oex_http_start(int listen_fd, const char *const *paths,
 				  MHD_OPTION_CONNECTION_LIMIT, conn_limit(),
 				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, OEX_HTTP_PER_IP,
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, OEX_HTTP_MEM_BYTES,
-				  MHD_OPTION_END);
+				  h->tls ? MHD_OPTION_HTTPS_CERT_CALLBACK : MHD_OPTION_END,
+				  oex_tls_retrieve, MHD_OPTION_END);
 	if (!h->mhd) {
 		http_free(h);
 		return NULL;
@@ -570,6 +663,18 @@ struct oex_http *oex_http_start(int listen_fd, const char *const *paths,
 		fputs(OEX_PROG ": no thread to watch slow requests: only the idle timeout holds\n",
 		      stderr);
 	return h;
+}
+
+int oex_http_reload(struct oex_http *h, struct oex_web *web)
+{
+	if (!!web->tls != h->tls)
+		return -EINVAL;
+	/* Only the main thread reloads: no two swaps race. */
+	web->older = atomic_load(&h->web);
+	if (h->tls)
+		oex_tls_use(web->tls);
+	atomic_store(&h->web, web);
+	return 0;
 }
 
 int oex_http_stop(struct oex_http *h, unsigned wait_s)

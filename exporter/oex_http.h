@@ -7,19 +7,30 @@
 #define OEX_HTTP_H
 
 #include "oex.h"
+#include "oex_web.h"
 
 struct oex_http;
 
 /*
  * oex_http_start - serve on @listen_fd (bound and listening; the server
  * owns it from now on) the @npaths sources @paths (borrowed: they must
- * outlive the server), from threads of its own. Raises the process's
+ * outlive the server), from threads of its own; over TLS and behind
+ * basic auth as the web configuration @web says (NULL: plain HTTP, no
+ * auth; the server owns it from now on and frees it when it stops). Raises the process's
  * soft limit of open files to its hard limit (idle connections cost a
  * descriptor each). NULL when libmicrohttpd could not start (it says why
  * on stderr).
  */
 struct oex_http *oex_http_start(int listen_fd, const char *const *paths,
-				size_t npaths);
+				size_t npaths, struct oex_web *web);
+
+/*
+ * oex_http_reload - connections and requests from now on follow @web (a
+ * new reading of the web configuration), which the server then owns: 0.
+ * -EINVAL, @web left to the caller, when it would turn TLS on or off
+ * (libmicrohttpd takes that at start only).
+ */
+int oex_http_reload(struct oex_http *h, struct oex_web *web);
 /*
  * oex_http_stop - stop accepting, wait @wait_s seconds at most for the
  * scrapes under way, then stop serving and free: 0 (NULL is accepted).

@@ -3,16 +3,19 @@
  * osprof-exporter: serves osprof profiles to Prometheus over HTTP, so the
  * daemon itself stays free of network code.
  *
- *   osprof-exporter [--listen ADDR:PORT] MOUNT|DIR|FILE...
+ *   osprof-exporter [--listen ADDR:PORT] [--web.config.file FILE] MOUNT|DIR|FILE...
  *
  * Every scrape of /metrics re-reads each source (an osprof-fs mount, a
  * directory of saved layer files, /proc/osprof, a JSON profile file). It listens on loopback,
  * 127.0.0.1:9464, unless told otherwise; port 0 takes any free port. The
  * address it listens on is written as one line to stderr once it does.
+ * With --web.config.file (exporter-toolkit's format: oex_webcfg.h) it
+ * serves over TLS and asks for basic auth as the file says, and SIGHUP
+ * reads the file again (a bad one is said and the one in use kept).
  * It runs until SIGINT or SIGTERM. Exit status: 0 after a signal, 1 when
  * it cannot listen (or a scrape stuck on a source outlived the shutdown's
- * wait), 2 for bad usage (a bad address, or a path that is no source at
- * start: one line).
+ * wait), 2 for bad usage (a bad address, a bad web configuration, or a
+ * path that is no source at start: one line).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -31,7 +34,7 @@
 
 static void usage(FILE *out)
 {
-	fputs("usage: " OEX_PROG " [--listen ADDR:PORT] MOUNT|DIR|FILE...\n"
+	fputs("usage: " OEX_PROG " [--listen ADDR:PORT] [--web.config.file FILE] MOUNT|DIR|FILE...\n"
 	      "Serve the osprof profiles of each osprof-fs MOUNT, saved run DIR,\n"
 	      "/proc/osprof or JSON profile FILE at http://ADDR:PORT/metrics, for\n"
 	      "Prometheus (classic text, or protobuf with native histograms when the\n"
@@ -42,12 +45,18 @@ static void usage(FILE *out)
 	      "\n"
 	      "  -l, --listen ADDR:PORT  where to listen (default " OEX_DEFAULT_LISTEN ");\n"
 	      "                          IPv6 as [::1]:9464; port 0 takes a free one\n"
+	      "      --web.config.file FILE\n"
+	      "                          TLS and basic auth as Prometheus's exporter-toolkit\n"
+	      "                          file FILE says (tls_server_config, basic_auth_users\n"
+	      "                          with bcrypt hashes); a bad one is refused (exit 2);\n"
+	      "                          SIGHUP reads it again\n"
 	      "  -h, --help              this text\n"
 	      "  -V, --version           the version\n"
 	      "\n"
 	      "examples:\n"
 	      "  " OEX_PROG " /mnt/p\n"
-	      "  " OEX_PROG " --listen [::1]:9464 /mnt/a /mnt/b /proc/osprof\n", out);
+	      "  " OEX_PROG " --listen [::1]:9464 /mnt/a /mnt/b /proc/osprof\n"
+	      "  " OEX_PROG " --listen 0.0.0.0:9464 --web.config.file /etc/osprof/web.yml /mnt/p\n", out);
 }
 
 /* Connections the kernel keeps waiting for accept: a burst of clients
@@ -78,9 +87,11 @@ fail:
 	return -1;
 }
 
-/* "listening on http://127.0.0.1:9464/metrics" with the port bound. */
-static void say_where(int fd)
+/* "listening on http://127.0.0.1:9464/metrics" with the port bound
+ * (https:// over TLS). */
+static void say_where(int fd, bool tls)
 {
+	const char *scheme = tls ? "https" : "http";
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
 	char host[INET6_ADDRSTRLEN];
@@ -93,13 +104,13 @@ static void say_where(int fd)
 
 		inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
 		port = ntohs(a->sin6_port);
-		fprintf(stderr, OEX_PROG ": listening on http://[%s]:%u/metrics\n", host, port);
+		fprintf(stderr, OEX_PROG ": listening on %s://[%s]:%u/metrics\n", scheme, host, port);
 	} else {
 		const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
 
 		inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
 		port = ntohs(a->sin_port);
-		fprintf(stderr, OEX_PROG ": listening on http://%s:%u/metrics\n", host, port);
+		fprintf(stderr, OEX_PROG ": listening on %s://%s:%u/metrics\n", scheme, host, port);
 	}
 	fflush(stderr);
 }
@@ -151,11 +162,50 @@ static int check_sources(char *const *paths, size_t n)
 	return 0;
 }
 
+/* The web configuration at @path, or NULL with one line on stderr
+ * ("--web.config.file PATH: LINE: KEY: why"), after @when. */
+static struct oex_web *load_web(const char *path, const char *when)
+{
+	char err[512];
+	struct oex_web *w = oex_web_load(path, err, sizeof(err));
+
+	if (!w) {
+		fputs(OEX_PROG ": --web.config.file ", stderr);
+		osp_esc_text(stderr, path);
+		fprintf(stderr, ": %s%s\n", when, err);
+	}
+	return w;
+}
+
+/* SIGHUP: read the web configuration again; a bad one leaves the one in
+ * use, saying why. */
+static void reload_web(struct oex_http *http, const char *path)
+{
+	struct oex_web *w = load_web(path, "not reloaded: ");
+
+	if (!w)
+		return;
+	if (oex_http_reload(http, w) != 0) {
+		fputs(OEX_PROG ": --web.config.file ", stderr);
+		osp_esc_text(stderr, path);
+		fputs(": not reloaded: TLS is turned on or off at start only\n", stderr);
+		oex_web_free(w);
+		return;
+	}
+	fputs(OEX_PROG ": --web.config.file ", stderr);
+	osp_esc_text(stderr, path);
+	fputs(": reloaded\n", stderr);
+}
+
+/* The key of options with a long name alone. */
+enum { OEX_OPT_WEB_CONFIG = 256 };
+
 int main(int argc, char **argv)
 {
-	const char *listen_text = OEX_DEFAULT_LISTEN;
+	const char *listen_text = OEX_DEFAULT_LISTEN, *web_path = NULL;
 	const struct osp_opt opts[] = {
 		{ 'l', "listen", OSP_OPT_STR, &listen_text },
+		{ OEX_OPT_WEB_CONFIG, "web.config.file", OSP_OPT_STR, &web_path },
 		{ 'h', "help", OSP_OPT_STOP },
 		{ 'V', "version", OSP_OPT_PRINT, .text = OEX_PROG " " OSPROF_VERSION "\n" },
 		{ 0 },
@@ -163,6 +213,8 @@ int main(int argc, char **argv)
 	struct osp_opt_fail f;
 	struct sockaddr_storage ss;
 	struct oex_http *http;
+	struct oex_web *web = NULL;
+	bool tls;
 	socklen_t sslen;
 	char err[128];
 	sigset_t sigs;
@@ -191,24 +243,36 @@ int main(int argc, char **argv)
 	}
 	if (check_sources(&argv[optind], (size_t)(argc - optind)))
 		return 2;
+	if (web_path) {
+		web = load_web(web_path, "");
+		if (!web)
+			return 2;
+	}
+	tls = web && web->tls;
 	/* Signals wait for sigwait, in this thread; the server's threads
 	 * inherit the mask and never see them. */
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
+	/* Without a file to read again, SIGHUP keeps its default: it ends us. */
+	if (web_path)
+		sigaddset(&sigs, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	fd = listen_on(listen_text, &ss, sslen);
-	if (fd < 0)
+	if (fd < 0) {
+		oex_web_free(web);
 		return 1;
+	}
 	http = oex_http_start(fd, (const char *const *)&argv[optind],
-			      (size_t)(argc - optind));
+			      (size_t)(argc - optind), web);
 	if (!http) {
 		fprintf(stderr, OEX_PROG ": the HTTP server could not start\n");
 		close(fd);
 		return 1;
 	}
-	say_where(fd);
-	sigwait(&sigs, &sig);
+	say_where(fd, tls);
+	while (sigwait(&sigs, &sig) == 0 && sig == SIGHUP)
+		reload_web(http, web_path);
 	return stop(http);
 }

@@ -86,7 +86,7 @@ listed() {
 	local lines
 	lines=$(option_lines "$1")
 	{
-		grep -oE -- '--[a-z][a-z0-9-]*' <<<"$lines"
+		grep -oE -- '--[a-z][a-z0-9.-]*' <<<"$lines"
 		grep -vE -- '--[a-z]' <<<"$lines" | sed -nE 's/^ +(-[A-Za-z0-9])([ ,].*)?$/\1/p'
 	} | sort -u
 }
@@ -121,7 +121,7 @@ check_values() {
 	local prog=$1 cmd=$2 help=$3 name=${1##*/} what line opt short o w offered cand want
 	what="$name${cmd:+ $cmd}"
 	while read -r line; do
-		opt=$(grep -oE -- '--[a-z][a-z0-9-]*' <<<"$line" | head -n 1)
+		opt=$(grep -oE -- '--[a-z][a-z0-9.-]*' <<<"$line" | head -n 1)
 		short=$(sed -nE 's/^ *(-[A-Za-z0-9])[ ,].*/\1/p' <<<"$line")
 		[ -n "$opt" ] || continue
 		# osprof-fs's options are libfuse's to parse (--help first).

@@ -41,7 +41,7 @@ has() {
 options() {
 	local lines
 	lines=$(printf '%s\n' "$1" | grep -E -- '^ +-')
-	printf '%s\n' "$lines" | grep -oE -- '--[a-z][a-z0-9-]*'
+	printf '%s\n' "$lines" | grep -oE -- '--[a-z][a-z0-9.-]*'
 	printf '%s\n' "$lines" | sed -nE 's/^ +(-[A-Za-z0-9])([ ,].*)?$/\1/p'
 	if grep -qE -- '^ +-o [a-z_]+' <<<"$lines"; then
 		printf '%s\n' "$lines" | grep -oE -- '-o [a-z_]+'
@@ -50,7 +50,7 @@ options() {
 
 # named COLUMN: the options a docs table's first column names.
 named() {
-	printf '%s\n' "$1" | grep -oE -- '--[a-z][a-z0-9-]*|-o [a-z_]+'
+	printf '%s\n' "$1" | grep -oE -- '--[a-z][a-z0-9.-]*|-o [a-z_]+'
 	printf '%s\n' "$1" | grep -oE -- '(^|[^A-Za-z0-9-])-[A-Za-z0-9]([^A-Za-z0-9_-]|$)' |
 		grep -oE -- '-[A-Za-z0-9]'
 }
