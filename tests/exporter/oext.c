@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <crypt.h>
+
 #include <criterion/criterion.h>
 
 #include "oext.h"
@@ -152,11 +154,21 @@ static char *slurp_or_empty(const char *path)
 
 unsigned oext_exporter(char *const *paths, struct oext_proc *p)
 {
+	return oext_exporter_opts((char *[]){ NULL }, paths, p);
+}
+
+unsigned oext_exporter_opts(char *const *opts, char *const *paths,
+			    struct oext_proc *p)
+{
 	char *argv[16] = { (char *)OEXT_BIN, "--listen",
 			   "127.0.0.1:0" };
 	size_t n = 3;
 	unsigned port;
 
+	for (; *opts; opts++) {
+		cr_assert(n < 15);
+		argv[n++] = *opts;
+	}
 	for (; *paths; paths++) {
 		cr_assert(n < 15);
 		argv[n++] = *paths;
@@ -167,6 +179,9 @@ unsigned oext_exporter(char *const *paths, struct oext_proc *p)
 
 		at = strstr(text, "listening on http://127.0.0.1:");
 		if (at && sscanf(at, "listening on http://127.0.0.1:%u/", &port) == 1)
+			return port;
+		at = strstr(text, "listening on https://127.0.0.1:");
+		if (at && sscanf(at, "listening on https://127.0.0.1:%u/", &port) == 1)
 			return port;
 		usleep(25000);
 	}
@@ -321,4 +336,41 @@ double oext_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void oext_certs(void)
+{
+	/* P-256 keys: made in milliseconds. Each certificate says what it
+	 * is for (serverAuth, clientAuth), as a checking peer wants. */
+	static const char script[] =
+		"set -e; cd \"$1\"; "
+		"key() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out \"$1\"; }; "
+		"ca() { key $1.key; openssl req -x509 -new -key $1.key -out $1.pem -days 2 -subj /CN=$1; }; "
+		"leaf() { key $1.key; openssl req -new -key $1.key -out $1.csr -subj /CN=$1; "
+		"  printf '%b\\n' \"$3\" > $1.ext; "
+		"  openssl x509 -req -in $1.csr -CA $2.pem -CAkey $2.key -CAcreateserial "
+		"    -out $1.pem -days 2 -extfile $1.ext; }; "
+		"ca ca; ca otherca; "
+		"leaf server ca 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth'; "
+		"leaf client ca 'extendedKeyUsage=clientAuth'; "
+		"leaf stranger otherca 'extendedKeyUsage=clientAuth'";
+	struct run r;
+
+	if (system("openssl version >/dev/null 2>&1") != 0)
+		cr_skip_test("no openssl: install Debian's openssl package");
+	r = run_argv((char *const[]){ "/bin/sh", "-c", (char *)script, "sh",
+				      (char *)cli_dir(), NULL });
+	cr_assert_eq(r.status, 0, "openssl: %s", r.err);
+}
+
+char *oext_bcrypt(const char *pass)
+{
+	char setting[CRYPT_GENSALT_OUTPUT_SIZE];
+	struct crypt_data *cd = own(calloc(1, sizeof(*cd)));
+	const char *h;
+
+	cr_assert(crypt_gensalt_rn("$2b$", 4, NULL, 0, setting, sizeof(setting)));
+	h = crypt_rn(pass, setting, cd, sizeof(*cd));
+	cr_assert(h && h[0] == '$', "libcrypt made no bcrypt hash");
+	return own(strdup(h));
 }

@@ -50,6 +50,22 @@ int oext_stop(struct oext_proc *p);
  * (NULL-terminated); waits until it listens and returns the port.
  */
 unsigned oext_exporter(char *const *paths, struct oext_proc *p);
+/* The same with the options @opts (NULL-terminated) before the paths;
+ * the address it says may be http:// or https://. */
+unsigned oext_exporter_opts(char *const *opts, char *const *paths,
+			    struct oext_proc *p);
+
+/*
+ * Certificates for TLS tests, made now with openssl in the test's
+ * directory (never kept): a CA (ca.pem), a server certificate for
+ * 127.0.0.1 and localhost signed by it (server.pem, server.key), a
+ * client certificate signed by it (client.pem, client.key), and one
+ * signed by another CA (stranger.pem, stranger.key). Skips the test
+ * without openssl.
+ */
+void oext_certs(void);
+/* A bcrypt hash ($2b$, cost 4) of @pass (kept). */
+char *oext_bcrypt(const char *pass);
 
 /* A TCP connection to 127.0.0.1:@port, or -1. */
 int oext_connect(unsigned port);

@@ -11,7 +11,10 @@
  * two's from the classic buckets, the profile's own bucket -- its bounds
  * moved to the native grid in seconds -- from the native histogram; the
  * two mounts must be told apart, and the queries of docs/metrics.md
- * answer (time by layer, osprof_info).
+ * answer (time by layer, osprof_info). And over TLS with basic auth
+ * (--web.config.file; certificates made at test time): Prometheus with
+ * the CA file and the password scrapes it, the target up; with a wrong
+ * password the target is down, for a 401.
  * Skipped, saying so, where prometheus is not installed.
  */
 #include <json-c/json.h>
@@ -215,6 +218,105 @@ static void run_prometheus(bool native)
 	cr_expect_eq(query_value(prom_port, "sum(osprof_source_up)"), 2);
 	cr_expect_eq(oext_stop(&prom), 0, "prometheus exits cleanly on SIGTERM");
 	cr_expect_eq(oext_stop(&exp), 0);
+}
+
+/* Prometheus on a free port with the config @cfg written first. */
+static unsigned start_prometheus(const char *cfg_text, struct oext_proc *prom)
+{
+	char *cfg = tpath("prometheus.yml"), *cfg_arg, *db_arg, *web_arg;
+	unsigned port = oext_free_port();
+
+	spit(cfg, cfg_text, strlen(cfg_text));
+	cr_assert(asprintf(&cfg_arg, "--config.file=%s", cfg) > 0);
+	cr_assert(asprintf(&db_arg, "--storage.tsdb.path=%s", tpath("tsdb")) > 0);
+	cr_assert(asprintf(&web_arg, "--web.listen-address=127.0.0.1:%u", port) > 0);
+	*prom = oext_spawn((char *[]){ (char *)PROM_BIN, own(cfg_arg), own(db_arg),
+				       own(web_arg), NULL });
+	return port;
+}
+
+/*
+ * The exporter over TLS with basic auth (user alice, password "right"),
+ * Prometheus scraping it with the CA file and password @pass: the target
+ * is up and its series there when @pass is right, down with a 401 when
+ * it is not.
+ */
+static void run_prometheus_tls(const char *pass)
+{
+	bool right = strcmp(pass, "right") == 0;
+	struct oext_proc exp, prom;
+	char *text, *mnt = tpath("m");
+	unsigned exp_port, prom_port;
+	double up = NAN, t0;
+
+	if (access(PROM_BIN, X_OK) != 0)
+		cr_skip_test("no %s: install Debian's prometheus package", PROM_BIN);
+	oext_certs();
+	oext_fixture(mnt, "stats.json", "fs", 1, "/data", "read",
+		     bimodal(100, 90, 3000, 300000), 100);
+	cr_assert(asprintf(&text, "tls_server_config:\n  cert_file: %s\n  key_file: %s\n"
+				  "basic_auth_users:\n  alice: '%s'\n",
+			   tpath("server.pem"), tpath("server.key"), oext_bcrypt("right")) > 0);
+	spit(tpath("web.yml"), text, strlen(text));
+	free(text);
+	exp_port = oext_exporter_opts((char *[]){ "--web.config.file", tpath("web.yml"), NULL },
+				      (char *[]){ mnt, NULL }, &exp);
+	cr_assert(asprintf(&text,
+			   "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+			   "scrape_configs:\n  - job_name: osprof\n    scheme: https\n"
+			   "    tls_config:\n      ca_file: %s\n"
+			   "    basic_auth:\n      username: alice\n      password: '%s'\n"
+			   "    static_configs:\n      - targets: ['127.0.0.1:%u']\n",
+			   tpath("ca.pem"), pass, exp_port) > 0);
+	prom_port = start_prometheus(own(text), &prom);
+
+	/* Until the target's first scrape says up or down. */
+	t0 = oext_now();
+	while (oext_now() - t0 < 40 && isnan(up)) {
+		up = query_value(prom_port, "up{job=\"osprof\"}");
+		if (isnan(up))
+			usleep(250000);
+	}
+	{
+		struct oext_resp r = oext_get(prom_port, "/api/v1/targets", NULL);
+
+		fprintf(stderr, "Prometheus over TLS, password %s: up %g after %.1f s\n",
+			pass, up, oext_now() - t0);
+		cr_assert(!isnan(up), "no scrape in 40 s; targets: %.2000s", r.body);
+		if (right) {
+			cr_expect_eq(up, 1, "the target is up: %.2000s", r.body);
+		} else {
+			cr_expect_eq(up, 0, "the target is down: %.2000s", r.body);
+			cr_expect(strstr(r.body, "401"), "for a 401: %.2000s", r.body);
+		}
+	}
+	if (right) {
+		double v = NAN;
+
+		for (int i = 0; i < 40 && isnan(v); i++) {
+			v = query_value(prom_port, "sum(osprof_source_up)");
+			if (isnan(v))
+				usleep(250000);
+		}
+		cr_expect_eq(v, 1, "its series are there");
+		cr_expect_eq(query_value(prom_port,
+			"sum(osprof_latency_seconds_count{op=\"read\"})"), 100);
+	} else {
+		cr_expect(isnan(query_value(prom_port, "sum(osprof_source_up)")),
+			  "no series without the password");
+	}
+	cr_expect_eq(oext_stop(&prom), 0, "prometheus exits cleanly on SIGTERM");
+	cr_expect_eq(oext_stop(&exp), 0);
+}
+
+Test(prometheus, scrapes_over_tls_with_basic_auth_and_a_ca_file)
+{
+	run_prometheus_tls("right");
+}
+
+Test(prometheus, a_wrong_password_shows_the_target_down)
+{
+	run_prometheus_tls("wrong");
 }
 
 Test(prometheus, scrapes_protobuf_and_answers_from_native_histograms_in_seconds)
