@@ -162,6 +162,30 @@ static int check_sources(char *const *paths, size_t n)
 	return 0;
 }
 
+/*
+ * @n source paths made absolute (realpath at start: the mount label names
+ * the mount point whatever directory the exporter was started in), each
+ * malloc'd, or a copy of one that cannot be resolved (check_sources says
+ * why); NULL out of memory. The exporter keeps them until it exits.
+ */
+static char **absolute_paths(char *const *paths, size_t n)
+{
+	char **abs = calloc(n + 1, sizeof(*abs));
+
+	for (size_t i = 0; abs && i < n; i++) {
+		abs[i] = realpath(paths[i], NULL);
+		if (!abs[i])
+			abs[i] = strdup(paths[i]);
+		if (!abs[i]) {
+			while (i--)
+				free(abs[i]);
+			free(abs);
+			return NULL;
+		}
+	}
+	return abs;
+}
+
 /* The web configuration at @path, or NULL with one line on stderr
  * ("--web.config.file PATH: LINE: KEY: why"), after @when. */
 static struct oex_web *load_web(const char *path, const char *when)
@@ -214,6 +238,7 @@ int main(int argc, char **argv)
 	struct sockaddr_storage ss;
 	struct oex_http *http;
 	struct oex_web *web = NULL;
+	static char **srcs; /* the sources, absolute: kept until exit */
 	bool tls;
 	socklen_t sslen;
 	char err[128];
@@ -241,7 +266,12 @@ int main(int argc, char **argv)
 		      stderr);
 		return 2;
 	}
-	if (check_sources(&argv[optind], (size_t)(argc - optind)))
+	srcs = absolute_paths(&argv[optind], (size_t)(argc - optind));
+	if (!srcs) {
+		fputs(OEX_PROG ": out of memory\n", stderr);
+		return 1;
+	}
+	if (check_sources(srcs, (size_t)(argc - optind)))
 		return 2;
 	if (web_path) {
 		web = load_web(web_path, "");
@@ -264,7 +294,7 @@ int main(int argc, char **argv)
 		oex_web_free(web);
 		return 1;
 	}
-	http = oex_http_start(fd, (const char *const *)&argv[optind],
+	http = oex_http_start(fd, (const char *const *)srcs,
 			      (size_t)(argc - optind), web);
 	if (!http) {
 		fprintf(stderr, OEX_PROG ": the HTTP server could not start\n");

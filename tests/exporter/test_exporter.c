@@ -88,6 +88,28 @@ static void check_text_hist(const char *body, const char *labels,
 	cr_expect_eq((uint64_t)v, NLAT);
 }
 
+/* A source named relative to where the exporter started is labelled
+ * with its absolute path: the mount point, as osprof-fs names it. */
+Test(exporter, the_mount_label_is_the_absolute_path)
+{
+	char *m1 = tpath("rel/m1"), *dir = tpath("rel"), labels[PATH_MAX + 64];
+	struct oext_proc p;
+	struct oext_resp r;
+	unsigned port;
+	double v;
+
+	cr_assert_eq(mkdir(dir, 0755), 0, "%s", strerror(errno));
+	oext_fixture(m1, "stats.json", "fs", 1, NULL, "read", lat, NLAT);
+	cr_assert_eq(chdir(dir), 0, "%s", strerror(errno));
+	port = oext_exporter((char *[]){ "m1", NULL }, &p);
+	r = oext_get(port, "/metrics", NULL);
+	cr_assert_eq(r.status, 200, "%s", r.headers);
+	snprintf(labels, sizeof(labels), "osprof_source_up{mount=\"%s\"}", m1);
+	cr_expect(sample(r.body, labels, &v), "no %s in %s", labels, r.body);
+	cr_expect_null(strstr(r.body, "mount=\"m1\""), "%s", r.body);
+	oext_stop(&p);
+}
+
 Test(exporter, text_le_set_is_fixed_complete_and_exact_at_every_resolution)
 {
 	char *m1 = tpath("m1"), *m2 = tpath("m2"), labels[512];
