@@ -152,4 +152,25 @@ static inline struct ofs *ofs_of(fuse_req_t req)
 	return fuse_req_userdata(req);
 }
 
+/*
+ * Errors in osprof-fs. Inside, an error is a negative errno: an action
+ * returns 0 or -errno, a call that yields a value returns it (>= 0) or
+ * -errno (a descriptor, a count), a predicate returns bool, a constructor
+ * NULL. It becomes libfuse's positive errno in one place, the reply:
+ * ofs_reply_err, which ofs_req_reply_err (ofs_req.h) calls for a request
+ * whose context is open, takes it as the code holds it.
+ *
+ * Who says why. Nothing that serves a request or a ctl command prints:
+ * its error goes into the reply. At start-up, the function that knows the
+ * input that failed (a path, an option's value, a module's answer) prints
+ * the one line "osprof-fs: ..." naming it, returns -errno, and its
+ * comment says so ("said"); its callers print nothing more. A function
+ * whose comment does not say so prints nothing, and the caller that gives
+ * up says what it was setting up (ofs_main.c's say()).
+ */
+static inline int ofs_reply_err(fuse_req_t req, int err)
+{
+	return fuse_reply_err(req, -err);
+}
+
 #endif /* OSPROF_FS_OFS_H */

@@ -419,7 +419,7 @@ static void c_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 				e.ino = CTL_DIR_INO + 1 + i;
 	}
 	if (!e.ino) {
-		fuse_reply_err(req, ENOENT);
+		ofs_reply_err(req, -ENOENT);
 		return;
 	}
 	ctl_attr(fs, e.ino, &e.attr);
@@ -443,7 +443,7 @@ static void c_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	if (ino != CTL_FILE_INO || (valid & ~(FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_ATIME |
 					      FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME_NOW |
 					      FUSE_SET_ATTR_MTIME_NOW | FUSE_SET_ATTR_CTIME))) {
-		fuse_reply_err(req, EPERM);
+		ofs_reply_err(req, -EPERM);
 		return;
 	}
 	c_getattr(req, ino, fi);
@@ -464,23 +464,23 @@ static void c_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	int err;
 
 	if (!e) {
-		fuse_reply_err(req, EISDIR);
+		ofs_reply_err(req, -EISDIR);
 		return;
 	}
 	if (!entry_present(ofs_of(req), e)) {
-		fuse_reply_err(req, ENOENT); /* gone since its lookup */
+		ofs_reply_err(req, -ENOENT); /* gone since its lookup */
 		return;
 	}
 	if ((fi->flags & O_ACCMODE) != O_RDONLY &&
 	    (ino != CTL_FILE_INO || !may_write_ctl(req))) {
-		fuse_reply_err(req, EACCES);
+		ofs_reply_err(req, -EACCES);
 		return;
 	}
 	b = calloc(1, sizeof(*b));
 	out = b ? open_memstream(&b->data, &b->len) : NULL;
 	if (!out) {
 		free(b);
-		fuse_reply_err(req, ENOMEM);
+		ofs_reply_err(req, -ENOMEM);
 		return;
 	}
 	err = e->gen(ofs_of(req), e->arg, out);
@@ -489,7 +489,7 @@ static void c_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (err) {
 		free(b->data);
 		free(b);
-		fuse_reply_err(req, -err);
+		ofs_reply_err(req, err);
 		return;
 	}
 	fi->fh = (uintptr_t)b;
@@ -522,12 +522,12 @@ static void c_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 
 	(void)fi;
 	if (ino != CTL_FILE_INO) {
-		fuse_reply_err(req, EACCES);
+		ofs_reply_err(req, -EACCES);
 		return;
 	}
 	err = ctl_run(ofs_of(req), buf, size, off);
 	if (err)
-		fuse_reply_err(req, -err);
+		ofs_reply_err(req, err);
 	else
 		fuse_reply_write(req, size);
 }
@@ -536,7 +536,7 @@ static void c_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
 	(void)fi;
-	fuse_reply_err(req, 0);
+	ofs_reply_err(req, 0);
 }
 
 static void c_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -546,13 +546,13 @@ static void c_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	(void)ino;
 	if (b)
 		ctl_buf_close(ofs_of(req)->ctl, b);
-	fuse_reply_err(req, 0);
+	ofs_reply_err(req, 0);
 }
 
 static void c_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	if (ino != CTL_DIR_INO) {
-		fuse_reply_err(req, ENOTDIR);
+		ofs_reply_err(req, -ENOTDIR);
 		return;
 	}
 	fi->fh = 0;
@@ -566,7 +566,7 @@ static void list_dir(fuse_req_t req, size_t size, off_t off, bool plus)
 	size_t rem = size;
 
 	if (!buf) {
-		fuse_reply_err(req, ENOMEM);
+		ofs_reply_err(req, -ENOMEM);
 		return;
 	}
 	/* Offsets: 1 ".", 2 "..", 3.. the entries, absent ones skipped. */
@@ -610,7 +610,7 @@ static void c_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
 {
 	(void)ino;
 	(void)fi;
-	fuse_reply_err(req, 0);
+	ofs_reply_err(req, 0);
 }
 
 static void c_access(fuse_req_t req, fuse_ino_t ino, int mask)
@@ -618,11 +618,11 @@ static void c_access(fuse_req_t req, fuse_ino_t ino, int mask)
 	bool w = mask & W_OK;
 
 	if (w && (ino != CTL_FILE_INO || !may_write_ctl(req)))
-		fuse_reply_err(req, EACCES);
+		ofs_reply_err(req, -EACCES);
 	else if ((mask & X_OK) && ino != CTL_DIR_INO)
-		fuse_reply_err(req, EACCES);
+		ofs_reply_err(req, -EACCES);
 	else
-		fuse_reply_err(req, 0);
+		ofs_reply_err(req, 0);
 }
 
 static void c_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
@@ -630,7 +630,7 @@ static void c_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t 
 	(void)ino;
 	(void)name;
 	(void)size;
-	fuse_reply_err(req, ENODATA);
+	ofs_reply_err(req, -ENODATA);
 }
 
 static void c_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)

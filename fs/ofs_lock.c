@@ -55,7 +55,7 @@ struct waiter {
 	pthread_t th;           /* valid once running */
 	bool running;           /* under q->mu: th may be signalled */
 	bool cancelled;         /* under q->mu */
-	int cancel_err;         /* under q->mu: the reply when cancelled */
+	int cancel_err;         /* under q->mu: the reply when cancelled (-errno) */
 };
 
 struct ofs_lockq {
@@ -112,13 +112,13 @@ static void on_interrupt(fuse_req_t req, void *data)
 	pthread_mutex_lock(&w->q->mu);
 	if (!w->cancelled) {
 		w->cancelled = true;
-		w->cancel_err = EINTR; /* the kernel restarts or the caller dies */
+		w->cancel_err = -EINTR; /* the kernel restarts or the caller dies */
 	}
 	pthread_cond_broadcast(&w->q->changed);
 	pthread_mutex_unlock(&w->q->mu);
 }
 
-/* 0 while @w may wait, else the errno to reply with. */
+/* 0 while @w may wait, else the -errno to reply with. */
 static int cancel_err(struct waiter *w)
 {
 	int err;
@@ -146,7 +146,7 @@ static void *waiter_main(void *arg)
 		if (flock(w->fd, w->op) == 0)
 			break;
 		if (errno != EINTR) {
-			err = errno;
+			err = -errno;
 			break;
 		}
 	}
@@ -273,7 +273,7 @@ void ofs_lock_cancel_all(struct ofs *fs)
 		 */
 		if (!w->cancelled) {
 			w->cancelled = true;
-			w->cancel_err = ENOTCONN;
+			w->cancel_err = -ENOTCONN;
 		}
 	}
 	pthread_cond_broadcast(&q->changed);

@@ -70,7 +70,7 @@ _Static_assert(sizeof(ofs_op_names) / sizeof(ofs_op_names[0]) == OFS_OP__COUNT,
 		int e_ = ofs_req_open(&r, as_caller);                     \
 									  \
 		if (e_)                                                   \
-			ofs_req_reply_err(&r, -e_);                            \
+			ofs_req_reply_err(&r, e_);                             \
 		else                                                      \
 			call;                                             \
 		ofs_req_end(&r);                                          \
@@ -90,7 +90,7 @@ _Static_assert(sizeof(ofs_op_names) / sizeof(ofs_op_names[0]) == OFS_OP__COUNT,
 			if (ofs_ctl_ops.handler)                          \
 				ofs_ctl_ops.handler(__VA_ARGS__);         \
 			else                                              \
-				fuse_reply_err(req, EPERM);               \
+				ofs_reply_err(req, -EPERM);               \
 			ofs_bpf_ctl_end(cfs_);                            \
 			return;                                           \
 		}                                                         \
@@ -110,7 +110,7 @@ static bool ctl_name_guard(fuse_req_t req, fuse_ino_t parent, const char *name)
 	if (!ctl_entry(req, parent, name))
 		return false;
 	ofs_bpf_ctl_begin(fs);
-	fuse_reply_err(req, EPERM);
+	ofs_reply_err(req, -EPERM);
 	ofs_bpf_ctl_end(fs);
 	return true;
 }
@@ -224,7 +224,7 @@ static void w_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 		   const char *newname)
 {
 	if (ofs_ctl_ino(ino)) {
-		fuse_reply_err(req, EPERM);
+		ofs_reply_err(req, -EPERM);
 		return;
 	}
 	if (ctl_name_guard(req, newparent, newname))
@@ -391,7 +391,7 @@ static void w_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 {
 	if (ofs_ctl_ino(ino_in) || ofs_ctl_ino(ino_out)) {
 		/* The kernel falls back to an ordinary copy. */
-		fuse_reply_err(req, EOPNOTSUPP);
+		ofs_reply_err(req, -EOPNOTSUPP);
 		return;
 	}
 	TIMED(OFS_OP_COPY_FILE_RANGE, false,

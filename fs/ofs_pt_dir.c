@@ -37,17 +37,17 @@ void ofs_pt_opendir(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi
 	int fd, dfd, err;
 
 	if (!d) {
-		ofs_req_reply_err(r, ENOMEM);
+		ofs_req_reply_err(r, -ENOMEM);
 		return;
 	}
 	fd = ofs_inode_fd(fs, in);
 	if (fd < 0) {
 		free(d);
-		ofs_req_reply_err(r, -fd);
+		ofs_req_reply_err(r, fd);
 		return;
 	}
 	dfd = OFS_LOWER(fs, OFS_LC_OPENAT, openat(fd, ".", O_RDONLY | O_DIRECTORY));
-	err = dfd < 0 ? errno : 0;
+	err = dfd < 0 ? -errno : 0;
 	ofs_inode_fd_put(fs, in);
 	/*
 	 * Resolving "." needs search permission on the directory, where
@@ -56,14 +56,14 @@ void ofs_pt_opendir(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi
 	 * just that. openat stays first: it is the cheaper (measured here:
 	 * 2.3 us, against 4.3 us through /proc and 2.6 us by handle).
 	 */
-	if (err == EACCES) {
+	if (err == -EACCES) {
 		dfd = ofs_inode_open(fs, in, O_RDONLY | O_DIRECTORY);
-		err = dfd < 0 ? -dfd : 0;
+		err = dfd < 0 ? dfd : 0;
 	}
 	if (!err) {
 		d->dp = fdopendir(dfd);
 		if (!d->dp) {
-			err = errno;
+			err = -errno;
 			close(dfd);
 		}
 	}
@@ -132,7 +132,7 @@ static void do_readdir(struct ofs_req *r, fuse_ino_t ino, size_t size, off_t off
 	int err = 0;
 
 	if (!buf) {
-		ofs_req_reply_err(r, ENOMEM);
+		ofs_req_reply_err(r, -ENOMEM);
 		return;
 	}
 	if (off != d->offset) {
@@ -147,13 +147,13 @@ static void do_readdir(struct ofs_req *r, fuse_ino_t ino, size_t size, off_t off
 			errno = 0;
 			d->entry = OFS_LOWER(r->fs, OFS_LC_READDIR, readdir(d->dp));
 			if (!d->entry) {
-				err = errno;
+				err = -errno;
 				break;
 			}
 		}
 		n = add_entry(r, d, p, rem, plus, ino == FUSE_ROOT_ID);
 		if (n < 0) {
-			err = (int)-n;
+			err = (int)n;
 			break;
 		}
 		if ((size_t)n > rem)

@@ -26,7 +26,7 @@ void ofs_pt_reply_new_entry(struct ofs_req *r, struct ofs_inode *dir, const char
 	int err = ofs_inode_lookup(r->fs, dir, name, &e);
 
 	if (err)
-		ofs_req_reply_err(r, -err);
+		ofs_req_reply_err(r, err);
 	else if (ofs_req_reply_entry(r, &e) != 0)
 		ofs_inode_forget(r->fs, ofs_inode_of(r->fs, e.ino), 1);
 }
@@ -43,7 +43,7 @@ void ofs_pt_lookup(struct ofs_req *r, fuse_ino_t parent, const char *name)
 		err = 0;
 	}
 	if (err)
-		ofs_req_reply_err(r, -err);
+		ofs_req_reply_err(r, err);
 	else if (ofs_req_reply_entry(r, &e) != 0 && e.ino)
 		ofs_inode_forget(fs, ofs_inode_of(fs, e.ino), 1);
 }
@@ -89,7 +89,7 @@ void ofs_pt_getattr(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi
 	int err = stat_inode(fs, ofs_inode_of(fs, ino), fi, &st);
 
 	if (err)
-		ofs_req_reply_err(r, -err);
+		ofs_req_reply_err(r, err);
 	else
 		ofs_req_reply_attr(r, &st, fs->opts.attr_timeout);
 }
@@ -185,7 +185,7 @@ void ofs_pt_setattr(struct ofs_req *r, fuse_ino_t ino, struct stat *attr, int va
 	int fd = ofs_inode_fd(fs, in), ofd = fi && fi->fh ? pt_file(fi)->fd : -1, err, priv;
 
 	if (fd < 0) {
-		ofs_req_reply_err(r, -fd);
+		ofs_req_reply_err(r, fd);
 		return;
 	}
 	err = do_setattr(fs, fd, attr, valid, ofd);
@@ -214,7 +214,7 @@ void ofs_pt_setattr(struct ofs_req *r, fuse_ino_t ino, struct stat *attr, int va
 		err = -errno;
 	ofs_inode_fd_put(fs, in);
 	if (err)
-		ofs_req_reply_err(r, -err);
+		ofs_req_reply_err(r, err);
 	else
 		ofs_req_reply_attr(r, &st, fs->opts.attr_timeout);
 }
@@ -228,15 +228,15 @@ void ofs_pt_readlink(struct ofs_req *r, fuse_ino_t ino)
 	ssize_t n;
 
 	if (fd < 0) {
-		ofs_req_reply_err(r, -fd);
+		ofs_req_reply_err(r, fd);
 		return;
 	}
 	n = OFS_LOWER(fs, OFS_LC_READLINKAT, readlinkat(fd, "", buf, sizeof(buf)));
 	if (n < 0)
-		err = errno;
+		err = -errno;
 	ofs_inode_fd_put(fs, in);
 	if (!err && n == sizeof(buf))
-		err = ENAMETOOLONG;
+		err = -ENAMETOOLONG;
 	if (err) {
 		ofs_req_reply_err(r, err);
 		return;
@@ -256,7 +256,7 @@ static void make_entry(struct ofs_req *r, fuse_ino_t parent, const char *name,
 	int dfd = ofs_inode_fd(fs, dir), res, err = 0;
 
 	if (dfd < 0) {
-		ofs_req_reply_err(r, -dfd);
+		ofs_req_reply_err(r, dfd);
 		return;
 	}
 	if (kind == MK_DIR)
@@ -266,7 +266,7 @@ static void make_entry(struct ofs_req *r, fuse_ino_t parent, const char *name,
 	else
 		res = OFS_LOWER(fs, OFS_LC_MKNODAT, mknodat(dfd, name, mode, rdev));
 	if (res != 0)
-		err = errno;
+		err = -errno;
 	ofs_inode_fd_put(fs, dir);
 	if (err)
 		ofs_req_reply_err(r, err);
@@ -293,7 +293,7 @@ void ofs_pt_symlink(struct ofs_req *r, const char *link, fuse_ino_t parent,
 
 /*
  * Descriptors of @a and @b (ofs_inode_fd each) in @afd and @bfd, 0; or,
- * holding neither, reply the error and return -1.
+ * holding neither, reply the error and return it (-errno).
  */
 static int fd_pair(struct ofs_req *r, struct ofs_inode *a, struct ofs_inode *b,
 		   int *afd, int *bfd)
@@ -302,14 +302,14 @@ static int fd_pair(struct ofs_req *r, struct ofs_inode *a, struct ofs_inode *b,
 
 	*afd = ofs_inode_fd(fs, a);
 	if (*afd < 0) {
-		ofs_req_reply_err(r, -*afd);
-		return -1;
+		ofs_req_reply_err(r, *afd);
+		return *afd;
 	}
 	*bfd = ofs_inode_fd(fs, b);
 	if (*bfd < 0) {
 		ofs_inode_fd_put(fs, a);
-		ofs_req_reply_err(r, -*bfd);
-		return -1;
+		ofs_req_reply_err(r, *bfd);
+		return *bfd;
 	}
 	return 0;
 }
@@ -327,7 +327,7 @@ void ofs_pt_link(struct ofs_req *r, fuse_ino_t ino, fuse_ino_t newparent,
 	/* Following the magic link names the inode itself, without privilege. */
 	ofs_proc_path(proc, fd);
 	if (OFS_LOWER(fs, OFS_LC_LINKAT, linkat(AT_FDCWD, proc, dfd, newname, AT_SYMLINK_FOLLOW)) != 0)
-		err = errno;
+		err = -errno;
 	ofs_inode_fd_put(fs, dir);
 	ofs_inode_fd_put(fs, in);
 	if (err)
@@ -344,11 +344,11 @@ static void remove_entry(struct ofs_req *r, fuse_ino_t parent, const char *name,
 	int dfd = ofs_inode_fd(fs, dir), err = 0;
 
 	if (dfd < 0) {
-		ofs_req_reply_err(r, -dfd);
+		ofs_req_reply_err(r, dfd);
 		return;
 	}
 	if (OFS_LOWER(fs, OFS_LC_UNLINKAT, unlinkat(dfd, name, flags)) != 0)
-		err = errno;
+		err = -errno;
 	ofs_inode_fd_put(fs, dir);
 	ofs_req_reply_err(r, err);
 }
@@ -374,7 +374,7 @@ void ofs_pt_rename(struct ofs_req *r, fuse_ino_t parent, const char *name,
 		return;
 	/* RENAME_NOREPLACE, RENAME_EXCHANGE and RENAME_WHITEOUT pass through. */
 	if (OFS_LOWER(fs, OFS_LC_RENAMEAT2, renameat2(afd, name, bfd, newname, flags)) != 0)
-		err = errno;
+		err = -errno;
 	ofs_inode_fd_put(fs, b);
 	ofs_inode_fd_put(fs, a);
 	ofs_req_reply_err(r, err);
@@ -388,11 +388,11 @@ void ofs_pt_statfs(struct ofs_req *r, fuse_ino_t ino)
 	int fd = ofs_inode_fd(fs, in), err = 0;
 
 	if (fd < 0) {
-		ofs_req_reply_err(r, -fd);
+		ofs_req_reply_err(r, fd);
 		return;
 	}
 	if (OFS_LOWER(fs, OFS_LC_FSTATFS, fstatvfs(fd, &sv)) != 0)
-		err = errno;
+		err = -errno;
 	ofs_inode_fd_put(fs, in);
 	if (err)
 		ofs_req_reply_err(r, err);
@@ -407,12 +407,12 @@ void ofs_pt_access(struct ofs_req *r, fuse_ino_t ino, int mask)
 	int fd = ofs_inode_fd(fs, in), err = 0;
 
 	if (fd < 0) {
-		ofs_req_reply_err(r, -fd);
+		ofs_req_reply_err(r, fd);
 		return;
 	}
 	/* AT_EACCESS: check as the (file-system) identity we act as. */
 	if (OFS_LOWER(fs, OFS_LC_FACCESSAT2, faccessat(fd, "", mask, AT_EACCESS | AT_EMPTY_PATH)) != 0)
-		err = errno;
+		err = -errno;
 	ofs_inode_fd_put(fs, in);
 	ofs_req_reply_err(r, err);
 }

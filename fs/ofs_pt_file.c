@@ -145,13 +145,13 @@ void ofs_pt_open(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
 
 	nfd = ofs_inode_open(fs, in, flags);
 	if (nfd < 0) {
-		ofs_req_reply_err(r, -nfd);
+		ofs_req_reply_err(r, nfd);
 		return;
 	}
 	err = file_new(fs, in, nfd, flags, fi);
 	if (err) {
 		close(nfd);
-		ofs_req_reply_err(r, -err);
+		ofs_req_reply_err(r, err);
 		return;
 	}
 	passthrough(fs, pt_file(fi), fi);
@@ -170,20 +170,20 @@ void ofs_pt_create(struct ofs_req *r, fuse_ino_t parent, const char *name,
 
 	dfd = ofs_inode_fd(fs, dir);
 	if (dfd < 0) {
-		ofs_req_reply_err(r, -dfd);
+		ofs_req_reply_err(r, dfd);
 		return;
 	}
 	nfd = OFS_LOWER(fs, OFS_LC_OPENAT, openat(dfd, name, flags | O_CREAT, mode));
 	if (nfd < 0)
-		err = errno;
+		err = -errno;
 	ofs_inode_fd_put(fs, dir);
 	if (err) {
 		ofs_req_reply_err(r, err);
 		return;
 	}
-	err = -ofs_inode_lookup(fs, dir, name, &e);
+	err = ofs_inode_lookup(fs, dir, name, &e);
 	if (!err) {
-		err = -file_new(fs, ofs_inode_of(fs, e.ino), nfd, flags, fi);
+		err = file_new(fs, ofs_inode_of(fs, e.ino), nfd, flags, fi);
 		if (err)
 			ofs_inode_forget(fs, ofs_inode_of(fs, e.ino), 1);
 	}
@@ -231,12 +231,12 @@ void ofs_pt_read(struct ofs_req *r, fuse_ino_t ino, size_t size, off_t off,
 
 	(void)ino;
 	if (!buf) {
-		ofs_req_reply_err(r, ENOMEM);
+		ofs_req_reply_err(r, -ENOMEM);
 		return;
 	}
 	n = OFS_LOWER(r->fs, OFS_LC_PREAD64, pread(pt_file(fi)->fd, buf, size, off));
 	if (n < 0)
-		ofs_req_reply_err(r, errno);
+		ofs_req_reply_err(r, -errno);
 	else
 		ofs_req_reply_buf(r, buf, (size_t)n);
 }
@@ -254,7 +254,7 @@ void ofs_pt_write(struct ofs_req *r, fuse_ino_t ino, const char *buf, size_t siz
 		void *aligned = ofs_pt_iobuf(size);
 
 		if (!aligned) {
-			ofs_req_reply_err(r, ENOMEM);
+			ofs_req_reply_err(r, -ENOMEM);
 			return;
 		}
 		memcpy(aligned, buf, size);
@@ -262,11 +262,11 @@ void ofs_pt_write(struct ofs_req *r, fuse_ino_t ino, const char *buf, size_t siz
 	}
 	err = as_writer(r, f->fd, &cs);
 	if (err) {
-		ofs_req_reply_err(r, -err);
+		ofs_req_reply_err(r, err);
 		return;
 	}
 	n = OFS_LOWER(r->fs, OFS_LC_PWRITE64, pwrite(f->fd, buf, size, off));
-	err = n < 0 ? errno : 0;
+	err = n < 0 ? -errno : 0;
 	ofs_creds_leave(&cs);
 	if (err)
 		ofs_req_reply_err(r, err);
@@ -283,7 +283,7 @@ void ofs_pt_flush(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi)
 	/* Closing a duplicate gives the lower file system its close-time say
 	 * (NFS writes back, for instance) while the file stays open. */
 	if (fd < 0 || OFS_LOWER(fs, OFS_LC_CLOSE, close(fd)) != 0)
-		err = errno;
+		err = -errno;
 	ofs_req_reply_err(r, err);
 }
 
@@ -300,7 +300,7 @@ void ofs_pt_reply_sync(struct ofs_req *r, int fd, int datasync)
 	int res = datasync ? OFS_LOWER(fs, OFS_LC_FDATASYNC, fdatasync(fd))
 			   : OFS_LOWER(fs, OFS_LC_FSYNC, fsync(fd));
 
-	ofs_req_reply_err(r, res == 0 ? 0 : errno);
+	ofs_req_reply_err(r, res == 0 ? 0 : -errno);
 }
 
 void ofs_pt_fsync(struct ofs_req *r, fuse_ino_t ino, int datasync,
@@ -320,7 +320,7 @@ void ofs_pt_fallocate(struct ofs_req *r, fuse_ino_t ino, int mode, off_t offset,
 	if (!err && OFS_LOWER(r->fs, OFS_LC_FALLOCATE, fallocate(fd, mode, offset, length)) != 0)
 		err = -errno;
 	ofs_creds_leave(&cs);
-	ofs_req_reply_err(r, -err);
+	ofs_req_reply_err(r, err);
 }
 
 /*
@@ -333,9 +333,9 @@ void ofs_pt_flock(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info *fi, 
 
 	(void)ino;
 	if (OFS_LOWER(r->fs, OFS_LC_FLOCK, flock(fd, op | LOCK_NB)) != 0)
-		err = errno;
-	if (err == EWOULDBLOCK && !(op & LOCK_NB)) {
-		err = -ofs_lock_wait(r, fd, op);
+		err = -errno;
+	if (err == -EWOULDBLOCK && !(op & LOCK_NB)) {
+		err = ofs_lock_wait(r, fd, op);
 		if (!err)
 			return; /* a waiter replies */
 	}
@@ -362,7 +362,7 @@ void ofs_pt_copy_file_range(struct ofs_req *r, fuse_ino_t ino_in, off_t off_in,
 	}
 	ofs_creds_leave(&cs);
 	if (err)
-		ofs_req_reply_err(r, -err);
+		ofs_req_reply_err(r, err);
 	else
 		ofs_req_reply_write(r, (size_t)n);
 }
@@ -374,7 +374,7 @@ void ofs_pt_lseek(struct ofs_req *r, fuse_ino_t ino, off_t off, int whence,
 
 	(void)ino;
 	if (res < 0)
-		ofs_req_reply_err(r, errno);
+		ofs_req_reply_err(r, -errno);
 	else
 		ofs_req_reply_lseek(r, res);
 }

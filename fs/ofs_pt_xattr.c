@@ -14,7 +14,7 @@
 #include "ofs_pt_impl.h"
 #include "ofs_req.h"
 
-/* fd of @ino and its magic path, or reply the error and return -1. */
+/* fd of @ino and its magic path, or reply the error and return it (-errno). */
 static int xattr_begin(struct ofs_req *r, fuse_ino_t ino, struct ofs_inode **in,
 		       char proc[32])
 {
@@ -24,14 +24,14 @@ static int xattr_begin(struct ofs_req *r, fuse_ino_t ino, struct ofs_inode **in,
 	*in = ofs_inode_of(fs, ino);
 	fd = ofs_inode_fd(fs, *in);
 	if (fd < 0) {
-		ofs_req_reply_err(r, -fd);
-		return -1;
+		ofs_req_reply_err(r, fd);
+		return fd;
 	}
 	ofs_proc_path(proc, fd);
 	return fd;
 }
 
-/* Reply to a get/list call that returned @n (or -1 with @err). */
+/* Reply to a get/list call that returned @n (or -1 with @err, -errno). */
 static void xattr_reply(struct ofs_req *r, size_t size, const char *buf,
 			ssize_t n, int err)
 {
@@ -53,7 +53,7 @@ void ofs_pt_setxattr(struct ofs_req *r, fuse_ino_t ino, const char *name,
 	if (xattr_begin(r, ino, &in, proc) < 0)
 		return;
 	if (OFS_LOWER(r->fs, OFS_LC_SETXATTR, setxattr(proc, name, value, size, flags)) != 0)
-		err = errno;
+		err = -errno;
 	ofs_inode_fd_put(r->fs, in);
 	ofs_req_reply_err(r, err);
 }
@@ -67,7 +67,7 @@ static void query(struct ofs_req *r, fuse_ino_t ino, const char *name, size_t si
 	int err = 0;
 
 	if (size && !(buf = ofs_pt_iobuf(size))) {
-		ofs_req_reply_err(r, ENOMEM);
+		ofs_req_reply_err(r, -ENOMEM);
 		return;
 	}
 	if (xattr_begin(r, ino, &in, proc) < 0)
@@ -75,7 +75,7 @@ static void query(struct ofs_req *r, fuse_ino_t ino, const char *name, size_t si
 	n = name ? OFS_LOWER(r->fs, OFS_LC_GETXATTR, getxattr(proc, name, buf, size))
 		 : OFS_LOWER(r->fs, OFS_LC_LISTXATTR, listxattr(proc, buf, size));
 	if (n < 0)
-		err = errno;
+		err = -errno;
 	ofs_inode_fd_put(r->fs, in);
 	xattr_reply(r, size, buf, n, err);
 }
@@ -99,7 +99,7 @@ void ofs_pt_removexattr(struct ofs_req *r, fuse_ino_t ino, const char *name)
 	if (xattr_begin(r, ino, &in, proc) < 0)
 		return;
 	if (OFS_LOWER(r->fs, OFS_LC_REMOVEXATTR, removexattr(proc, name)) != 0)
-		err = errno;
+		err = -errno;
 	ofs_inode_fd_put(r->fs, in);
 	ofs_req_reply_err(r, err);
 }

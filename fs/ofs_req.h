@@ -95,7 +95,6 @@ void ofs_req_end(struct ofs_req *r);
 		ofs_req_close(r);                       \
 		return fuse_reply_##name args;          \
 	}
-OFS_REQ_REPLY(err, (struct ofs_req *r, int err), (r->req, err))
 OFS_REQ_REPLY(entry, (struct ofs_req *r, const struct fuse_entry_param *e), (r->req, e))
 OFS_REQ_REPLY(create, (struct ofs_req *r, const struct fuse_entry_param *e,
 		       const struct fuse_file_info *fi), (r->req, e, fi))
@@ -107,6 +106,13 @@ OFS_REQ_REPLY(statfs, (struct ofs_req *r, const struct statvfs *sv), (r->req, sv
 OFS_REQ_REPLY(xattr, (struct ofs_req *r, size_t count), (r->req, count))
 OFS_REQ_REPLY(lseek, (struct ofs_req *r, off_t off), (r->req, off))
 #undef OFS_REQ_REPLY
+
+/* The error @err, a negative errno (0: success), as ofs_reply_err takes it. */
+static inline int ofs_req_reply_err(struct ofs_req *r, int err)
+{
+	ofs_req_close(r);
+	return ofs_reply_err(r->req, err);
+}
 
 /* Data and write replies say how many bytes they carried (done_bytes). */
 static inline int ofs_req_reply_write(struct ofs_req *r, size_t count)
