@@ -3,8 +3,9 @@
  * What every part of osprof-fs shares: the daemon's state (struct ofs),
  * the operations it profiles, and the FUSE version it is written for.
  * Each part declares its own entry points in a header named after it:
- * the passthrough (ofs_pt.h, pure, knows nothing of profiling: it answers
- * each request's context), the inode table (ofs_inode.h), caller
+ * the passthrough (ofs_pt.h: it answers each request's context and
+ * decides nothing about profiling, though its replies record the request
+ * and its lower calls are timed), the inode table (ofs_inode.h), caller
  * credentials (ofs_creds.h), the timing wrapper that puts them together
  * (ofs_prof.h), opening each request's context (ofs_req.h), which its
  * reply closes; what is learnt per request (ofs_values.h, ofs_slow.h,

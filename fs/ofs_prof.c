@@ -4,7 +4,7 @@
  * sends requests for the control directory to ofs_ctl (untimed, not
  * counted), and gives every other one a context (struct ofs_req, on its
  * stack) that says what the request is about; it opens the context, which
- * starts timing (ofs_req.c), hands it to the pure passthrough, whose reply
+ * starts timing (ofs_req.c), hands it to the passthrough, whose reply
  * closes it, recording the request. Requests that touch the lower name
  * space with permission checks run as the caller (ofs_creds) when root
  * serves other users.

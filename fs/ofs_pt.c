@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The passthrough's connection setup: the capabilities asked of the
- * kernel. Its handlers (ofs_pt_*.c) are pure passthrough; the timing
- * wrapper's table (ofs_prof.c) calls them.
+ * kernel. Its handlers (ofs_pt_*.c, ofs_pt.h) are called by the timing
+ * wrapper's table (ofs_prof.c).
  */
 #include "ofs.h"
 #include "ofs_opts.h"

@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The passthrough (ofs_pt_*.c): one handler per FUSE operation, pure --
- * it knows nothing of profiling. The timing wrapper's ops table
- * (ofs_prof.c) calls them. Each handler takes the request's context
- * (struct ofs_req, ofs_req.h) in place of libfuse's request and answers
- * it through ofs_req_reply_*, or hands it on (ofs_lock_wait). What only
- * the passthrough's files share is in ofs_pt_impl.h.
+ * The passthrough (ofs_pt_*.c): one handler per FUSE operation. The
+ * timing wrapper's ops table (ofs_prof.c) calls them. Each handler takes
+ * the request's context (struct ofs_req, ofs_req.h) in place of libfuse's
+ * request and answers it through ofs_req_reply_*, or hands it on
+ * (ofs_lock_wait). It decides nothing about profiling, but is not blind
+ * to it: those replies close the context, which records the request
+ * (ofs_req.c); every call it makes on the lower file system goes through
+ * OFS_LOWER, which times it for the lower layer (ofs_lower.h); and an
+ * open file carries next_off for -o values. Errors: negative errno up to
+ * the reply (ofs.h). What only the passthrough's files share is in
+ * ofs_pt_impl.h.
  */
 #ifndef OSPROF_FS_OFS_PT_H
 #define OSPROF_FS_OFS_PT_H

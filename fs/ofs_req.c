@@ -7,8 +7,11 @@
  * with -o vtimers, in its place, the request's virtual time from osprof.ko
  * (ofs_kmod.c); with eBPF virtual time, the elapsed time less what eBPF
  * saw the thread lose (ofs_bpf.c). ofs_req_close is where a request is
- * recorded: whatever else is to be learnt per request is taken there --
- * the slow-request log (ofs_slow.c) and the top view (ofs_top.c).
+ * recorded: its latency and CPU time go to the fs-layer profile
+ * (fs->set), and whatever else is to be learnt per request is taken there
+ * too -- the slow-request log (ofs_slow.c), the top view (ofs_top.c) once
+ * it is on, -o values' tables (ofs_values.c) and -o by='s profiles per
+ * key value (ofs_by.c).
  */
 #include <assert.h>
 #include <time.h>

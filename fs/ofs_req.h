@@ -15,7 +15,7 @@
  * what it is, who asked, and its timing. The wrapper (ofs_prof.c) makes
  * it on its handler's stack, opens it (ofs_req_open) and passes it down:
  * every passthrough handler takes it in place of libfuse's request, and
- * every reply it sends goes through ofs_req_reply_* (ofs_pt.h), which closes it
+ * every reply it sends goes through ofs_req_reply_* (below), which closes it
  * (ofs_req_close) just before the reply leaves. Closing is the one place
  * where anything about a request is recorded, from this struct alone.
  * A request that another thread answers (a lock that must be waited for,
