@@ -161,13 +161,16 @@ static inline struct ofs *ofs_of(fuse_req_t req)
  * ofs_reply_err, which ofs_req_reply_err (ofs_req.h) calls for a request
  * whose context is open, takes it as the code holds it.
  *
- * Who says why. Nothing that serves a request or a ctl command prints:
- * its error goes into the reply. At start-up, the function that knows the
- * input that failed (a path, an option's value, a module's answer) prints
- * the one line "osprof-fs: ..." naming it, returns -errno, and its
- * comment says so ("said"); its callers print nothing more. A function
- * whose comment does not say so prints nothing, and the caller that gives
- * up says what it was setting up (ofs_main.c's say()).
+ * Who says why: the function that knows the input that failed (a path,
+ * an option's value, a module's answer) prints the one line
+ * "osprof-fs: ..." naming it, returns -errno, and its comment says so
+ * ("said", "on stderr"); its callers print nothing more. A function whose
+ * comment does not say so prints nothing, and the caller that gives up
+ * says what it was setting up (ofs_main.c's say()). Serving a request or
+ * a ctl command, an error goes into the reply; only what the reply
+ * cannot carry is printed: external input refused (osprof.ko's text,
+ * ofs_kmod.c) and a kernel's broken promise (a forget of more lookups
+ * than given, ofs_inode.c, said once).
  */
 static inline int ofs_reply_err(fuse_req_t req, int err)
 {

@@ -66,6 +66,7 @@ static int dir_has_entries(const char *path)
  * unless it is the lower directory itself (in place) or -o nonempty says
  * so; an empty LOWERDIR beside it means the two were given the wrong way
  * round. A mountpoint that cannot be read is left to the mount to judge.
+ * 0 or -ENOTEMPTY (said).
  */
 static int check_nonempty(const struct ofs_opts *o)
 {
@@ -86,13 +87,13 @@ static int check_nonempty(const struct ofs_opts *o)
 		fputs(" is not empty: the mount would hide its files "
 		      "(-o nonempty to mount anyway)\n", stderr);
 	}
-	return -1;
+	return -ENOTEMPTY;
 }
 
 /*
- * A stale or foreign FUSE mount on the mountpoint makes it busy (its
- * directory is never read: a hung daemon would hang us); else it must be
- * empty (check_nonempty).
+ * The mountpoint, a directory where no stale or foreign FUSE mount makes
+ * it busy (its directory is then never read: a hung daemon would hang us)
+ * and, unless asked otherwise, empty (check_nonempty). 0 or -errno (said).
  */
 static int check_mountpoint(const struct ofs_opts *o)
 {
@@ -100,14 +101,16 @@ static int check_mountpoint(const struct ofs_opts *o)
 	char *type = NULL;
 	dev_t dev;
 	bool in_place = strcmp(o->lower_abs, o->mount_abs) == 0;
+	int err;
 
 	if (stat(o->mount_abs, &st) != 0) {
-		fprintf(stderr, "osprof-fs: mountpoint %s: %s\n", o->mount_abs, strerror(errno));
-		return -1;
+		err = -errno;
+		fprintf(stderr, "osprof-fs: mountpoint %s: %s\n", o->mount_abs, strerror(-err));
+		return err;
 	}
 	if (!S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "osprof-fs: mountpoint %s: Not a directory\n", o->mount_abs);
-		return -1;
+		return -ENOTDIR;
 	}
 	ofs_mount_at(o->mount_abs, &type, &dev, NULL);
 	if (type && strncmp(type, "fuse", 4) == 0 &&
@@ -115,22 +118,24 @@ static int check_mountpoint(const struct ofs_opts *o)
 		fprintf(stderr, "osprof-fs: mountpoint %s is busy: a %s file system is mounted there (unmount it with fusermount3 -u)\n",
 			o->mount_abs, type);
 		free(type);
-		return -1;
+		return -EBUSY;
 	}
 	free(type);
 	return check_nonempty(o);
 }
 
+/* The lower directory and its inode table. 0 or -errno (said). */
 static int open_lower(struct ofs *fs)
 {
 	const char *lower = fs->opts.lower_abs;
-	int root_fd, mount_fd;
+	int root_fd, mount_fd, err;
 
 	root_fd = open(lower, O_PATH | O_DIRECTORY);
 	if (root_fd < 0) {
+		err = -errno;
 		fprintf(stderr, "osprof-fs: lower directory %s: %s\n", fs->opts.lower,
-			strerror(errno));
-		return -1;
+			strerror(-err));
+		return err;
 	}
 	/* An ordinary descriptor: open_by_handle_at refuses O_PATH ones. */
 	mount_fd = open(lower, O_RDONLY | O_DIRECTORY);
@@ -141,24 +146,29 @@ static int open_lower(struct ofs *fs)
 		fprintf(stderr, "osprof-fs: out of memory\n");
 		close(root_fd);
 		close(mount_fd);
-		return -1;
+		return -ENOMEM;
 	}
 	return 0;
 }
 
+/* The fs layer's profile and -o values' tables. 0 or -errno (said). */
 static int setup_profile(struct ofs *fs)
 {
+	int err;
+
 	osp_clock_init(&fs->clk);
 	fs->set = osp_set_new(ofs_op_names, OFS_OP__COUNT, fs->opts.res, fs->opts.cpu_time);
 	if (!fs->set) {
-		fprintf(stderr, "osprof-fs: cannot create the profile: %s\n", strerror(errno));
-		return -1;
+		err = -errno;
+		fprintf(stderr, "osprof-fs: cannot create the profile: %s\n", strerror(-err));
+		return err;
 	}
 	if (fs->opts.noprofile)
 		osp_set_enable(fs->set, false);
-	if (ofs_values_new(fs) != 0) {
+	err = ofs_values_new(fs);
+	if (err) {
 		fprintf(stderr, "osprof-fs: cannot allocate the value profiles: out of memory\n");
-		return -1;
+		return err;
 	}
 	/* The timeline starts later (start_threads): refuse now, before mounting. */
 	if (fs->opts.timeline_size > osp_set_timeline_capacity_max(OSP_TIMELINE_BOUND_BYTES)) {
@@ -166,15 +176,15 @@ static int setup_profile(struct ofs *fs)
 			fs->opts.timeline_size,
 			osp_set_timeline_capacity_max(OSP_TIMELINE_BOUND_BYTES),
 			OSP_TIMELINE_BOUND_BYTES >> 20);
-		return -1;
+		return -EINVAL;
 	}
 	return 0;
 }
 
 /*
  * The threads that run beside the workers: the timeline's and the lock
- * waiters'. Started after daemonizing, whose fork only the calling thread
- * survives. 0, or -1 after saying why.
+ * waiters', and the transport's. Started after daemonizing, whose fork
+ * only the calling thread survives. 0 or -errno (said).
  */
 static int start_threads(struct ofs *fs)
 {
@@ -185,20 +195,20 @@ static int start_threads(struct ofs *fs)
 					 fs->opts.timeline_size);
 		if (err) {
 			fprintf(stderr, "osprof-fs: cannot start the timeline: %s\n", strerror(-err));
-			return -1;
+			return err;
 		}
 	}
 	err = ofs_lock_init(fs, OFS_LOCK_WAITERS_MAX);
 	if (err) {
 		fprintf(stderr, "osprof-fs: cannot start the lock waiters: %s\n", strerror(-err));
-		return -1;
+		return err;
 	}
-	return ofs_tr_start(fs->tr) ? -1 : 0;
+	return ofs_tr_start(fs->tr);
 }
 
 /* The transport -o passthrough and -o io_uring ask for (ofs_tr.h); NULL
  * after the one line that says why it refuses. */
-static int setup_transport(struct ofs *fs)
+static struct ofs_tr *new_transport(const struct ofs *fs)
 {
 	struct ofs_tr_cfg cfg = {
 		.want = { [OFS_TR_PASSTHROUGH] = fs->opts.passthrough,
@@ -209,8 +219,7 @@ static int setup_transport(struct ofs *fs)
 		.lower = fs->opts.lower_abs,
 	};
 
-	fs->tr = ofs_tr_new(&cfg);
-	return fs->tr ? 0 : -1;
+	return ofs_tr_new(&cfg);
 }
 
 static void setup_caching(struct ofs *fs)
@@ -346,7 +355,8 @@ int main(int argc, char **argv)
 		goto out;
 	/* A feature required and unavailable refuses to mount: exit 1. */
 	ret = 1;
-	if (setup_transport(&fs))
+	fs.tr = new_transport(&fs);
+	if (!fs.tr)
 		goto out;
 	ret = 2;
 	if (setup_profile(&fs) ||
@@ -376,7 +386,9 @@ int main(int argc, char **argv)
 	/* after daemonizing: the pid is final */
 	ofs_kmod_register(&fs);
 	ofs_bpf_daemon(&fs);
-	res = start_threads(&fs) ? -1 : serve(&fs);
+	res = start_threads(&fs);
+	if (!res)
+		res = serve(&fs);
 	ofs_tr_stop(fs.tr);
 	/* Waiting lock requests are answered while the kernel still listens. */
 	ofs_lock_cancel_all(&fs);

@@ -222,10 +222,14 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *out)
 	}
 }
 
+/*
+ * The parsers below return 0 or -errno (said): each names the option it
+ * refuses in one line on stderr, through bad() or its own.
+ */
 static int bad(const char *opt, const char *val, const char *why)
 {
 	fprintf(stderr, "osprof-fs: bad option -o %s=%s: %s\n", opt, val, why);
-	return -1;
+	return -EINVAL;
 }
 
 static int get_uint(const char *opt, const char *val, uint64_t min,
@@ -256,6 +260,7 @@ static int parse_cache(struct ofs_opts *o, const struct raw *r)
 {
 	static const char *const modes[] = { "never", "auto", "always" };
 	static const double timeouts[] = { 0.0, 1.0, 86400.0 };
+	int err;
 
 	o->cache = OFS_CACHE_NEVER;
 	if (r->cache) {
@@ -268,10 +273,8 @@ static int parse_cache(struct ofs_opts *o, const struct raw *r)
 		o->cache = (enum ofs_cache)i;
 	}
 	o->entry_timeout = o->attr_timeout = timeouts[o->cache];
-	if (get_secs("entry_timeout", r->entry_timeout, &o->entry_timeout) ||
-	    get_secs("attr_timeout", r->attr_timeout, &o->attr_timeout))
-		return -1;
-	return 0;
+	err = get_secs("entry_timeout", r->entry_timeout, &o->entry_timeout);
+	return err ? err : get_secs("attr_timeout", r->attr_timeout, &o->attr_timeout);
 }
 
 const char *const ofs_by_key_names[OFS_BY__COUNT] = {
@@ -332,7 +335,7 @@ static int parse_misc(struct ofs_opts *o, const struct raw *r)
 	}
 	if (r->cpu_time && r->vtimers) {
 		fprintf(stderr, "osprof-fs: -o cpu_time and -o vtimers exclude each other: choose one source of CPU time\n");
-		return -1;
+		return -EINVAL;
 	}
 	o->writeback = r->writeback;
 	o->values = r->values;
@@ -361,7 +364,7 @@ static int parse_dump(struct ofs_opts *o, const char *dump)
 		return 0;
 	if (!dump[0] || dump[strlen(dump) - 1] == '/') {
 		fprintf(stderr, "osprof-fs: --dump '%s': expected a file name\n", dump);
-		return -1;
+		return -EINVAL;
 	}
 	if (dump[0] == '/') {
 		o->dump = strdup(dump);
@@ -370,7 +373,7 @@ static int parse_dump(struct ofs_opts *o, const char *dump)
 	}
 	if (!o->dump) {
 		fprintf(stderr, "osprof-fs: --dump %s: cannot resolve the path\n", dump);
-		return -1;
+		return -ENOENT;
 	}
 	dir = strdup(o->dump);
 	slash = dir ? strrchr(dir, '/') : NULL;
@@ -380,7 +383,7 @@ static int parse_dump(struct ofs_opts *o, const char *dump)
 		fprintf(stderr, "osprof-fs: --dump %s: directory %s does not exist\n",
 			dump, dir ? dir : "?");
 		free(dir);
-		return -1;
+		return -ENOENT;
 	}
 	free(dir);
 	return 0;
@@ -406,14 +409,16 @@ static int parse_want(const char *name, int flag, const char *val, enum ofs_tr_w
 /* -o slow, slow_size, top, top_max. */
 static int parse_slow_top(struct ofs_opts *o, const struct raw *r)
 {
+	int err;
+
 	o->slow_ns = UINT64_MAX;
 	o->slow_size = 1024;
 	o->top = r->top;
 	o->top_max = 256;
 	if (r->slow && osp_parse_duration(r->slow, OFS_SLOW_MAX_NS, &o->slow_ns) != 0)
 		return bad("slow", r->slow, "expected a duration up to 3600s: 0, 500us, 10ms, 2s");
-	return get_uint("slow_size", r->slow_size, 1, OFS_SLOW_SIZE_MAX, &o->slow_size) ||
-	       get_uint("top_max", r->top_max, 1, OFS_TOP_MAX, &o->top_max) ? -1 : 0;
+	err = get_uint("slow_size", r->slow_size, 1, OFS_SLOW_SIZE_MAX, &o->slow_size);
+	return err ? err : get_uint("top_max", r->top_max, 1, OFS_TOP_MAX, &o->top_max);
 }
 
 /* Raise the soft open-file limit to the hard one; the default fd cache is half. */
@@ -434,22 +439,26 @@ static unsigned default_fd_cache(void)
 
 static int parse_values(struct ofs_opts *o, struct raw *r)
 {
+	int err;
+
 	o->res = 1;
 	o->timeline_size = 1000;
 	o->fd_cache = default_fd_cache();
-	if (get_uint("resolution", r->res, 1, 8, &o->res))
-		return -1;
+	err = get_uint("resolution", r->res, 1, 8, &o->res);
+	if (err)
+		return err;
 	if (!osp_res_valid(o->res))
 		return bad("resolution", r->res, "expected 1, 2, 4 or 8");
-	if (get_uint("timeline", r->timeline, 1, 3600000, &o->timeline_ms) ||
-	    get_uint("timeline_size", r->timeline_size, 1, 10000000, &o->timeline_size) ||
-	    get_uint("fd_cache", r->fd_cache, 16, 1u << 24, &o->fd_cache))
-		return -1;
-	if (parse_cache(o, r) || parse_misc(o, r) || parse_dump(o, r->dump) ||
-	    parse_slow_top(o, r) || parse_by(o, r) ||
-	    parse_want("passthrough", r->passthrough, r->passthrough_s, &o->passthrough) ||
-	    parse_want("io_uring", r->io_uring, r->io_uring_s, &o->io_uring))
-		return -1;
+	/* Each in turn; the first refusal stops (and is said). */
+	if ((err = get_uint("timeline", r->timeline, 1, 3600000, &o->timeline_ms)) ||
+	    (err = get_uint("timeline_size", r->timeline_size, 1, 10000000, &o->timeline_size)) ||
+	    (err = get_uint("fd_cache", r->fd_cache, 16, 1u << 24, &o->fd_cache)) ||
+	    (err = parse_cache(o, r)) || (err = parse_misc(o, r)) ||
+	    (err = parse_dump(o, r->dump)) || (err = parse_slow_top(o, r)) ||
+	    (err = parse_by(o, r)) ||
+	    (err = parse_want("passthrough", r->passthrough, r->passthrough_s, &o->passthrough)) ||
+	    (err = parse_want("io_uring", r->io_uring, r->io_uring_s, &o->io_uring)))
+		return err;
 	/*
 	 * Threading by measurement (interleaved warm grep -r on a 2-CPU VM,
 	 * fs/ofs_loop.c): with kernel caching, polling workers took 0.57x
@@ -492,18 +501,21 @@ static void raw_free(struct raw *r)
 
 static int check_dirs(struct ofs_opts *o, const struct fuse_cmdline_opts *c)
 {
+	int err;
+
 	if (!o->lower || !c->mountpoint) {
 		fprintf(stderr, "osprof-fs: expected LOWERDIR and MOUNTPOINT (see --help)\n");
-		return -1;
+		return -EINVAL;
 	}
 	o->mountpoint = c->mountpoint; /* realpath'd by libfuse */
 	o->lower_abs = realpath(o->lower, NULL);
 	if (!o->lower_abs) {
-		fprintf(stderr, "osprof-fs: lower directory %s: %s\n", o->lower, strerror(errno));
-		return -1;
+		err = -errno;
+		fprintf(stderr, "osprof-fs: lower directory %s: %s\n", o->lower, strerror(-err));
+		return err;
 	}
 	o->mount_abs = strdup(o->mountpoint);
-	return o->mount_abs ? 0 : -1;
+	return o->mount_abs ? 0 : -ENOMEM;
 }
 
 int ofs_opts_parse(struct ofs *fs, struct fuse_args *args)
@@ -520,14 +532,15 @@ int ofs_opts_parse(struct ofs *fs, struct fuse_args *args)
 		else if (r.answer == KEY_VERSION)
 			printf("osprof-fs %s, FUSE library %s\n", OSPROF_VERSION,
 			       fuse_pkgversion());
-		return r.answer ? 1 : -1;
+		/* Refused: said by opt_proc or by libfuse. */
+		return r.answer ? 1 : -EINVAL;
 	}
 	err = parse_values(o, &r);
 	raw_free(&r);
 	if (err)
-		return -1;
+		return err;
 	if (fuse_parse_cmdline(args, &c) != 0)
-		return -1;
+		return -EINVAL; /* said by libfuse */
 	if (c.show_help || c.show_version) {
 		/* Ours answer first; these cannot be reached, but be safe. */
 		free(c.mountpoint);
@@ -539,9 +552,7 @@ int ofs_opts_parse(struct ofs *fs, struct fuse_args *args)
 	o->clone_fd = c.clone_fd;
 	o->max_idle_threads = c.max_idle_threads;
 	o->max_threads = c.max_threads;
-	if (check_dirs(o, &c) != 0)
-		return -1;
-	return 0;
+	return check_dirs(o, &c);
 }
 
 /*

@@ -82,8 +82,8 @@ struct ofs_opts {
 
 /*
  * Parse argv into @fs->opts and @args (what remains for libfuse).
- * Returns 0 to go on, 1 when --help/--version was answered, or -1 after
- * printing a one-line error.
+ * Returns 0 to go on, 1 when --help/--version was answered, or -errno
+ * after printing a one-line error (said).
  */
 int ofs_opts_parse(struct ofs *fs, struct fuse_args *args);
 void ofs_opts_free(struct ofs_opts *o);
