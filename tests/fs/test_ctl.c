@@ -204,6 +204,35 @@ Test(ctl, every_operation_is_counted_with_checksums_holding)
 	osp_profile_free(p);
 }
 
+/*
+ * A call is in the profile by the time it returns: statfs (always a
+ * request) and a getxattr that fails (the error reply), each read back
+ * right after every one of 100 calls, exact every time.
+ */
+Test(ctl, a_call_is_counted_by_the_time_it_returns)
+{
+	struct osp_profile *p = h_profile(&m);
+	uint64_t statfs0 = h_count(p, "statfs"), getxattr0 = h_count(p, "getxattr");
+	struct statvfs sv;
+	char v[8];
+
+	osp_profile_free(p);
+	cr_assert_eq(h_write_str(h_at(m.lower, "x"), "x"), 0);
+	for (uint64_t i = 1; i <= 100; i++) {
+		cr_assert_eq(statvfs(m.dir, &sv), 0);
+		p = h_profile(&m);
+		cr_assert_eq(h_count(p, "statfs"), statfs0 + i, "statfs %llu: counted %llu",
+			     (unsigned long long)i, (unsigned long long)(h_count(p, "statfs") - statfs0));
+		osp_profile_free(p);
+		cr_assert_eq(getxattr(M("x"), "user.none", v, sizeof(v)), -1);
+		cr_assert_eq(errno, ENODATA);
+		p = h_profile(&m);
+		cr_assert_eq(h_count(p, "getxattr"), getxattr0 + i, "getxattr %llu: counted %llu",
+			     (unsigned long long)i, (unsigned long long)(h_count(p, "getxattr") - getxattr0));
+		osp_profile_free(p);
+	}
+}
+
 Test(ctl, reset_zeroes_and_disable_stops_counting)
 {
 	struct osp_profile *p;

@@ -9,7 +9,9 @@
  * flock counted once with its whole wait) is in test_locks.c.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <pthread.h>
+#include <sys/statvfs.h>
 #include <time.h>
 
 #include "ofs.h"
@@ -133,6 +135,166 @@ Test(req, a_request_not_timed_is_not_recorded)
 	ofs_req_end(&r);
 	read_op(OFS_OP_READ, &n, &cpu, &lat);
 	cr_expect_eq(n, 0);
+}
+
+/*
+ * libfuse's replies, stubbed: each notes how many requests of the op
+ * being replied to the profile held at that moment (a reader woken by the
+ * reply could look no sooner). The daemon's own reply helpers
+ * (ofs_req_reply_*, inline in ofs_req.h) call these.
+ */
+static enum ofs_op replying_op;
+static uint64_t count_at_reply;
+static unsigned replies;
+
+static int at_reply(void)
+{
+	uint64_t cpu, lat;
+
+	read_op(replying_op, &count_at_reply, &cpu, &lat);
+	replies++;
+	return 0;
+}
+
+int fuse_reply_err(fuse_req_t req, int err)
+{
+	(void)req;
+	(void)err;
+	return at_reply();
+}
+
+int fuse_reply_entry(fuse_req_t req, const struct fuse_entry_param *e)
+{
+	(void)req;
+	(void)e;
+	return at_reply();
+}
+
+int fuse_reply_create(fuse_req_t req, const struct fuse_entry_param *e,
+		      const struct fuse_file_info *fi)
+{
+	(void)req;
+	(void)e;
+	(void)fi;
+	return at_reply();
+}
+
+int fuse_reply_attr(fuse_req_t req, const struct stat *attr, double timeout)
+{
+	(void)req;
+	(void)attr;
+	(void)timeout;
+	return at_reply();
+}
+
+int fuse_reply_readlink(fuse_req_t req, const char *link)
+{
+	(void)req;
+	(void)link;
+	return at_reply();
+}
+
+int fuse_reply_open(fuse_req_t req, const struct fuse_file_info *fi)
+{
+	(void)req;
+	(void)fi;
+	return at_reply();
+}
+
+int fuse_reply_statfs(fuse_req_t req, const struct statvfs *stbuf)
+{
+	(void)req;
+	(void)stbuf;
+	return at_reply();
+}
+
+int fuse_reply_xattr(fuse_req_t req, size_t count)
+{
+	(void)req;
+	(void)count;
+	return at_reply();
+}
+
+int fuse_reply_lseek(fuse_req_t req, off_t off)
+{
+	(void)req;
+	(void)off;
+	return at_reply();
+}
+
+int fuse_reply_write(fuse_req_t req, size_t count)
+{
+	(void)req;
+	(void)count;
+	return at_reply();
+}
+
+int fuse_reply_buf(fuse_req_t req, const char *buf, size_t size)
+{
+	(void)req;
+	(void)buf;
+	(void)size;
+	return at_reply();
+}
+
+void fuse_reply_none(fuse_req_t req)
+{
+	(void)req;
+	at_reply();
+}
+
+/* Reply to a request of @op by @kind; the count the reply found. */
+static uint64_t count_seen_by_reply(enum ofs_op op, int kind)
+{
+	struct ofs_req r = timed(op);
+	struct fuse_entry_param e = { 0 };
+	struct fuse_file_info fi = { 0 };
+	struct statvfs sv = { 0 };
+	struct stat st = { 0 };
+
+	replying_op = op;
+	count_at_reply = UINT64_MAX;
+	replies = 0;
+	switch (kind) {
+	case 0: ofs_req_reply_err(&r, -ENOENT); break;
+	case 1: ofs_req_reply_entry(&r, &e); break;
+	case 2: ofs_req_reply_create(&r, &e, &fi); break;
+	case 3: ofs_req_reply_attr(&r, &st, 1.0); break;
+	case 4: ofs_req_reply_readlink(&r, "target"); break;
+	case 5: ofs_req_reply_open(&r, &fi); break;
+	case 6: ofs_req_reply_statfs(&r, &sv); break;
+	case 7: ofs_req_reply_xattr(&r, 12); break;
+	case 8: ofs_req_reply_lseek(&r, 4096); break;
+	case 9: ofs_req_reply_write(&r, 4096); break;
+	case 10: ofs_req_reply_buf(&r, "data", 4); break;
+	case 11: ofs_req_reply_none(&r); break;
+	}
+	ofs_req_end(&r);
+	cr_assert_eq(replies, 1, "reply kind %d: one reply", kind);
+	return count_at_reply;
+}
+
+/*
+ * A process woken by a reply may read the profile at once: every reply
+ * helper records its request before the reply goes out, so the count the
+ * reply sees already holds it.
+ */
+Test(req, every_reply_goes_out_after_its_request_is_recorded)
+{
+	static const enum ofs_op ops[] = {
+		OFS_OP_LOOKUP, OFS_OP_LOOKUP, OFS_OP_CREATE, OFS_OP_GETATTR,
+		OFS_OP_READLINK, OFS_OP_OPEN, OFS_OP_STATFS, OFS_OP_GETXATTR,
+		OFS_OP_LSEEK, OFS_OP_WRITE, OFS_OP_READ, OFS_OP_FORGET,
+	};
+
+	for (int kind = 0; kind < (int)(sizeof(ops) / sizeof(ops[0])); kind++) {
+		uint64_t before, cpu, lat;
+
+		read_op(ops[kind], &before, &cpu, &lat);
+		cr_expect_eq(count_seen_by_reply(ops[kind], kind), before + 1,
+			     "reply kind %d found %llu requests, not %llu", kind,
+			     (unsigned long long)count_at_reply, (unsigned long long)before + 1);
+	}
 }
 
 static void *reply_later(void *arg)
