@@ -72,8 +72,6 @@
 #define REGISTER_RETRIES 100 /* -EAGAIN: INIT not in force yet; 1 ms apart */
 #define RING_DEPTH 64u       /* commands a thread's ring holds at once before submitting */
 
-enum ent_state { ENT_REGISTERING, ENT_LIVE, ENT_DEAD };
-
 struct ofs_tr_ent {
 	struct ofs_tr_pending pend;      /* while its request is served */
 	struct tr_thread *t;             /* whose ring it is registered on */
@@ -81,7 +79,8 @@ struct ofs_tr_ent {
 	struct ofs_fuse_uring_req_header *h;
 	char *payload;
 	struct iovec iov[2];             /* REGISTER's: header, payload */
-	enum ent_state state;            /* by whoever holds the entry */
+	bool registering;                /* its REGISTER not completed yet
+					  * (by whoever holds the entry) */
 	unsigned retries;
 	uint64_t unique;                 /* a reply's, left for its thread to commit */
 	bool own_reply;                  /* answered by its own thread, in serve */
@@ -98,7 +97,8 @@ struct tr_thread {
 					  * before the daemon ends) */
 	unsigned nents;
 	unsigned held;                   /* of those, held for a later reply
-					  * (by this thread alone) */
+					  * (by this thread alone;
+					  * held_change) */
 	bool poller;                     /* the queue's first: polls its ring
 					  * after a reply (ofs_poll.h) */
 	char stop;                       /* &stop: a NOP's data, "leave" */
@@ -107,7 +107,7 @@ struct tr_thread {
 struct tr_queue {
 	struct ofs_tr_uring *u;
 	unsigned qid;
-	_Atomic unsigned idle;           /* threads waiting on their rings */
+	_Atomic unsigned idle;           /* threads counted idle (idle_change) */
 	unsigned nthreads;               /* under u->mu */
 	struct tr_thread **threads;      /* [max_threads] */
 };
@@ -127,6 +127,32 @@ struct ofs_tr_uring {
 };
 
 static void *q_thread(void *arg);
+
+/*
+ * A thread's state as its queue counts it, changed here alone. Idle: it
+ * waits on its ring with an entry of its own in the kernel's hands (or,
+ * just started, will), so a request may come to it; a queue whose idle
+ * count falls under two grows. Held: its entries whose request another
+ * thread answers later, out of the kernel's hands until this thread
+ * commits them; with all of them held, it is not idle.
+ */
+
+/* One thread more of @q idle (@on), or one fewer: the count before. */
+static unsigned idle_change(struct tr_queue *q, bool on)
+{
+	return on ? atomic_fetch_add(&q->idle, 1) : atomic_fetch_sub(&q->idle, 1);
+}
+
+/* One more of @t's entries held (@on), or one held committed: how many
+ * of its entries are in the kernel's hands after. */
+static unsigned held_change(struct tr_thread *t, bool on)
+{
+	if (on)
+		t->held++;
+	else
+		t->held--;
+	return t->nents - t->held;
+}
 
 struct ofs_tr_uring *ofs_tr_uring_new(struct ofs_tr *tr, struct fuse_session *se,
 				      int dev_fd, unsigned nqueues, unsigned max_threads,
@@ -184,12 +210,12 @@ static bool spawn_locked(struct tr_queue *q)
 	 * CPU, 56 ms with them free (neither polling), as long as
 	 * /dev/fuse's polling workers; a warm grep 663 and 618 ms.
 	 */
-	atomic_fetch_add(&q->idle, 1);
+	idle_change(q, true);
 	ok = pthread_create(&t->th, NULL, q_thread, t) == 0;
 	if (ok) {
 		q->threads[q->nthreads++] = t;
 	} else {
-		atomic_fetch_sub(&q->idle, 1);
+		idle_change(q, false);
 		pthread_mutex_destroy(&t->sq_mu);
 		free(t);
 	}
@@ -267,7 +293,7 @@ static int register_ent(struct ofs_tr_ent *ent)
 	pthread_mutex_lock(&t->sq_mu);
 	sqe = sqe_get(t);
 	if (sqe) {
-		ent->state = ENT_REGISTERING;
+		ent->registering = true;
 		sqe_cmd(sqe, ent, OFS_FUSE_IO_URING_CMD_REGISTER, 0);
 		if (io_uring_submit(&t->ring) < 0)
 			err = -EIO;
@@ -451,8 +477,7 @@ static bool serve(struct ofs_tr_ent *ent)
  */
 static bool held_leaves_idle(struct tr_thread *t)
 {
-	t->held++;
-	if (t->held < t->nents)
+	if (held_change(t, true) > 0)
 		return true;
 	if (add_thread(t->q))
 		return false;
@@ -471,16 +496,14 @@ static void ent_error(struct ofs_tr_ent *ent, int res)
 
 	if (res == -ENOTCONN || res == -ECANCELED || res == -ECONNABORTED) {
 		/* the connection ends, or this ring */
-		ent->state = ENT_DEAD;
 		return;
 	}
-	if (ent->state == ENT_REGISTERING) {
+	if (ent->registering) {
 		if (res == -EAGAIN && ++ent->retries < REGISTER_RETRIES) {
 			struct timespec ms = { 0, 1000000 };
 
 			nanosleep(&ms, NULL);
 		} else {
-			ent->state = ENT_DEAD;
 			pthread_mutex_lock(&u->mu);
 			refuse = !u->refused;
 			u->refused = true;
@@ -549,7 +572,7 @@ static void *q_thread(void *arg)
 	struct ofs_poller p = { .max_ns = t->poller ? max_ns : 0 };
 
 	if (!thread_setup(t)) {
-		atomic_fetch_sub(&q->idle, 1);
+		idle_change(q, false);
 		return NULL;
 	}
 	for (;;) {
@@ -586,32 +609,32 @@ static void *q_thread(void *arg)
 			 * idle again if it had no other there */
 			ent = (void *)((uintptr_t)ent & ~(uintptr_t)1);
 			commit(ent, ent->unique);
-			if (t->held-- == t->nents)
-				atomic_fetch_add(&q->idle, 1);
+			if (held_change(t, false) == 1)
+				idle_change(q, true);
 			continue;
 		}
 		if (res < 0) {
 			ent_error(ent, res);
 			continue;
 		}
-		ent->state = ENT_LIVE;
+		ent->registering = false;
 		/* Fewer than two left idle: one more. A request the kernel
 		 * queues while no entry of its queue is available waits for
 		 * the next commit on that queue: a new entry's registration
 		 * does not fetch it. So one thread stays idle, with an entry,
 		 * while the next one starts. */
-		if (atomic_fetch_sub(&q->idle, 1) <= 2)
+		if (idle_change(q, false) <= 2)
 			add_thread(q);
 		ofs_poller_took(&p);
 		if (!serve(ent)) {
-			atomic_fetch_add(&q->idle, 1);
+			idle_change(q, true);
 			/* answered: its entry is back in the kernel's hands */
 			ofs_poller_replied(&p);
 		} else if (held_leaves_idle(t)) {
-			atomic_fetch_add(&q->idle, 1);
+			idle_change(q, true);
 		}
 	}
-	atomic_fetch_sub(&q->idle, 1);
+	idle_change(q, false);
 	return NULL;
 }
 
