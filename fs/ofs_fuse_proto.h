@@ -6,7 +6,7 @@
  * include/uapi/linux/fuse.h spells them (under an OFS_ prefix, so a newer
  * system header cannot clash). The layouts are asserted, since the kernel
  * reads them by offset: libfuse 3.14 knows none of these fields, the
- * transport (ofs_tr.c) writes them into its replies.
+ * transport (ofs_tr_proto.c) writes them into its replies.
  */
 #ifndef OSPROF_FS_OFS_FUSE_PROTO_H
 #define OSPROF_FS_OFS_FUSE_PROTO_H

@@ -21,6 +21,12 @@
  * out-header names the unique. No thread-local state: a reply may be
  * written by another thread than the one that read the request (a lock
  * granted later, ofs_lock.c).
+ *
+ * Its files: ofs_tr.c (its life, ctl's lines), ofs_tr_io.c (the custom
+ * I/O), ofs_tr_backing.c (backing ids), ofs_tr_policy.c (what is in
+ * force, and why not), ofs_tr_uring.c (the rings), ofs_tr_proto.c and
+ * ofs_tr_umap.c (the pure parts: the protocol's bytes, a map by key);
+ * ofs_tr_impl.h is what they share.
  */
 #ifndef OSPROF_FS_OFS_TR_H
 #define OSPROF_FS_OFS_TR_H
@@ -28,15 +34,9 @@
 #define FUSE_USE_VERSION 314
 #include <fuse_lowlevel.h>
 
-#include <pthread.h>
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <sys/types.h>
-#include <sys/uio.h>
-
-#include "ofs_fuse_proto.h"
 
 /* What the user asked of a feature: -o passthrough, -o passthrough=require. */
 enum ofs_tr_want { OFS_TR_OFF, OFS_TR_ASK, OFS_TR_REQUIRE };
@@ -50,8 +50,11 @@ struct ofs_tr_cfg {
 	bool writeback;          /* -o writeback: the kernel passes nothing through */
 	unsigned max_threads;    /* io_uring: threads per queue at most (>= 1) */
 	unsigned poll_us;        /* io_uring: each queue's first thread polls
-				  * its ring up to this long after a reply
-				  * (ofs_poll.h); 0: it waits at once */
+				  * its ring after a reply, for a window
+				  * that adapts (ofs_poll.h) up to this long
+				  * but never past OFS_POLL_IDLE_AFTER_NS,
+				  * at the normal priority (ofs_tr_uring.c
+				  * says why); 0: it waits at once */
 	const char *lower;       /* the lower root (absolute): the passthrough probe */
 };
 
@@ -59,8 +62,8 @@ struct ofs_tr;
 
 /*
  * ofs_tr_of - the transport of the daemon whose libfuse userdata is
- * @userdata (the custom I/O callbacks are given that). Defined by the
- * daemon (ofs_main.c), and by a test's stub.
+ * @userdata (the custom I/O callbacks are given that). Defined in
+ * ofs_tr_of.c, the one file of the transport that knows struct ofs.
  */
 struct ofs_tr *ofs_tr_of(void *userdata);
 
@@ -125,80 +128,5 @@ void ofs_tr_backing_close(struct ofs_tr *tr, int id);
  * Call right before replying; the reply consumes it. 0 or -ENOMEM.
  */
 int ofs_tr_open_reply(struct ofs_tr *tr, uint64_t fh, int id);
-
-/* ---- a map from a 64-bit key (a unique, a file handle) to a node ---- */
-struct ofs_tr_unode {
-	uint64_t key;                /* never 0 */
-	struct ofs_tr_unode *next;   /* under its bucket's lock */
-};
-#define OFS_TR_UMAP_BUCKETS 256u
-struct ofs_tr_umap {
-	struct ofs_tr_bucket {
-		pthread_mutex_t mu;
-		struct ofs_tr_unode *_Atomic head;
-	} b[OFS_TR_UMAP_BUCKETS];
-};
-void ofs_tr_umap_init(struct ofs_tr_umap *m);
-void ofs_tr_umap_destroy(struct ofs_tr_umap *m);
-/* Add @n (its key set). Keys are unique: the caller never adds one twice. */
-void ofs_tr_umap_put(struct ofs_tr_umap *m, struct ofs_tr_unode *n);
-/*
- * Remove and return the node of @key, or NULL. An empty bucket is seen
- * without its lock: a key is looked up only after it was added, by the
- * same thread or one that synchronised with it.
- */
-struct ofs_tr_unode *ofs_tr_umap_take(struct ofs_tr_umap *m, uint64_t key);
-
-/* ---- the pure parts, on the protocol's bytes (unit-tested) ---- */
-/* The largest reply the transport patches: CREATE's entry and open. */
-#define OFS_TR_PATCH_MAX (sizeof(struct fuse_out_header) + sizeof(struct fuse_entry_out) + \
-			  sizeof(struct ofs_fuse_open_out))
-/*
- * ofs_tr_flatten - copy the @count pieces of @iov into @buf of @cap
- * bytes: the length, or -E2BIG when they do not fit.
- */
-ssize_t ofs_tr_flatten(const struct iovec *iov, int count, void *buf, size_t cap);
-/*
- * ofs_tr_patch_init - in an INIT reply of @len bytes at @msg (out header
- * and fuse_init_out), add @flags (bits 32-63 go to flags2) and set
- * max_stack_depth to @depth when @flags holds OFS_FUSE_PASSTHROUGH.
- * 0, or -EINVAL for a reply too short to carry flags2 or an error reply.
- */
-int ofs_tr_patch_init(void *msg, size_t len, uint64_t flags, uint32_t depth);
-/*
- * ofs_tr_open_out - where the fuse_open_out of an OPEN or CREATE reply of
- * @len bytes is (@opcode FUSE_OPEN or FUSE_CREATE, libfuse's @entry_size
- * bytes of entry before it in CREATE's), or NULL when it carries none (an
- * error, a short reply, another opcode).
- */
-struct ofs_fuse_open_out *ofs_tr_open_out(void *msg, size_t len, uint32_t opcode,
-					  size_t entry_size);
-/* Make @o pass through to backing id @id. */
-void ofs_tr_patch_open(struct ofs_fuse_open_out *o, int id);
-/*
- * ofs_tr_init_in - the kernel's INIT request of @len bytes at @msg: its
- * minor and its flags (flags2 in bits 32-63 when FUSE_INIT_EXT is set).
- * 0 or -EINVAL.
- */
-int ofs_tr_init_in(const void *msg, size_t len, uint32_t *minor, uint64_t *flags);
-/*
- * ofs_tr_uring_rebuild - the request in a ring entry as /dev/fuse would
- * have given it: the in-header and operation header of entry header @h
- * are copied to just before the payload at @payload (whose @gap bytes
- * before it are the entry's own, at least 40 + 128), so that in-header,
- * operation header and payload lie in one piece. The request's length
- * (its start is @payload minus the headers), or -EINVAL when the kernel's
- * numbers do not add up (lengths, payload_sz over @cap).
- */
-ssize_t ofs_tr_uring_rebuild(const struct ofs_fuse_uring_req_header *h, char *payload,
-			     size_t gap, size_t cap, char **start);
-/*
- * ofs_tr_uring_fill - write reply @iov (@count pieces, the out-header
- * first) into a ring entry: the out-header into @h, the rest into
- * @payload of @cap bytes, payload_sz set. The reply's length, or -E2BIG.
- * The pieces may point into the payload (memmove).
- */
-ssize_t ofs_tr_uring_fill(struct ofs_fuse_uring_req_header *h, char *payload, size_t cap,
-			  const struct iovec *iov, int count);
 
 #endif /* OSPROF_FS_OFS_TR_H */

@@ -2,8 +2,8 @@
 /*
  * The transport's one tie to the daemon: libfuse hands its custom I/O
  * callbacks the session's userdata, the daemon (struct ofs), whose
- * transport this finds. Apart, so that the transport's unit test links
- * the transport without the daemon, with a stub of its own.
+ * transport this finds. Apart, so that no other file of the transport
+ * depends on the daemon's struct (ofs.h).
  */
 #include "ofs.h"
 #include "ofs_tr.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Between the transport (ofs_tr.c) and its io_uring rings
+ * Between the transport (ofs_tr.c, ofs_tr_io.c) and its io_uring rings
  * (ofs_tr_uring.c): a request the transport must answer itself, and the
  * rings' life cycle.
  */
@@ -8,6 +8,8 @@
 #define OSPROF_FS_OFS_TR_URING_H
 
 #include "ofs_tr.h"
+#include "ofs_tr_proto.h"
+#include "ofs_tr_umap.h"
 
 struct ofs_tr_ent;
 struct ofs_tr_uring;
@@ -23,7 +25,8 @@ struct ofs_tr_pending {
 	struct ofs_tr_ent *ent;     /* NULL: it came through /dev/fuse */
 };
 
-/* ofs_tr.c, for the rings: note @p (its reply will come to the transport). */
+/* ofs_tr_io.c, for the rings: note @p (its reply will come to the
+ * transport). */
 void ofs_tr_note(struct ofs_tr *tr, struct ofs_tr_pending *p);
 /* ofs_tr.c: the rings could not be registered (-errno @err): fall back, or
  * with io_uring=require stop the daemon. Once. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The transport's pure parts (fs/ofs_tr.c), no mount: INIT and OPEN/CREATE
+ * The transport's pure parts (fs/ofs_tr_proto.c, ofs_tr_umap.c), no mount: INIT and OPEN/CREATE
  * replies patched at the protocol's offsets, requests rebuilt from a ring
  * entry in place (and refused when the kernel's numbers do not add up),
  * replies written into an entry, and the unique -> request map under
@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ofs_tr.h"
+#include "ofs_tr_proto.h"
+#include "ofs_tr_umap.h"
 
 /* An INIT reply as libfuse 3.14 writes it: out-header, 64-byte init_out. */
 struct init_msg {
