@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The eBPF layers (ofs_bpf.c): loaded for this mount, served in the
- * control directory, dumped beside the profile. */
+/*
+ * The eBPF layers (ofs_bpf.c): loaded for this mount, served in the
+ * control directory, dumped beside the profile; their timeline
+ * (ofs_bpf_tl.c) and virtual time (ofs_bpf_vt.c). Which source serves a
+ * kernel-side layer -- eBPF, the daemon, osprof.ko -- is ofs_layer.h's.
+ */
 #ifndef OSPROF_FS_OFS_BPF_H
 #define OSPROF_FS_OFS_BPF_H
 
@@ -23,14 +27,13 @@ void ofs_bpf_close(struct ofs *fs);
 /* True when eBPF layer @layer is loaded (the control files' predicate). */
 bool ofs_bpf_present(struct ofs *fs, const char *layer);
 /*
- * ofs_layer_gen_text, ofs_layer_gen_json - the kernel-side layer @layer
- * in the human view or as JSON: from the eBPF layer when it is loaded,
- * else from osprof.ko (ofs_kmod_gen_*). 0 or -errno.
+ * ofs_bpf_write - eBPF layer @layer, with this mount's source and
+ * options and its timeline when one runs, written to @out by @w
+ * (osp_write_stats, osp_write_json). 0, -ENOENT when it is not loaded,
+ * or -errno.
  */
-int ofs_layer_gen_text(struct ofs *fs, const char *layer, FILE *out);
-int ofs_layer_gen_json(struct ofs *fs, const char *layer, FILE *out);
-/* True when @layer is served by eBPF or by osprof.ko. */
-bool ofs_layer_present(struct ofs *fs, const char *layer);
+int ofs_bpf_write(struct ofs *fs, const char *layer, FILE *out,
+		  int (*w)(FILE *, const struct osp_profile *));
 /*
  * ofs_bpf_ctl_begin, ofs_bpf_ctl_end - around a control-directory
  * request's reply: the fuse layer leaves out the requests this thread

@@ -31,6 +31,7 @@
 #include "ofs_ctl_cmd.h"
 #include "ofs_inode.h"
 #include "ofs_kmod.h"
+#include "ofs_layer.h"
 #include "ofs_list.h"
 #include "ofs_lock.h"
 #include "ofs_opts.h"
