@@ -67,6 +67,8 @@ extern const struct obp_loader obp_fuse_loader;
 extern const struct obp_loader obp_block_loader;
 extern const struct obp_loader obp_irq_loader;
 
+struct obp_sys_skel;
+
 struct obp {
 	struct obp_opts opts;
 	unsigned layers;            /* loaded: OBP_LAYER_BIT()s */
@@ -75,7 +77,8 @@ struct obp {
 	int pids_fd;                /* syscall's bitmap of traced processes, which
 				     * fuse shares (obp_pids.bpf.h); -1: none */
 	uint64_t *pid_bits;         /* the same, mapped; NULL: none */
-	bool sys_light;             /* syscall's object is the light skeleton */
+	const struct obp_sys_skel *sys_skel; /* which of obp_sys.c's skeletons
+				     * syscall's object is; NULL: none */
 	__u32 *sys_daemon;          /* the daemon's tgid in syscall's data and */
 	__u32 *fuse_daemon;         /* in fuse's (mapped); NULL: not loaded */
 	unsigned pmc_n;             /* irq: events opened, 0 .. pmc_n - 1 */
@@ -86,6 +89,9 @@ struct obp {
 	uint64_t start_unix_ns;     /* when recording began (open, reset) */
 	uint64_t start_mono_ns;
 };
+
+/* True when syscall's object is the light skeleton (obp_sys.c). */
+bool obp_sys_light(const struct obp *b);
 
 /* The skeleton @ld loaded into @b, or NULL. */
 void *obp_object(const struct obp *b, const struct obp_loader *ld);

@@ -129,72 +129,148 @@ static int sys_publish(struct obp *b, struct obp_object *out, const struct obp_o
 		(s)->bss->daemon_tgid = (o)->daemon_pid > 0 ? (__u32)(o)->daemon_pid : 0; \
 	} while (0)
 
+/* What a load needs of a loaded skeleton, whichever its C type: its
+ * maps' descriptors and its mapped variables. */
+struct sys_parts {
+	int hists_fd, stats_fd, slot_of_fd, slot_hists_fd, call_flags_fd, traced_fd;
+	const __u32 *slots_used;
+	__u32 *enabled, *daemon_tgid;
+};
+
 /*
- * Open skeleton SK (obp_sys_bpf, or obp_sysm_bpf: the same source with
- * the mount filter, whose skeleton has the same maps and variables), set
- * its options, let AUTOLOAD pick the pair of call programs, load and
- * attach it, and publish it in @out and @b. *@refused: the kernel refused
- * the programs (the load failed), not another step. A macro: the two
- * skeletons are two C types.
+ * One of the layer's skeletons, each its own C type: what sys_try does
+ * with it. sys (no mount filter) and sysm (with it) are regular
+ * skeletons of the same source, with the same maps and variables; sysw
+ * is the light one (`bpftool gen skeleton -L`).
  */
-#define SYS_TRY(SK, AUTOLOAD)                                                              \
-	static int SK##_try(struct obp *b, unsigned want, struct obp_object *out, bool cast, \
-			    bool *refused)                                                 \
-	{                                                                                  \
-		const struct obp_opts *o = &b->opts;                                       \
-		struct SK *s = SK##__open();                                               \
-		unsigned nslots = o->sys_slots ? o->sys_slots : OBP_SYS_SLOTS;             \
-		int err;                                                                   \
-                                                                                           \
-		*refused = false;                                                          \
-		if (!s)                                                                    \
-			return -errno;                                                     \
-		(void)cast;                                                                \
-		AUTOLOAD;                                                                  \
-		SYS_SET(s, o, want, nslots);                                               \
-		err = bpf_map__set_max_entries(s->maps.slot_hists, nslots);                \
-		if (err)                                                                   \
-			goto fail;                                                         \
-		err = SK##__load(s);                                                       \
-		*refused = err != 0;                                                       \
-		err = err ? err : call_flags_fill(bpf_map__fd(s->maps.call_flags));        \
-		err = err ? err : SK##__attach(s);                                         \
-		err = err ? err : sys_publish(b, out, &(struct obp_object){                \
-			.skel = s,                                                         \
-			.hists_fd = bpf_map__fd(s->maps.hists),                            \
-			.stats_fd = bpf_map__fd(s->maps.stats),                            \
-			.slot_of_fd = bpf_map__fd(s->maps.slot_of),                        \
-			.slot_hists_fd = bpf_map__fd(s->maps.slot_hists),                  \
-			.nslots = nslots,                                                  \
-			.slots_used = &s->bss->slots_used,                                 \
-			.enabled = &s->data->obp_enabled,                                  \
-		}, bpf_map__fd(s->maps.traced), &s->bss->daemon_tgid);                     \
-		if (!err)                                                                  \
-			return 0;                                                          \
-	fail:                                                                              \
-		SK##__destroy(s);                                                          \
-		return err;                                                                \
+struct obp_sys_skel {
+	/* Open, with @o's options for layers @want and @nslots slots set and
+	 * the call programs chosen (@cast: the mount filter's reads through
+	 * bpf_rdonly_cast, Linux 6.2+, else by probe reads). 0 or -errno,
+	 * with nothing left open. */
+	int (*open)(void **s, const struct obp_opts *o, unsigned want, unsigned nslots, bool cast);
+	int (*load)(void *s);
+	void (*parts)(void *s, struct sys_parts *p);  /* once loaded */
+	int (*attach)(void *s);
+	void (*destroy)(void *s);
+	/*
+	 * A light skeleton: its loader program runs in the kernel and does
+	 * the CO-RE relocations and the tracepoint look-ups there, against
+	 * the kernel's own BTF, so this process never reads and indexes it
+	 * -- libbpf 1.1 reads all 5.5 MB of it and indexes its 126,611
+	 * types for each object it loads: about 9 ms of osprof-trace's
+	 * start. It loads every program of its object, hence an object
+	 * without the daemon's pair (lower off), and cannot resize a map:
+	 * slot_hists keeps its OBP_SYS_SLOTS entries and nslots says how
+	 * many are used, so more goes to a regular skeleton. Its loader
+	 * gives no reason: any failure but a lack of privilege (-EPERM) is
+	 * worth the next try, and its words.
+	 */
+	bool light;
+};
+
+/* The regular skeletons' parts and steps: the same names in two C types. */
+#define SYS_REGULAR(SK)                                                        \
+	static int SK##_load(void *s)                                          \
+	{                                                                      \
+		return SK##__load(s);                                          \
+	}                                                                      \
+	static int SK##_attach(void *s)                                        \
+	{                                                                      \
+		return SK##__attach(s);                                        \
+	}                                                                      \
+	static void SK##_destroy(void *s)                                      \
+	{                                                                      \
+		SK##__destroy(s);                                              \
+	}                                                                      \
+	static void SK##_parts(void *skel, struct sys_parts *p)                \
+	{                                                                      \
+		struct SK *s = skel;                                           \
+                                                                               \
+		*p = (struct sys_parts){                                       \
+			.hists_fd = bpf_map__fd(s->maps.hists),                \
+			.stats_fd = bpf_map__fd(s->maps.stats),                \
+			.slot_of_fd = bpf_map__fd(s->maps.slot_of),            \
+			.slot_hists_fd = bpf_map__fd(s->maps.slot_hists),      \
+			.call_flags_fd = bpf_map__fd(s->maps.call_flags),      \
+			.traced_fd = bpf_map__fd(s->maps.traced),              \
+			.slots_used = &s->bss->slots_used,                     \
+			.enabled = &s->data->obp_enabled,                      \
+			.daemon_tgid = &s->bss->daemon_tgid,                   \
+		};                                                             \
 	}
+
+SYS_REGULAR(obp_sys_bpf)
+SYS_REGULAR(obp_sysm_bpf)
 
 /* Without the mount filter: the pair that leaves the daemon's calls out
  * when lower is off (no /dev/fuse check to load). */
-SYS_TRY(obp_sys_bpf, {
+static int obp_sys_bpf_open(void **skel, const struct obp_opts *o, unsigned want,
+			    unsigned nslots, bool cast)
+{
+	struct obp_sys_bpf *s = obp_sys_bpf__open();
 	bool low = want & OBP_LAYER_BIT(OBP_L_LOWER);
+	int err;
 
+	(void)cast;
+	if (!s)
+		return -errno;
 	bpf_program__set_autoload(s->progs.obp_sys_enter, !low);
 	bpf_program__set_autoload(s->progs.obp_sys_exit, !low);
 	bpf_program__set_autoload(s->progs.obp_sys_enter_l, low);
 	bpf_program__set_autoload(s->progs.obp_sys_exit_l, low);
-})
+	SYS_SET(s, o, want, nslots);
+	err = bpf_map__set_max_entries(s->maps.slot_hists, nslots);
+	if (err) {
+		obp_sys_bpf__destroy(s);
+		return err;
+	}
+	*skel = s;
+	return 0;
+}
 
-/* With it: reads through bpf_rdonly_cast when @cast (Linux 6.2+), else
- * by probe reads. */
-SYS_TRY(obp_sysm_bpf, {
+/* With it: reads through bpf_rdonly_cast when @cast, else by probe
+ * reads. */
+static int obp_sysm_bpf_open(void **skel, const struct obp_opts *o, unsigned want,
+			     unsigned nslots, bool cast)
+{
+	struct obp_sysm_bpf *s = obp_sysm_bpf__open();
+	int err;
+
+	if (!s)
+		return -errno;
 	bpf_program__set_autoload(s->progs.obp_sys_enter_mnt, cast);
 	bpf_program__set_autoload(s->progs.obp_sys_exit_mnt, cast);
 	bpf_program__set_autoload(s->progs.obp_sys_enter_pr, !cast);
 	bpf_program__set_autoload(s->progs.obp_sys_exit_pr, !cast);
-})
+	SYS_SET(s, o, want, nslots);
+	err = bpf_map__set_max_entries(s->maps.slot_hists, nslots);
+	if (err) {
+		obp_sysm_bpf__destroy(s);
+		return err;
+	}
+	*skel = s;
+	return 0;
+}
+
+/* The workload's calls alone (no mount filter, lower off: osprof-trace). */
+static int obp_sysw_bpf_open(void **skel, const struct obp_opts *o, unsigned want,
+			     unsigned nslots, bool cast)
+{
+	struct obp_sysw_bpf *s = obp_sysw_bpf__open();
+
+	(void)cast;
+	if (!s)
+		return -ENOMEM;
+	SYS_SET(s, o, want, nslots);
+	*skel = s;
+	return 0;
+}
+
+static int obp_sysw_bpf_load(void *s)
+{
+	return obp_sysw_bpf__load(s);
+}
 
 /* A light skeleton's attach: a link's descriptor or -1 and errno. */
 static int light_attached(int fd)
@@ -202,82 +278,153 @@ static int light_attached(int fd)
 	return fd < 0 ? -errno : 0;
 }
 
-/*
- * The workload's calls alone (no mount filter, lower off: osprof-trace),
- * first by the light skeleton of object sysw (`bpftool gen skeleton -L`):
- * its loader program runs in the kernel and does the CO-RE relocations
- * and the tracepoint look-ups there, against the kernel's own BTF, so
- * this process never reads and indexes it -- libbpf 1.1 reads all 5.5 MB
- * of it and indexes its 126,611 types for each object it loads:
- * about 9 ms of osprof-trace's start. A light skeleton loads every program
- * of its object, hence an object without the daemon's pair, and cannot
- * resize a map: slot_hists keeps its OBP_SYS_SLOTS entries and nslots
- * says how many are used, so more goes to the regular skeleton.
- * *@refused as for SYS_TRY.
- */
-static int obp_sysw_bpf_try(struct obp *b, unsigned want, struct obp_object *out, bool *refused)
+static int obp_sysw_bpf_attach(void *skel)
 {
-	const struct obp_opts *o = &b->opts;
-	unsigned nslots = o->sys_slots ? o->sys_slots : OBP_SYS_SLOTS;
-	struct obp_sysw_bpf *s = obp_sysw_bpf__open();
-	int err;
+	struct obp_sysw_bpf *s = skel;
+	int err = light_attached(obp_sysw_bpf__obp_sys_enter__attach(s));
 
-	*refused = false;
-	if (!s)
-		return -ENOMEM;
-	SYS_SET(s, o, want, nslots);
-	err = obp_sysw_bpf__load(s);
-	/* its loader gives no reason: any failure but a lack of privilege
-	 * is worth the regular skeleton's try, and its words */
-	*refused = err != 0 && err != -EPERM;
-	err = err ? err : call_flags_fill(s->maps.call_flags.map_fd);
-	err = err ? err : light_attached(obp_sysw_bpf__obp_sys_enter__attach(s));
 	err = err ? err : light_attached(obp_sysw_bpf__obp_sys_exit__attach(s));
 	err = err ? err : light_attached(obp_sysw_bpf__obp_sys_fork__attach(s));
-	err = err ? err : light_attached(obp_sysw_bpf__obp_sys_exit_task__attach(s));
-	err = err ? err : sys_publish(b, out, &(struct obp_object){
-		.skel = s,
+	return err ? err : light_attached(obp_sysw_bpf__obp_sys_exit_task__attach(s));
+}
+
+static void obp_sysw_bpf_destroy(void *s)
+{
+	obp_sysw_bpf__destroy(s);
+}
+
+static void obp_sysw_bpf_parts(void *skel, struct sys_parts *p)
+{
+	struct obp_sysw_bpf *s = skel;
+
+	*p = (struct sys_parts){
 		.hists_fd = s->maps.hists.map_fd,
 		.stats_fd = s->maps.stats.map_fd,
 		.slot_of_fd = s->maps.slot_of.map_fd,
 		.slot_hists_fd = s->maps.slot_hists.map_fd,
-		.nslots = nslots,
+		.call_flags_fd = s->maps.call_flags.map_fd,
+		.traced_fd = s->maps.traced.map_fd,
 		.slots_used = &s->bss->slots_used,
 		.enabled = &s->data->obp_enabled,
-	}, s->maps.traced.map_fd, &s->bss->daemon_tgid);
+		.daemon_tgid = &s->bss->daemon_tgid,
+	};
+}
+
+static const struct obp_sys_skel sys_skel = {
+	obp_sys_bpf_open, obp_sys_bpf_load, obp_sys_bpf_parts, obp_sys_bpf_attach,
+	obp_sys_bpf_destroy, false,
+};
+static const struct obp_sys_skel sysm_skel = {
+	obp_sysm_bpf_open, obp_sysm_bpf_load, obp_sysm_bpf_parts, obp_sysm_bpf_attach,
+	obp_sysm_bpf_destroy, false,
+};
+static const struct obp_sys_skel sysw_skel = {
+	obp_sysw_bpf_open, obp_sysw_bpf_load, obp_sysw_bpf_parts, obp_sysw_bpf_attach,
+	obp_sysw_bpf_destroy, true,
+};
+
+/*
+ * The ways to load the layer, in the order they are tried: a load with
+ * the mount filter walks the rows that have it, one without the others.
+ * A row is skipped when it cannot serve (a light skeleton with lower on
+ * or more slots than OBP_SYS_SLOTS; reads through bpf_rdonly_cast with
+ * opts.probe_reads); the next row is tried only after the kernel refused
+ * this one's programs (no privilege, no memory would fail the same way
+ * twice). When every row fails, the error returned is the last row's,
+ * or the first error of a row marked first_error.
+ *  - Without the filter, the light skeleton first; a kernel that refuses
+ *    its loader (no CO-RE in the kernel: before 5.17) gets the regular
+ *    skeleton, whose error is returned (libbpf keeps the verifier's words).
+ *  - With it, reads through bpf_rdonly_cast first; a kernel without it
+ *    (6.1) refuses those programs, and the second row loads the same
+ *    checks by probe reads, slower but the same.
+ */
+static const struct sys_try {
+	const struct obp_sys_skel *skel;
+	bool mount_filter;   /* the row of a load with the mount filter */
+	bool cast;           /* the mount filter's reads through bpf_rdonly_cast */
+	bool first_error;    /* its error is returned when the next rows fail too */
+} sys_tries[] = {
+	{ &sysw_skel, false, false, false },
+	{ &sys_skel, false, false, false },
+	{ &sysm_skel, true, true, true },
+	{ &sysm_skel, true, false, false },
+};
+
+/* Whether row @t can serve this load of layers @want. */
+static bool sys_try_fits(const struct obp *b, const struct sys_try *t, unsigned want)
+{
+	if (t->mount_filter != b->opts.mount_filter)
+		return false;
+	if (t->skel->light && ((want & OBP_LAYER_BIT(OBP_L_LOWER)) || b->opts.sys_slots > OBP_SYS_SLOTS))
+		return false;
+	return !(t->cast && b->opts.probe_reads);
+}
+
+/*
+ * Open row @t's skeleton, load and attach it, and publish it in @out and
+ * @b. *@refused: the kernel refused the programs (the load failed), not
+ * another step.
+ */
+static int sys_try(struct obp *b, const struct sys_try *t, unsigned want, struct obp_object *out,
+		   bool *refused)
+{
+	const struct obp_opts *o = &b->opts;
+	unsigned nslots = o->sys_slots ? o->sys_slots : OBP_SYS_SLOTS;
+	struct sys_parts p = { 0 };
+	void *s = NULL;
+	int err;
+
+	*refused = false;
+	err = t->skel->open(&s, o, want, nslots, t->cast);
 	if (err)
-		obp_sysw_bpf__destroy(s);
+		return err;
+	err = t->skel->load(s);
+	*refused = err != 0 && !(t->skel->light && err == -EPERM);
+	if (!err)
+		t->skel->parts(s, &p);
+	err = err ? err : call_flags_fill(p.call_flags_fd);
+	err = err ? err : t->skel->attach(s);
+	err = err ? err : sys_publish(b, out, &(struct obp_object){
+		.skel = s,
+		.hists_fd = p.hists_fd,
+		.stats_fd = p.stats_fd,
+		.slot_of_fd = p.slot_of_fd,
+		.slot_hists_fd = p.slot_hists_fd,
+		.nslots = nslots,
+		.slots_used = p.slots_used,
+		.enabled = p.enabled,
+	}, p.traced_fd, p.daemon_tgid);
+	if (err)
+		t->skel->destroy(s);
+	else
+		b->sys_skel = t->skel;
 	return err;
 }
 
-/* A kernel without bpf_rdonly_cast (6.1) refuses the mount filter's
- * first programs: the second try loads the same checks by probe reads,
- * slower but the same; when both fail, the first error is returned. A
- * kernel that refuses the light skeleton's loader (no CO-RE in the
- * kernel: before 5.17) gets the regular skeleton, whose error is the one
- * returned (libbpf keeps the verifier's words). Only a refusal is tried
- * again: no privilege, no memory would fail the same way twice. */
 static int sys_open(struct obp *b, unsigned want, struct obp_object *out)
 {
-	bool refused;
-	int err;
+	int err = -EINVAL, kept = 0;
+	bool refused = true;
 
-	b->sys_light = false;
-	if (!b->opts.mount_filter) {
-		if (!(want & OBP_LAYER_BIT(OBP_L_LOWER)) && b->opts.sys_slots <= OBP_SYS_SLOTS) {
-			err = obp_sysw_bpf_try(b, want, out, &refused);
-			b->sys_light = !err;
-			if (!err || !refused)
-				return err;
-		}
-		return obp_sys_bpf_try(b, want, out, false, &refused);
+	b->sys_skel = NULL;
+	for (size_t i = 0; i < sizeof(sys_tries) / sizeof(sys_tries[0]) && refused; i++) {
+		const struct sys_try *t = &sys_tries[i];
+
+		if (!sys_try_fits(b, t, want))
+			continue;
+		err = sys_try(b, t, want, out, &refused);
+		if (!err)
+			return 0;
+		if (t->first_error && !kept)
+			kept = err;
 	}
-	if (b->opts.probe_reads)
-		return obp_sysm_bpf_try(b, want, out, false, &refused);
-	err = obp_sysm_bpf_try(b, want, out, true, &refused);
-	if (!err || !refused)
-		return err;
-	return obp_sysm_bpf_try(b, want, out, false, &refused) ? err : 0;
+	return kept ? kept : err;
+}
+
+bool obp_sys_light(const struct obp *b)
+{
+	return b->sys_skel && b->sys_skel->light;
 }
 
 static void sys_close(struct obp *b, void *skel)
@@ -286,13 +433,9 @@ static void sys_close(struct obp *b, void *skel)
 		munmap(b->pid_bits, OBP_PID_WORDS * sizeof(uint64_t));
 	b->pid_bits = NULL;
 	b->sys_daemon = NULL;
-	if (b->sys_light)
-		obp_sysw_bpf__destroy(skel);
-	else if (b->opts.mount_filter)
-		obp_sysm_bpf__destroy(skel);
-	else
-		obp_sys_bpf__destroy(skel);
-	b->sys_light = false;
+	if (b->sys_skel)
+		b->sys_skel->destroy(skel);
+	b->sys_skel = NULL;
 }
 
 const struct obp_loader obp_sys_loader = {

@@ -97,7 +97,7 @@ static void syscall_counts(unsigned slots, bool load_heap, bool light)
 
 	cr_assert_eq(obp_open(&o, &b, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(obp_layers(b), OBP_LAYER_BIT(OBP_L_SYSCALL), "%s", obp_why(b, OBP_L_SYSCALL));
-	cr_assert_eq(b->sys_light, light && light_loads_here());
+	cr_assert_eq(obp_sys_light(b), light && light_loads_here());
 	fd = open("/proc/self/exe", O_RDONLY);
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(obp_pid_add(b, getpid()), 0);
@@ -166,7 +166,7 @@ static void children_followed(unsigned slots)
 
 	cr_assert_eq(obp_open(&o, &b, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(obp_layers(b), OBP_LAYER_BIT(OBP_L_SYSCALL), "%s", obp_why(b, OBP_L_SYSCALL));
-	cr_assert_eq(b->sys_light, !slots && light_loads_here());
+	cr_assert_eq(obp_sys_light(b), !slots && light_loads_here());
 	cr_assert_eq(obp_pid_add(b, getpid()), 0);
 	kid = fork();
 	cr_assert_geq(kid, 0);
