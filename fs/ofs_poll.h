@@ -33,8 +33,8 @@ static inline uint64_t ofs_poll_adapt(uint64_t win, uint64_t gap_ns, uint64_t ma
 	return win * 2 < max_ns ? win * 2 : max_ns;
 }
 
-/* A poller that may polls at its normal priority for this long, then at
- * idle priority (ofs_poll.c says why). */
+/* A poller polls at its normal priority for this long, then, when it may
+ * (may_idle), at idle priority (ofs_poll.c says why). */
 #define OFS_POLL_IDLE_AFTER_NS 30000u
 
 /*
