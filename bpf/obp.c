@@ -192,17 +192,15 @@ void *obp_object(const struct obp *b, const struct obp_loader *ld)
 }
 
 /*
- * libbpf 1.1 parses the kernel's BTF once per object it loads (5.5 MB
- * and 126,611 types on Linux 6.18): read 4 KiB at a time into a fresh
- * buffer, copied into another, both freed once the object is loaded.
- * Blocks that big malloc maps afresh each time: some 2,800 page faults
- * per object, then two 5.5 MB unmaps. With opts.load_heap malloc serves
- * them from its heap instead, whose top we first give to transparent
- * huge pages (a hint: nothing where the system has them off) and keep
- * while the objects load, so a later object reuses memory already there:
- * osprof-trace -- true (one regular object; syscall's is now light,
- * obp_sys.c) started 10-14 ms sooner on a 2-CPU VM.
- * Afterwards the heap is trimmed; malloc's thresholds stay fixed at their
+ * libbpf 1.1 parses the kernel's BTF once per object it loads (megabytes
+ * of it): read 4 KiB at a time into a fresh buffer, copied into another,
+ * both freed once the object is loaded. Blocks that big malloc maps
+ * afresh each time, page by page, and unmaps after. With opts.load_heap
+ * malloc serves them from its heap instead, whose top we first give to
+ * transparent huge pages (a hint: nothing where the system has them off)
+ * and keep while the objects load, so a later object reuses memory
+ * already there (what that saves at start:
+ * docs/layers.md#what-a-call-costs). Afterwards the heap is trimmed; malloc's thresholds stay fixed at their
  * defaults (it has no way back to its adaptive ones), which a daemon may
  * not want.
  */

@@ -15,8 +15,8 @@
  * cannot compile __builtin_clzll for BPF), without a branch: each step
  * tests whether the upper half is nonzero as a carry, (hi + mask) >>
  * width, since hi <= mask. Six branches were 2^6 paths for the verifier
- * to walk in every program that records (2,278 instructions processed
- * for sys_exit's 226, each load of osprof-trace).
+ * to walk in every program that records, at each load (what that cost
+ * sys_exit: docs/layers.md#what-a-call-costs).
  */
 /* One halving step of width @w: 1 when v's bits above @w are not all
  * zero (as a carry), then that many bits counted and shifted out. */

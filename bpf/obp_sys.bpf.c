@@ -23,9 +23,9 @@
  * skip_ino_hi - 1 on the mount are not the mount's either (osprof-fs's
  * control directory: reading it is no call of the workload's).
  *
- * Three objects of this source. libbpf 1.1 scans the kernel's 126,611
- * types once for each kernel type an object's loaded code names (1.5 ms
- * each): the object without the filter (sys) names task_struct alone,
+ * Three objects of this source. libbpf 1.1 scans all the kernel's types
+ * once for each kernel type an object's loaded code names (what a scan
+ * costs: docs/layers.md#what-a-call-costs): the object without the filter (sys) names task_struct alone,
  * unless the daemon's calls are wanted (the _l pair). And sysw
  * (OBP_SYS_WORKLOAD), without the _l pair, is loaded through a light
  * skeleton, whose loader program does all that in the kernel (obp_sys.c).
@@ -166,8 +166,8 @@ static __always_inline bool skip_ino(__u64 ino)
  * bpf_rdonly_cast (Linux 6.2+) into a move and each load through it into
  * one load that reads 0 should the address fault -- what
  * bpf_probe_read_kernel guarantees, without a helper call per field
- * (the walk below was four of them: 90 ns of a traced read's 270 ns in
- * fio). Weak: on an older kernel the object still loads, with the
+ * (the walk below was four of them: docs/overhead.md#near-native says
+ * what they cost a traced read). Weak: on an older kernel the object still loads, with the
  * programs that read by probe reads instead (the loader tries these
  * first, those on failure).
  */
@@ -216,7 +216,7 @@ __noinline bool obp_fd_on_mount(__u64 fd)
 	 * indexes, so the slot is read as the field fd of a struct fdtable
 	 * placed around it, a pointer of the same size (fdtable, already
 	 * relocated: each other type would cost libbpf one more scan of
-	 * the kernel's 126,611 types at load, some 1.5 ms). */
+	 * the kernel's types at load). */
 	f = (struct file *)OBP_KPTR(struct fdtable, (char *)&fdt->fd[(__u32)fd] -
 						    bpf_core_field_offset(struct fdtable, fd))->fd;
 	if (!f)
@@ -275,7 +275,7 @@ static __always_inline bool fd_on_mount(__u64 fd, bool cast)
 /* The object without the mount filter: its programs never ask, and it
  * has none of the functions above (libbpf resolves every global
  * function's relocations at load, whichever program calls it: in this
- * object, six kernel types to look for, 1.5 ms each). */
+ * object, six kernel types to look for, a scan each). */
 static __always_inline bool fd_on_mount(__u64 fd, bool cast)
 {
 	return false;
@@ -496,8 +496,8 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, unsigned v)
 /*
  * sysw's programs are raw tracepoints, attached by name: neither its
  * loader nor the kernel then searches the kernel's BTF for the
- * tracepoint's type (two linear searches of its 126,611 types a program:
- * about 1.3 ms of osprof-trace's start). Their arguments are plain
+ * tracepoint's type (two linear searches of all its types a program:
+ * docs/layers.md#what-a-call-costs). Their arguments are plain
  * words: these programs read through them only by probe reads.
  */
 #ifdef OBP_SYS_WORKLOAD

@@ -75,8 +75,8 @@ static const struct {
 
 #define NCALLS (sizeof(call_table) / sizeof(call_table[0]))
 
-/* In one batch (Linux 5.6; we need 5.12): a system call per entry was
- * 69 of them, 61 us of every start (the batch: 11). */
+/* In one batch (Linux 5.6; we need 5.12), not a system call per entry:
+ * every start fills it (docs/layers.md#what-a-call-costs). */
 static int call_flags_fill(int fd)
 {
 	__u32 keys[NCALLS], vals[NCALLS], n = 0;
@@ -157,14 +157,13 @@ struct obp_sys_skel {
 	 * A light skeleton: its loader program runs in the kernel and does
 	 * the CO-RE relocations and the tracepoint look-ups there, against
 	 * the kernel's own BTF, so this process never reads and indexes it
-	 * -- libbpf 1.1 reads all 5.5 MB of it and indexes its 126,611
-	 * types for each object it loads: about 9 ms of osprof-trace's
-	 * start. It loads every program of its object, hence an object
-	 * without the daemon's pair (lower off), and cannot resize a map:
-	 * slot_hists keeps its OBP_SYS_SLOTS entries and nslots says how
-	 * many are used, so more goes to a regular skeleton. Its loader
-	 * gives no reason: any failure but a lack of privilege (-EPERM) is
-	 * worth the next try, and its words.
+	 * (what that saves at start: docs/layers.md#what-a-call-costs). It
+	 * loads every program of its object, hence an object without the
+	 * daemon's pair (lower off), and cannot resize a map: slot_hists
+	 * keeps its OBP_SYS_SLOTS entries and nslots says how many are used,
+	 * so more goes to a regular skeleton. Its loader gives no reason:
+	 * any failure but a lack of privilege (-EPERM) is worth the next
+	 * try, and its words.
 	 */
 	bool light;
 };

@@ -236,10 +236,8 @@ static void setup_caching(struct ofs *fs)
 	 * kernel would serve a second listing from its cache (invalidated on
 	 * a new mtime), but with no attributes: once the 1 s entry timeout
 	 * passes, each entry costs a LOOKUP where readdirplus brought them
-	 * all. Measured on a warm grep -r of /usr/include (8,739 files), runs
-	 * 1.2 s apart: 857 readdirplus and 528 lookups without the cache,
-	 * 2-16 readdirplus and 9,435-9,504 lookups with it, as much handler
-	 * time and 8,600 more round trips.
+	 * all: as much handler time, for many more round trips
+	 * (docs/caching.md#caching).
 	 */
 	fs->cache_readdir = fs->opts.cache == OFS_CACHE_ALWAYS;
 }
@@ -279,10 +277,9 @@ static int serve(struct ofs *fs)
 	}
 	/*
 	 * libfuse's pool with its own defaults (10 idle threads at most, one
-	 * /dev/fuse descriptor): measured side by side on a warm grep -r of
-	 * /usr/include under cache=never on 2 CPUs, max_idle_threads=2 took
-	 * 1.26x as long, clone_fd 1.13x, both 1.15x, max_threads=4 1.07x,
-	 * all at the same daemon CPU (1.41-1.49 s a run).
+	 * /dev/fuse descriptor): fewer idle threads, a descriptor per thread
+	 * or fewer threads took longer at the same daemon CPU
+	 * (docs/overhead.md#threading).
 	 */
 	cfg = fuse_loop_cfg_create();
 	if (!cfg)

@@ -7,15 +7,14 @@
 #include "ofs_cap.h"
 #include "ofs_poll.h"
 
-/* A request served in longer than this blocked (page-cache hits, lookups
- * and opens take 2-20 us; an O_DIRECT read here 100 us): its caller is
- * slow to come back, and others are likely blocked too. */
+/* A request served in longer than this blocked (it went to the disk, not
+ * the caches: docs/overhead.md#threading has the times of each): its
+ * caller is slow to come back, and others are likely blocked too. */
 #define POLL_BLOCKED_NS 50000u
 /*
  * Why OFS_POLL_IDLE_AFTER_NS at the normal priority first: most gaps are
- * shorter, and the two sched_setscheduler calls per request cost more
- * than they save (a warm grep under always took 0.77x the time and 0.70x
- * the daemon CPU without them).
+ * shorter, and the two sched_setscheduler calls per request would cost
+ * more than they save (docs/overhead.md#threading).
  */
 
 bool ofs_poll_may_idle_with(bool cap_sys_nice, uint64_t nice_lim)

@@ -205,10 +205,8 @@ static bool spawn_locked(struct tr_queue *q)
 	 * Requests of this queue come from callers on this CPU, but its
 	 * threads are not kept there: one that polls there would take the
 	 * CPU from the caller it waits for, and one that sleeps there is
-	 * woken on the caller's CPU for every request. On this 2-CPU VM a
-	 * warm find under always took 73 ms with the threads kept on their
-	 * CPU, 56 ms with them free (neither polling), as long as
-	 * /dev/fuse's polling workers; a warm grep 663 and 618 ms.
+	 * woken on the caller's CPU for every request (what that cost:
+	 * docs/overhead.md#threading).
 	 */
 	idle_change(q, true);
 	ok = pthread_create(&t->th, NULL, q_thread, t) == 0;
