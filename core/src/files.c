@@ -16,13 +16,21 @@
 #include <unistd.h>
 
 #include "osprof/format.h"
+#include "osprof/layers.h"
 
-const char *const osp_layer_files[OSP_LAYER_FILES] = {
-	"stats.json", "fs.json", "fuse.json", "syscall.json",
-	"lower.json", "block.json", "irq.json",
-};
+/* In the order they are read (and so shown): one per layer, and
+ * stats.json (tests/facts checks that each is the right layer's). */
+#define LAYER_FILES                                                              \
+	"stats.json", OSP_LAYER_FS ".json", OSP_LAYER_FUSE ".json", OSP_LAYER_SYSCALL ".json", \
+	OSP_LAYER_LOWER ".json", OSP_LAYER_BLOCK ".json", OSP_LAYER_IRQ ".json"
+const char *const osp_layer_files[OSP_LAYER_FILES] = { LAYER_FILES };
+_Static_assert(sizeof((const char *[]){ LAYER_FILES }) / sizeof(const char *) == OSP_LAYER_FILES,
+	       "a file for every layer");
+#undef LAYER_FILES
 
-const char *const osp_kmod_layers[OSP_KMOD_LAYERS] = { "lower", "block", "irq" };
+#define KMOD_LAYER(ID, name, ebpf, kmod) OSP_IF(kmod, name,)
+const char *const osp_kmod_layers[OSP_KMOD_LAYERS] = { OSP_LAYERS(KMOD_LAYER) };
+#undef KMOD_LAYER
 
 char *osp_file_beside(const char *file, const char *name)
 {

@@ -13,21 +13,22 @@
 #include <string.h>
 
 #include "config.h"
+#include "osprof/layers.h"
 #include "osprof/metrics.h"
 
 static const struct {
 	const char *layer;
 	struct osp_om_le le;
 } le_sets[] = {
-	{ "block", { 10, 36 } }, /* 1.024 us .. 68.7 s: a device is no faster */
-	{ "irq", { 6, 30 } },    /* 64 ns .. 1.07 s: handlers are short */
+	{ OSP_LAYER_BLOCK, { 10, 36 } }, /* 1.024 us .. 68.7 s: a device is no faster */
+	{ OSP_LAYER_IRQ, { 6, 30 } },    /* 64 ns .. 1.07 s: handlers are short */
 };
 /* fs, fuse, syscall, lower and any other layer: 256 ns .. 68.7 s. */
 static const struct osp_om_le le_default = { 8, 36 };
 
 bool osp_om_machine_wide(const char *layer)
 {
-	return strcmp(layer, "block") == 0 || strcmp(layer, "irq") == 0;
+	return strcmp(layer, OSP_LAYER_BLOCK) == 0 || strcmp(layer, OSP_LAYER_IRQ) == 0;
 }
 
 struct osp_om_le osp_om_le_of(const char *layer)
@@ -187,11 +188,11 @@ static int op_labels(struct owned *o, struct osp_om_series *s, const char *name)
 	const char *layer = s->src->p->layer, *op;
 	size_t dev;
 
-	if (strcmp(layer, "irq") == 0) {
+	if (strcmp(layer, OSP_LAYER_IRQ) == 0) {
 		add(s, "irq", name);
 		return 0;
 	}
-	if (strcmp(layer, "block") == 0 && (dev = osp_block_split(name, &op)) > 0) {
+	if (strcmp(layer, OSP_LAYER_BLOCK) == 0 && (dev = osp_block_split(name, &op)) > 0) {
 		const char *d = own(o, strndup(name, dev));
 
 		if (!d)

@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "osprof/escape.h"
+#include "osprof/layers.h"
 #include "osprof/profile.h"
 
 int osp_str_set(char **field, const char *val)
@@ -40,7 +41,7 @@ struct osp_profile *osp_profile_new(const char *layer, unsigned res)
 	p->version = OSP_FORMAT_VERSION;
 	p->res = res;
 	p->cycles_per_ns = 1.0;
-	if (osp_str_set(&p->layer, layer ? layer : "fs") ||
+	if (osp_str_set(&p->layer, layer ? layer : OSP_LAYER_FS) ||
 	    osp_str_set(&p->unit, "ns") ||
 	    osp_str_set(&p->clock_source, "monotonic")) {
 		osp_profile_free(p);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "osprof/kmod.h"
+#include "osprof/layers.h"
 #include "osprof/parse.h"
 
 #define KM_MAX_KEYS 64
@@ -381,9 +382,9 @@ static int km_record(const struct km_line *l, enum km_layer layer,
 struct osp_profile *osp_read_kmod(const char *layer, const char *text,
 				  size_t len, char *err, size_t errlen)
 {
-	static const char *const names[] = { [KM_LOWER] = "lower",
-					     [KM_BLOCK] = "block",
-					     [KM_IRQ] = "irq" };
+	static const char *const names[] = { [KM_LOWER] = OSP_LAYER_LOWER,
+					     [KM_BLOCK] = OSP_LAYER_BLOCK,
+					     [KM_IRQ] = OSP_LAYER_IRQ };
 	struct osp_profile *p = NULL;
 	struct km_line *l = NULL;
 	char *buf = NULL, *line, *next;

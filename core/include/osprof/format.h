@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "layers.h"
 #include "profile.h"
 
 int osp_write_stats(FILE *out, const struct osp_profile *p);
@@ -79,10 +80,11 @@ struct osp_profile *osp_read_json_file(const char *path, char *err,
  * run's directory: a mount serves layer fs as stats.json, a saved run may
  * name it fs.json; each file says its layer.
  */
-#define OSP_LAYER_FILES 7
+#define OSP_LAYER_FILES (1 + (0 OSP_LAYERS(OSP_LAYER_ONE)))
 extern const char *const osp_layer_files[OSP_LAYER_FILES];
-/* The kernel module's layers, files of /proc/osprof (osprof/kmod.h). */
-#define OSP_KMOD_LAYERS 3
+/* The kernel module's layers, files of /proc/osprof (osprof/kmod.h):
+ * OSP_LAYERS' kmod rows, in their order. */
+#define OSP_KMOD_LAYERS (0 OSP_LAYERS(OSP_LAYER_KMOD_ONE))
 extern const char *const osp_kmod_layers[OSP_KMOD_LAYERS];
 /*
  * osp_file_beside - where the companion @name of a profile written to
