@@ -29,48 +29,18 @@
 #include <unistd.h>
 
 #include "osprof/clock.h"
+#include "osprof/fuse_ops.h"
 #include "osprof/set.h"
 #include "ofs_opts.h"
 
-/* Every profiled FUSE operation; names in ofs_op_names (ofs_prof.c). */
+/* Every profiled FUSE operation, in osprof/fuse_ops.h's order: its OP
+ * rows; names in ofs_op_names (ofs_prof.c). */
+#define OFS_OP_ENUM(ID, name, opcode, pt) OFS_OP_##ID,
 enum ofs_op {
-	OFS_OP_LOOKUP,
-	OFS_OP_FORGET,
-	OFS_OP_BATCH_FORGET,
-	OFS_OP_GETATTR,
-	OFS_OP_SETATTR,
-	OFS_OP_READLINK,
-	OFS_OP_MKNOD,
-	OFS_OP_MKDIR,
-	OFS_OP_UNLINK,
-	OFS_OP_RMDIR,
-	OFS_OP_SYMLINK,
-	OFS_OP_RENAME,
-	OFS_OP_LINK,
-	OFS_OP_OPEN,
-	OFS_OP_READ,
-	OFS_OP_WRITE,
-	OFS_OP_FLUSH,
-	OFS_OP_RELEASE,
-	OFS_OP_FSYNC,
-	OFS_OP_OPENDIR,
-	OFS_OP_READDIR,
-	OFS_OP_READDIRPLUS,
-	OFS_OP_RELEASEDIR,
-	OFS_OP_FSYNCDIR,
-	OFS_OP_STATFS,
-	OFS_OP_SETXATTR,
-	OFS_OP_GETXATTR,
-	OFS_OP_LISTXATTR,
-	OFS_OP_REMOVEXATTR,
-	OFS_OP_ACCESS,
-	OFS_OP_CREATE,
-	OFS_OP_FLOCK,
-	OFS_OP_FALLOCATE,
-	OFS_OP_COPY_FILE_RANGE,
-	OFS_OP_LSEEK,
+	OSP_FUSE_OPS(OFS_OP_ENUM, OSP_SKIP, OSP_SKIP)
 	OFS_OP__COUNT
 };
+#undef OFS_OP_ENUM
 
 extern const char *const ofs_op_names[OFS_OP__COUNT];
 

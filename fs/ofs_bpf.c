@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "osprof/format.h"
+#include "osprof/layers.h"
 #include "osprof/set.h"
 #include "obp.h"
 #include "ofs.h"
@@ -270,8 +271,8 @@ void ofs_bpf_describe(struct ofs *fs, FILE *out)
 	if (fs->vt)
 		fprintf(out, "vt_errors %" PRIu64 "\n", ofs_bpf_vt_errors());
 
-	fprintf(out, "lower_source %s\n", ofs_layer_source_names[ofs_layer_source(fs, "lower")]);
-	if (ofs_bpf_present(fs, "syscall"))
+	fprintf(out, "lower_source %s\n", ofs_layer_source_names[ofs_layer_source(fs, OSP_LAYER_LOWER)]);
+	if (ofs_bpf_present(fs, OSP_LAYER_SYSCALL))
 		fprintf(out, "syscall_calls %s\n", syscall_calls(fs));
 	fputs("ebpf_layers ", out);
 	for (unsigned l = 0; l < OBP_L__COUNT; l++)

@@ -344,7 +344,7 @@ static int row_cmp(const void *a, const void *b)
 /* A profile of @set for the files, naming its value in its source. */
 static int row_profile(struct ofs *fs, struct osp_set *set, const char *value, struct row *w)
 {
-	w->p = ofs_set_profile(fs, set, "fs");
+	w->p = ofs_set_profile(fs, set, OSP_LAYER_FS);
 	if (!w->p)
 		return -ENOMEM;
 	ofs_profile_drop_empty(w->p);

@@ -141,16 +141,16 @@ static const struct ctl_entry entries[] = {
 	[CF_METRICS] = { "metrics", 0444, gen_profile, "metrics", NULL },
 	[CF_TIMELINE] = { "timeline", 0444, gen_profile, "timeline", NULL },
 	[CF_CTL] = { "ctl", 0644, gen_ctl, NULL, NULL },
-	[CF_LOWER] = { "lower", 0444, ofs_layer_gen_text, "lower", ofs_layer_present },
-	[CF_LOWER_JSON] = { "lower.json", 0444, ofs_layer_gen_json, "lower", ofs_layer_present },
-	[CF_BLOCK] = { "block", 0444, ofs_layer_gen_text, "block", ofs_layer_present },
-	[CF_BLOCK_JSON] = { "block.json", 0444, ofs_layer_gen_json, "block", ofs_layer_present },
-	[CF_IRQ] = { "irq", 0444, ofs_layer_gen_text, "irq", ofs_layer_present },
-	[CF_IRQ_JSON] = { "irq.json", 0444, ofs_layer_gen_json, "irq", ofs_layer_present },
-	[CF_FUSE] = { "fuse", 0444, ofs_layer_gen_text, "fuse", ofs_bpf_present },
-	[CF_FUSE_JSON] = { "fuse.json", 0444, ofs_layer_gen_json, "fuse", ofs_bpf_present },
-	[CF_SYSCALL] = { "syscall", 0444, ofs_layer_gen_text, "syscall", ofs_bpf_present },
-	[CF_SYSCALL_JSON] = { "syscall.json", 0444, ofs_layer_gen_json, "syscall", ofs_bpf_present },
+	[CF_LOWER] = { OSP_LAYER_LOWER, 0444, ofs_layer_gen_text, OSP_LAYER_LOWER, ofs_layer_present },
+	[CF_LOWER_JSON] = { OSP_LAYER_LOWER ".json", 0444, ofs_layer_gen_json, OSP_LAYER_LOWER, ofs_layer_present },
+	[CF_BLOCK] = { OSP_LAYER_BLOCK, 0444, ofs_layer_gen_text, OSP_LAYER_BLOCK, ofs_layer_present },
+	[CF_BLOCK_JSON] = { OSP_LAYER_BLOCK ".json", 0444, ofs_layer_gen_json, OSP_LAYER_BLOCK, ofs_layer_present },
+	[CF_IRQ] = { OSP_LAYER_IRQ, 0444, ofs_layer_gen_text, OSP_LAYER_IRQ, ofs_layer_present },
+	[CF_IRQ_JSON] = { OSP_LAYER_IRQ ".json", 0444, ofs_layer_gen_json, OSP_LAYER_IRQ, ofs_layer_present },
+	[CF_FUSE] = { OSP_LAYER_FUSE, 0444, ofs_layer_gen_text, OSP_LAYER_FUSE, ofs_bpf_present },
+	[CF_FUSE_JSON] = { OSP_LAYER_FUSE ".json", 0444, ofs_layer_gen_json, OSP_LAYER_FUSE, ofs_bpf_present },
+	[CF_SYSCALL] = { OSP_LAYER_SYSCALL, 0444, ofs_layer_gen_text, OSP_LAYER_SYSCALL, ofs_bpf_present },
+	[CF_SYSCALL_JSON] = { OSP_LAYER_SYSCALL ".json", 0444, ofs_layer_gen_json, OSP_LAYER_SYSCALL, ofs_bpf_present },
 	[CF_SLOW] = { "slow", 0444, ofs_slow_gen, "text", NULL },
 	[CF_SLOW_JSON] = { "slow.json", 0444, ofs_slow_gen, "json", NULL },
 	[CF_TOP] = { "top", 0444, ofs_top_gen, "text", NULL },
@@ -187,7 +187,7 @@ static const struct ctl_entry *entry_of(fuse_ino_t ino)
  */
 static int passed_through_note(struct ofs *fs, FILE *out)
 {
-	bool timed = ofs_layer_present(fs, "syscall");
+	bool timed = ofs_layer_present(fs, OSP_LAYER_SYSCALL);
 
 	if (!ofs_tr_on(fs->tr, OFS_TR_PASSTHROUGH))
 		return 0;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "osprof/format.h"
+#include "osprof/layers.h"
 #include "ofs_bpf.h"
 #include "ofs_kmod.h"
 #include "ofs_layer.h"
@@ -27,7 +28,7 @@ _Static_assert(sizeof(ofs_layer_source_names) / sizeof(ofs_layer_source_names[0]
 /* True when @layer is the daemon's own lower layer (not eBPF's). */
 static bool daemon_lower(struct ofs *fs, const char *layer)
 {
-	return fs->lower && strcmp(layer, "lower") == 0 && !ofs_bpf_present(fs, layer);
+	return fs->lower && strcmp(layer, OSP_LAYER_LOWER) == 0 && !ofs_bpf_present(fs, layer);
 }
 
 enum ofs_layer_source ofs_layer_source(struct ofs *fs, const char *layer)

@@ -62,7 +62,7 @@ int ofs_lower_new(struct ofs *fs)
 
 struct osp_profile *ofs_lower_profile(struct ofs *fs)
 {
-	struct osp_profile *p = ofs_set_profile(fs, fs->lower, "lower");
+	struct osp_profile *p = ofs_set_profile(fs, fs->lower, OSP_LAYER_LOWER);
 
 	if (!p)
 		return NULL;

@@ -637,7 +637,12 @@ const char *ofs_cpu_source_name(const struct ofs *fs)
 	return o->vtimers ? "vtimer" : fs->vt ? "ebpf_vtime" : o->cpu_time ? "thread_cputime" : "none";
 }
 
-const char *const ofs_passed_through[OFS_PASSED_THROUGH_N] = { "read", "write" };
+/* osprof/fuse_ops.h's OP rows with pt 1, in its order */
+#define PASSED_THROUGH(ID, name, opcode, pt) OSP_IF(pt, name,)
+const char *const ofs_passed_through[OFS_PASSED_THROUGH_N] = {
+	OSP_FUSE_OPS(PASSED_THROUGH, OSP_SKIP, OSP_SKIP)
+};
+#undef PASSED_THROUGH
 
 int ofs_opts_describe(const struct ofs *fs, struct osp_profile *p)
 {
@@ -670,7 +675,7 @@ int ofs_opts_describe(const struct ofs *fs, struct osp_profile *p)
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
 				 i ? "," : "", ofs_passed_through[i]);
 		err |= osp_kv_set_str(l, "passed_through", list);
-		err |= osp_kv_set_str(l, "passed_through_layer", "syscall");
+		err |= osp_kv_set_str(l, "passed_through_layer", OSP_LAYER_SYSCALL);
 	}
 	if (o->by != OFS_BY_NONE) {
 		err |= osp_kv_set_str(l, "by", ofs_by_key_names[o->by]);

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "osprof/fuse_ops.h"
 #include "ofs_tr.h"
 
 struct ofs;
@@ -105,7 +106,7 @@ const char *ofs_cpu_source_name(const struct ofs *fs);
  * on the lower files itself (reads, writes; splices and mmap's page
  * faults with them), no longer timed in layer fs but in layer syscall.
  */
-#define OFS_PASSED_THROUGH_N 2
+#define OFS_PASSED_THROUGH_N OSP_FUSE_PASSTHROUGH_N
 extern const char *const ofs_passed_through[OFS_PASSED_THROUGH_N];
 /* Record the settings that shape the profile into @p->options. */
 int ofs_opts_describe(const struct ofs *fs, struct osp_profile *p);

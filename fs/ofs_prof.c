@@ -19,43 +19,11 @@
 #include "ofs_pt.h"
 #include "ofs_req.h"
 
+#define OP_NAME(ID, name, opcode, pt) [OFS_OP_##ID] = name,
 const char *const ofs_op_names[OFS_OP__COUNT] = {
-	[OFS_OP_LOOKUP] = "lookup",
-	[OFS_OP_FORGET] = "forget",
-	[OFS_OP_BATCH_FORGET] = "batch_forget",
-	[OFS_OP_GETATTR] = "getattr",
-	[OFS_OP_SETATTR] = "setattr",
-	[OFS_OP_READLINK] = "readlink",
-	[OFS_OP_MKNOD] = "mknod",
-	[OFS_OP_MKDIR] = "mkdir",
-	[OFS_OP_UNLINK] = "unlink",
-	[OFS_OP_RMDIR] = "rmdir",
-	[OFS_OP_SYMLINK] = "symlink",
-	[OFS_OP_RENAME] = "rename",
-	[OFS_OP_LINK] = "link",
-	[OFS_OP_OPEN] = "open",
-	[OFS_OP_READ] = "read",
-	[OFS_OP_WRITE] = "write",
-	[OFS_OP_FLUSH] = "flush",
-	[OFS_OP_RELEASE] = "release",
-	[OFS_OP_FSYNC] = "fsync",
-	[OFS_OP_OPENDIR] = "opendir",
-	[OFS_OP_READDIR] = "readdir",
-	[OFS_OP_READDIRPLUS] = "readdirplus",
-	[OFS_OP_RELEASEDIR] = "releasedir",
-	[OFS_OP_FSYNCDIR] = "fsyncdir",
-	[OFS_OP_STATFS] = "statfs",
-	[OFS_OP_SETXATTR] = "setxattr",
-	[OFS_OP_GETXATTR] = "getxattr",
-	[OFS_OP_LISTXATTR] = "listxattr",
-	[OFS_OP_REMOVEXATTR] = "removexattr",
-	[OFS_OP_ACCESS] = "access",
-	[OFS_OP_CREATE] = "create",
-	[OFS_OP_FLOCK] = "flock",
-	[OFS_OP_FALLOCATE] = "fallocate",
-	[OFS_OP_COPY_FILE_RANGE] = "copy_file_range",
-	[OFS_OP_LSEEK] = "lseek",
+	OSP_FUSE_OPS(OP_NAME, OSP_SKIP, OSP_SKIP)
 };
+#undef OP_NAME
 _Static_assert(sizeof(ofs_op_names) / sizeof(ofs_op_names[0]) == OFS_OP__COUNT,
 	       "a name for every operation");
 

@@ -37,7 +37,7 @@ struct osp_profile *ofs_set_profile(struct ofs *fs, struct osp_set *set, const c
 
 struct osp_profile *ofs_profile_build(struct ofs *fs)
 {
-	return ofs_set_profile(fs, fs->set, "fs");
+	return ofs_set_profile(fs, fs->set, OSP_LAYER_FS);
 }
 
 void ofs_profile_drop_empty(struct osp_profile *p)
