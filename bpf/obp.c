@@ -27,13 +27,9 @@
 
 #include "obp_impl.h"
 
-static const char *const layer_names[OBP_L__COUNT] = {
-	[OBP_L_FUSE] = "fuse",
-	[OBP_L_SYSCALL] = "syscall",
-	[OBP_L_LOWER] = "lower",
-	[OBP_L_BLOCK] = "block",
-	[OBP_L_IRQ] = "irq",
-};
+#define LAYER_NAME(ID, name, ebpf, kmod) OSP_IF(ebpf, [OBP_L_##ID] = name,)
+static const char *const layer_names[OBP_L__COUNT] = { OSP_LAYERS(LAYER_NAME) };
+#undef LAYER_NAME
 
 const char *obp_layer_name(enum obp_layer l)
 {

@@ -34,17 +34,18 @@
 #include <sys/types.h>
 #include <linux/types.h>
 
+#include "osprof/layers.h"
 #include "osprof/profile.h"
 #include "obp_abi.h"
 
+/* OBP_L_FUSE, OBP_L_SYSCALL, OBP_L_LOWER, OBP_L_BLOCK, OBP_L_IRQ:
+ * osprof/layers.h's ebpf rows, in its order. */
+#define OBP_L_ENUM(ID, name, ebpf, kmod) OSP_IF(ebpf, OBP_L_##ID,)
 enum obp_layer {
-	OBP_L_FUSE,
-	OBP_L_SYSCALL,
-	OBP_L_LOWER,
-	OBP_L_BLOCK,
-	OBP_L_IRQ,
+	OSP_LAYERS(OBP_L_ENUM)
 	OBP_L__COUNT
 };
+#undef OBP_L_ENUM
 
 #define OBP_LAYER_BIT(l) (1u << (l))
 #define OBP_LAYERS_ALL ((1u << OBP_L__COUNT) - 1u)

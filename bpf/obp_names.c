@@ -14,29 +14,16 @@
 
 #include "obp.h"
 #include "osprof/format.h"
+#include "osprof/fuse_ops.h"
 #include "obp_sysnames.h"
 
-/*
- * By opcode number (the FUSE protocol's, stable ABI). RENAME2 is the
- * fs layer's rename, and SETLK/SETLKW its flock: osprof-fs handles only
- * flock locks (POSIX locks stay in the kernel).
- */
+/* By opcode: every row of osprof/fuse_ops.h (a FUSE opcode is at most
+ * a few dozen). */
+#define BY_OPCODE(ID, name, opcode, ...) [opcode] = name,
 static const char *const fuse_names[] = {
-	[1] = "lookup", [2] = "forget", [3] = "getattr", [4] = "setattr",
-	[5] = "readlink", [6] = "symlink", [8] = "mknod", [9] = "mkdir",
-	[10] = "unlink", [11] = "rmdir", [12] = "rename", [13] = "link",
-	[14] = "open", [15] = "read", [16] = "write", [17] = "statfs",
-	[18] = "release", [20] = "fsync", [21] = "setxattr", [22] = "getxattr",
-	[23] = "listxattr", [24] = "removexattr", [25] = "flush", [26] = "init",
-	[27] = "opendir", [28] = "readdir", [29] = "releasedir",
-	[30] = "fsyncdir", [31] = "getlk", [32] = "flock", [33] = "flock",
-	[34] = "access", [35] = "create", [36] = "interrupt", [37] = "bmap",
-	[38] = "destroy", [39] = "ioctl", [40] = "poll", [41] = "notify_reply",
-	[42] = "batch_forget", [43] = "fallocate", [44] = "readdirplus",
-	[45] = "rename", [46] = "lseek", [47] = "copy_file_range",
-	[48] = "setupmapping", [49] = "removemapping", [50] = "syncfs",
-	[51] = "tmpfile", [52] = "statx",
+	OSP_FUSE_OPS(BY_OPCODE, BY_OPCODE, BY_OPCODE)
 };
+#undef BY_OPCODE
 
 const char *obp_fuse_op_name(unsigned op, char *buf, size_t len)
 {
