@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "orp_gp.h"
+#include "osprof/layers.h"
 
 enum irq_counter { IRQ_CYCLES, IRQ_INSNS, IRQ_BRANCHES, IRQ_BMISS, IRQ_L1I, IRQ_L1D, IRQ__COUNT };
 
@@ -155,7 +156,7 @@ int orp_chart_irq(struct orp_render *r, const struct osp_profile *p,
 	struct orp_gp g;
 	int npanels = 0, rc;
 
-	if (strcmp(p->layer, "irq") != 0)
+	if (strcmp(p->layer, OSP_LAYER_IRQ) != 0)
 		return 0;
 	irq_scan(p, have, &derived);
 	for (int k = 0; k < M__COUNT; k++)

@@ -22,13 +22,15 @@
 
 #include "orp.h"
 #include "osprof/format.h"
+#include "osprof/layers.h"
 
-/* The view's order: the pair first, then down the stack. */
-static const char *const layer_order[] = { "fuse", "fs", "syscall", "lower",
-					   "block", "irq" };
+/* The view's order: the pair first, then down the stack (osprof/layers.h's). */
+#define LAYER_NAME(ID, name, ebpf, kmod) name,
+static const char *const layer_order[] = { OSP_LAYERS(LAYER_NAME) };
+#undef LAYER_NAME
 #define NORDER (sizeof(layer_order) / sizeof(layer_order[0]))
-#define UPPER "fuse"
-#define LOWER "fs"
+#define UPPER OSP_LAYER_FUSE
+#define LOWER OSP_LAYER_FS
 /* Entries of a layer's compact table when --top says nothing. */
 #define TOP_DEFAULT 10
 /* A statistic of a histogram: its mean, or this percentile. */
@@ -100,7 +102,7 @@ char *orp_layer_source(char *buf, size_t len, const struct osp_profile *p)
 		free(v);
 		return buf;
 	}
-	snprintf(buf, len, "%s", strcmp(p->layer, "fs") == 0 ? "osprof-fs" : "unrecorded");
+	snprintf(buf, len, "%s", strcmp(p->layer, OSP_LAYER_FS) == 0 ? "osprof-fs" : "unrecorded");
 	return buf;
 }
 
@@ -311,11 +313,11 @@ static const char *const *layer_head(const char *layer)
 	static const char *const irq[] = { "IRQ", "COUNT", "TOTAL", "MEAN", "P50", "P99", "MAX", "%TIME" };
 	static const char *const ops[] = { "OPERATION", "COUNT", "TOTAL", "MEAN", "P50", "P99", "MAX", "%TIME" };
 
-	if (strcmp(layer, "syscall") == 0 || strcmp(layer, "lower") == 0)
+	if (strcmp(layer, OSP_LAYER_SYSCALL) == 0 || strcmp(layer, OSP_LAYER_LOWER) == 0)
 		return calls;
-	if (strcmp(layer, "block") == 0)
+	if (strcmp(layer, OSP_LAYER_BLOCK) == 0)
 		return block;
-	if (strcmp(layer, "irq") == 0)
+	if (strcmp(layer, OSP_LAYER_IRQ) == 0)
 		return irq;
 	return ops;
 }
@@ -323,11 +325,11 @@ static const char *const *layer_head(const char *layer)
 /* What a layer's entries are, for @n of them. */
 static const char *layer_what(const char *layer, size_t n)
 {
-	if (strcmp(layer, "syscall") == 0 || strcmp(layer, "lower") == 0)
+	if (strcmp(layer, OSP_LAYER_SYSCALL) == 0 || strcmp(layer, OSP_LAYER_LOWER) == 0)
 		return n == 1 ? "call" : "calls";
-	if (strcmp(layer, "block") == 0)
+	if (strcmp(layer, OSP_LAYER_BLOCK) == 0)
 		return n == 1 ? "device and direction" : "devices and directions";
-	if (strcmp(layer, "irq") == 0)
+	if (strcmp(layer, OSP_LAYER_IRQ) == 0)
 		return n == 1 ? "handler" : "handlers";
 	return n == 1 ? "operation" : "operations";
 }

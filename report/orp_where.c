@@ -19,10 +19,11 @@
 
 #include "orp_where.h"
 #include "osprof/format.h"
+#include "osprof/layers.h"
 
 static const char *const level_layers[] = {
-	[ORP_WL_APP] = "syscall", [ORP_WL_FUSE] = "fuse", [ORP_WL_FS] = "fs",
-	[ORP_WL_LOWER] = "lower", [ORP_WL_DISK] = "block",
+	[ORP_WL_APP] = OSP_LAYER_SYSCALL, [ORP_WL_FUSE] = OSP_LAYER_FUSE, [ORP_WL_FS] = OSP_LAYER_FS,
+	[ORP_WL_LOWER] = OSP_LAYER_LOWER, [ORP_WL_DISK] = OSP_LAYER_BLOCK,
 };
 _Static_assert(sizeof(level_layers) / sizeof(level_layers[0]) == ORP_WL__COUNT,
 	       "a layer for every level");
