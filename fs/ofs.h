@@ -45,6 +45,7 @@ enum ofs_op {
 extern const char *const ofs_op_names[OFS_OP__COUNT];
 
 struct ofs_inode_table;
+struct ofs_iofd_table;
 struct ofs_ctl;
 struct ofs_kmod;
 struct ofs_lockq;
@@ -108,6 +109,9 @@ struct ofs {
 	struct ofs_by *by;           /* profiles per key value (-o by=), or NULL */
 	struct ofs_tr *tr;           /* the transport (ofs_tr.h): made before
 				      * mounting, freed at teardown */
+	struct ofs_iofd_table *iofd; /* -o noopen's I/O descriptors per inode
+				      * (ofs_iofd.h), else NULL; made before
+				      * serving, freed at teardown */
 	uid_t owner_uid;             /* the mounting user: may write ctl */
 	gid_t owner_gid;
 	bool switch_creds;           /* root with allow_other: act as caller */

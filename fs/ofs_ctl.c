@@ -3,7 +3,10 @@
  * The control directory (.osprof by default): a virtual directory at the
  * mount root, answered by lookup but absent from readdir, whose files are
  * generated when opened (one consistent snapshot however they are read)
- * and served with direct I/O. `ctl` takes commands, one a line; a write
+ * and served with direct I/O. With -o noopen no OPEN comes, nor direct
+ * I/O: a reader's snapshot is made at its read at offset 0 and kept per
+ * file and reader for its later reads, and attributes with a new mtime
+ * make the kernel drop its cached pages before every read. `ctl` takes commands, one a line; a write
  * with any bad line fails with EINVAL and changes nothing. Only the
  * mounting user or root may write it. Nothing here is profiled.
  *
@@ -20,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "osprof/format.h"
@@ -30,6 +34,7 @@
 #include "ofs_ctl.h"
 #include "ofs_ctl_cmd.h"
 #include "ofs_inode.h"
+#include "ofs_iofd.h"
 #include "ofs_kmod.h"
 #include "ofs_layer.h"
 #include "ofs_list.h"
@@ -77,8 +82,17 @@ static void ctl_buf_put(struct ctl_buf *b)
 	}
 }
 
+/* -o noopen: snapshots kept per file and reading thread (ofs_ctl.snaps). */
+#define CTL_SNAPS 16
+
 struct ofs_ctl {
-	pthread_mutex_t mu; /* serialises ctl commands; guards open */
+	pthread_mutex_t mu; /* serialises ctl commands; guards open, snaps */
+	struct {
+		fuse_ino_t ino;    /* 0: a free slot */
+		pid_t pid;         /* the reader (the request's thread) */
+		struct ctl_buf *b; /* one reference */
+	} snaps[CTL_SNAPS];
+	unsigned snap_next;        /* the slot replaced next when none is free */
 	/*
 	 * The open files (struct ctl_buf), freed at teardown if the kernel
 	 * never released them (the daemon was stopped while they were open).
@@ -199,6 +213,16 @@ static int passed_through_note(struct ofs *fs, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
+/* With noopen, the human view says which operations the kernel answers. */
+static int noopen_note(FILE *out)
+{
+	fprintf(out, "\nnoopen: the kernel answers these itself (the first of each was answered\nENOSYS here); neither this layer nor layer fuse sees them:\n");
+	for (size_t i = 0; i < OFS_KERNEL_ANSWERED_N; i++)
+		fprintf(out, "%s%s", i ? " " : "", ofs_kernel_answered[i]);
+	fputc('\n', out);
+	return ferror(out) ? -EIO : 0;
+}
+
 static int gen_profile(struct ofs *fs, const char *arg, FILE *out)
 {
 	struct osp_profile *p = ofs_profile_build(fs);
@@ -217,6 +241,8 @@ static int gen_profile(struct ofs *fs, const char *arg, FILE *out)
 		err = osp_write_stats(out, p);
 	if (!err && strcmp(arg, "stats") == 0)
 		err = passed_through_note(fs, out);
+	if (!err && strcmp(arg, "stats") == 0 && fs->opts.noopen)
+		err = noopen_note(out);
 	osp_profile_free(p);
 	return err;
 }
@@ -274,6 +300,8 @@ static int gen_ctl(struct ofs *fs, const char *arg, FILE *out)
 		fprintf(out, "slow_threshold_ns %" PRIu64 "\n", slow_ns);
 	fprintf(out, "slow_dropped %" PRIu64 "\ntop %s\n", ofs_slow_dropped(fs),
 		ofs_top_on(fs) ? "on" : "off");
+	fprintf(out, "noopen %s\niofds %" PRIu64 "\n", fs->opts.noopen ? "on" : "off",
+		ofs_iofd_count(fs));
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -427,12 +455,44 @@ static void c_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	fuse_reply_entry(req, &e);
 }
 
+/* The slot of @ino's snapshot for @pid, else of any reader's, or -1 (ctl mu). */
+static int snap_find(struct ofs_ctl *c, fuse_ino_t ino, pid_t pid, bool any)
+{
+	int other = -1;
+
+	for (int i = 0; i < CTL_SNAPS; i++) {
+		if (c->snaps[i].ino != ino)
+			continue;
+		if (c->snaps[i].pid == pid)
+			return i;
+		other = i;
+	}
+	return any ? other : -1;
+}
+
 static void c_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct ofs *fs = ofs_of(req);
 	struct stat st;
 
 	(void)fi;
-	ctl_attr(ofs_of(req), ino, &st);
+	ctl_attr(fs, ino, &st);
+	if (fs->iofd && entry_of(ino)) {
+		/*
+		 * -o noopen: the size of the reader's snapshot (a guess
+		 * before its first read: a read it bounds comes back for
+		 * the rest), and a new mtime, so that the kernel drops the
+		 * cached pages of the last read.
+		 */
+		struct ofs_ctl *c = fs->ctl;
+		int i;
+
+		pthread_mutex_lock(&c->mu);
+		i = snap_find(c, ino, fuse_req_ctx(req)->pid, true);
+		st.st_size = i >= 0 ? (off_t)c->snaps[i].b->len + 1 : 4096;
+		pthread_mutex_unlock(&c->mu);
+		clock_gettime(CLOCK_REALTIME, &st.st_mtim);
+	}
 	fuse_reply_attr(req, &st, 0);
 }
 
@@ -457,11 +517,81 @@ static bool may_write_ctl(fuse_req_t req)
 	return ctx->uid == 0 || ctx->uid == ofs_of(req)->owner_uid;
 }
 
+/* The content of @e now, in a new buffer with one reference; 0 or -errno. */
+static int ctl_gen(struct ofs *fs, const struct ctl_entry *e, struct ctl_buf **bp)
+{
+	struct ctl_buf *b = calloc(1, sizeof(*b));
+	FILE *out = b ? open_memstream(&b->data, &b->len) : NULL;
+	int err;
+
+	if (!out) {
+		free(b);
+		return -ENOMEM;
+	}
+	err = e->gen(fs, e->arg, out);
+	if (fclose(out) != 0 && !err)
+		err = -ENOMEM;
+	if (err) {
+		free(b->data);
+		free(b);
+		return err;
+	}
+	b->refs = 1;
+	*bp = b;
+	return 0;
+}
+
+/*
+ * -o noopen: the snapshot a read with no file handle is served from, with
+ * a reference taken: a new one at offset 0 (or for a new reader), else
+ * the reader's. NULL after replying with the error.
+ */
+static struct ctl_buf *snap_get(fuse_req_t req, fuse_ino_t ino, off_t off)
+{
+	const struct ctl_entry *e = entry_of(ino);
+	struct ofs_ctl *c = ofs_of(req)->ctl;
+	pid_t pid = fuse_req_ctx(req)->pid;
+	struct ctl_buf *b, *old = NULL;
+	int i, err;
+
+	pthread_mutex_lock(&c->mu);
+	i = snap_find(c, ino, pid, false);
+	if (i >= 0 && off > 0) {
+		b = c->snaps[i].b;
+		__atomic_add_fetch(&b->refs, 1, __ATOMIC_ACQ_REL);
+		pthread_mutex_unlock(&c->mu);
+		return b;
+	}
+	pthread_mutex_unlock(&c->mu);
+	/* Made unlocked: gen_ctl takes the mutex. */
+	err = e ? ctl_gen(ofs_of(req), e, &b) : -EISDIR;
+	if (err) {
+		ofs_reply_err(req, err);
+		return NULL;
+	}
+	pthread_mutex_lock(&c->mu);
+	i = snap_find(c, ino, pid, false);
+	if (i < 0) {
+		i = (int)(c->snap_next++ % CTL_SNAPS);
+		for (int j = 0; j < CTL_SNAPS; j++)
+			if (!c->snaps[j].ino)
+				i = j;
+	}
+	old = c->snaps[i].b;
+	c->snaps[i].ino = ino;
+	c->snaps[i].pid = pid;
+	c->snaps[i].b = b;
+	__atomic_add_fetch(&b->refs, 1, __ATOMIC_ACQ_REL);
+	pthread_mutex_unlock(&c->mu);
+	if (old)
+		ctl_buf_put(old);
+	return b;
+}
+
 static void c_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	const struct ctl_entry *e = entry_of(ino);
 	struct ctl_buf *b;
-	FILE *out;
 	int err;
 
 	if (!e) {
@@ -477,25 +607,13 @@ static void c_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		ofs_reply_err(req, -EACCES);
 		return;
 	}
-	b = calloc(1, sizeof(*b));
-	out = b ? open_memstream(&b->data, &b->len) : NULL;
-	if (!out) {
-		free(b);
-		ofs_reply_err(req, -ENOMEM);
-		return;
-	}
-	err = e->gen(ofs_of(req), e->arg, out);
-	if (fclose(out) != 0 && !err)
-		err = -ENOMEM;
+	err = ctl_gen(ofs_of(req), e, &b);
 	if (err) {
-		free(b->data);
-		free(b);
 		ofs_reply_err(req, err);
 		return;
 	}
 	fi->fh = (uintptr_t)b;
 	fi->direct_io = 1; /* size 0 in getattr: reads must reach us */
-	b->refs = 1;
 	ctl_buf_link(ofs_of(req)->ctl, b);
 	if (fuse_reply_open(req, fi) == -ENOENT)
 		ctl_buf_close(ofs_of(req)->ctl, b);
@@ -506,8 +624,10 @@ static void c_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 {
 	struct ctl_buf *b = (struct ctl_buf *)(uintptr_t)fi->fh;
 
-	(void)ino;
-	__atomic_add_fetch(&b->refs, 1, __ATOMIC_ACQ_REL);
+	if (b)
+		__atomic_add_fetch(&b->refs, 1, __ATOMIC_ACQ_REL);
+	else if (!(b = snap_get(req, ino, off)))
+		return;
 	if ((size_t)off >= b->len)
 		fuse_reply_buf(req, NULL, 0);
 	else
@@ -682,6 +802,9 @@ void ofs_ctl_free(struct ofs *fs)
 		ofs_list_del(&b->link);
 		ctl_buf_put(b);
 	}
+	for (int i = 0; i < CTL_SNAPS; i++)
+		if (fs->ctl->snaps[i].b)
+			ctl_buf_put(fs->ctl->snaps[i].b);
 	pthread_mutex_destroy(&fs->ctl->mu);
 	free(fs->ctl);
 	fs->ctl = NULL;

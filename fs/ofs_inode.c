@@ -31,6 +31,7 @@
 #include "ofs.h"
 #include "ofs_creds.h"
 #include "ofs_inode.h"
+#include "ofs_iofd.h"
 #include "ofs_list.h"
 #include "ofs_lower.h"
 #include "ofs_tr.h"
@@ -663,6 +664,21 @@ void ofs_inode_forget(struct ofs *fs, struct ofs_inode *in, uint64_t n)
 	int fd;
 
 	pthread_mutex_lock(&t->mu);
+	/*
+	 * The last forget of an inode that -o noopen's I/O descriptors hold
+	 * (the kernel sends no release there): close them first, unlocked
+	 * (they are opens of the inode), then look again, for a lookup may
+	 * have come meanwhile.
+	 */
+	while (in != &t->root && n >= in->nlookup && in->nopen && fs->iofd) {
+		bool closed;
+
+		pthread_mutex_unlock(&t->mu);
+		closed = ofs_iofd_gone(fs, in);
+		pthread_mutex_lock(&t->mu);
+		if (!closed)
+			break;
+	}
 	if (in == &t->root || n < in->nlookup) {
 		if (in != &t->root)
 			in->nlookup -= n;

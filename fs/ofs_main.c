@@ -28,6 +28,7 @@
 #include "ofs_ctl.h"
 #include "ofs_dump.h"
 #include "ofs_inode.h"
+#include "ofs_iofd.h"
 #include "ofs_kmod.h"
 #include "ofs_lock.h"
 #include "ofs_loop.h"
@@ -252,7 +253,13 @@ static int add_mount_opts(struct ofs *fs, struct fuse_args *args)
 	if (!err && asprintf(&fsname, "fsname=%s", fs->opts.lower_abs) < 0)
 		err = -1;
 	err = err ? err : fuse_opt_add_opt_escaped(&opts, fsname);
-	if (fs->opts.allow_other)
+	/*
+	 * With noopen the kernel sends no OPEN: it must check permissions
+	 * itself at open, or a write to a read-only file would fail only at
+	 * its first WRITE, and with allow_other anyone could read anything
+	 * the daemon may.
+	 */
+	if (fs->opts.allow_other || fs->opts.noopen)
 		err = err ? err : fuse_opt_add_opt(&opts, "default_permissions");
 	err = err ? err : fuse_opt_add_arg(args, "-o");
 	err = err ? err : fuse_opt_add_arg(args, opts);
@@ -324,6 +331,7 @@ static void teardown(struct ofs *fs)
 	ofs_ctl_free(fs);
 	ofs_kmod_free(fs);
 	ofs_bpf_close(fs);
+	ofs_iofd_free(fs); /* its records are opens of the inode table's inodes */
 	ofs_itab_free(fs->itab);
 	ofs_tr_free(fs->tr);
 	ofs_opts_free(&fs->opts);
@@ -362,6 +370,8 @@ int main(int argc, char **argv)
 	    say(ofs_top_new(&fs), "the top view") ||
 	    ofs_by_new(&fs) ||
 	    say(ofs_creds_init(), "the daemon's groups") ||
+	    /* a quarter of the O_PATH cache: up to three descriptors each */
+	    (fs.opts.noopen && say(ofs_iofd_new(&fs, fs.opts.fd_cache / 4), "-o noopen's descriptors")) ||
 	    say(add_mount_opts(&fs, &args), "the mount options"))
 		goto out;
 	ofs_opts_unknown_said(true);

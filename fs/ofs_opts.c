@@ -31,7 +31,7 @@ struct raw {
 	char *entry_timeout, *attr_timeout, *fd_cache, *readdirplus, *dump, *poll_us;
 	char *layers, *lower_source, *syscall, *by, *by_max;
 	char *slow, *slow_size, *top_max, *passthrough_s, *io_uring_s;
-	int passthrough, io_uring;
+	int passthrough, io_uring, noopen;
 	int writeback, cpu_time, vtimers, noprofile, top, values, nonempty;
 	int nonopt;
 	int answer; /* KEY_HELP or KEY_VERSION when one was asked for */
@@ -77,6 +77,7 @@ static const struct fuse_opt specs[] = {
 	FLAG("passthrough", passthrough, 1),
 	RAW("passthrough=%s", passthrough_s),
 	FLAG("io_uring", io_uring, 1),
+	FLAG("noopen", noopen, 1),
 	RAW("io_uring=%s", io_uring_s),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_KEY("-h", KEY_HELP),
@@ -112,6 +113,13 @@ static void usage(const char *prog)
 "    -o io_uring            requests come over FUSE's io_uring rings, one per\n"
 "                           CPU (Linux 6.14+, the fuse module's enable_uring\n"
 "                           Y); as passthrough, off with one line, or =require\n"
+"    -o noopen              the kernel answers opens itself: the first OPEN,\n"
+"                           OPENDIR, CREATE and FLUSH are answered ENOSYS,\n"
+"                           then none of them nor RELEASE reach the profiler;\n"
+"                           reads, writes and listings go through descriptors\n"
+"                           kept per inode; locks stay in the kernel; implies\n"
+"                           default_permissions (with cache=auto|always, not\n"
+"                           with passthrough)\n"
 "    -o cpu_time            also record each request's CPU time: its virtual\n"
 "                           time from eBPF (without time switched out or in\n"
 "                           interrupts, read from memory) as root on a\n"
@@ -421,6 +429,24 @@ static int parse_slow_top(struct ofs_opts *o, const struct raw *r)
 	return err ? err : get_uint("top_max", r->top_max, 1, OFS_TOP_MAX, &o->top_max);
 }
 
+/*
+ * -o noopen: every request is to be seen under cache=never, and
+ * passthrough's backing file is given only in an OPEN reply.
+ */
+static int parse_noopen(struct ofs_opts *o, int noopen)
+{
+	o->noopen = noopen;
+	if (noopen && o->cache == OFS_CACHE_NEVER) {
+		fprintf(stderr, "osprof-fs: -o noopen needs cache=auto or cache=always (under cache=never every request is to be seen)\n");
+		return -EINVAL;
+	}
+	if (noopen && o->passthrough != OFS_TR_OFF) {
+		fprintf(stderr, "osprof-fs: -o noopen and -o passthrough exclude each other: passthrough's backing file is given only in an OPEN reply\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Raise the soft open-file limit to the hard one; the default fd cache is half. */
 static unsigned default_fd_cache(void)
 {
@@ -457,7 +483,8 @@ static int parse_values(struct ofs_opts *o, struct raw *r)
 	    (err = parse_dump(o, r->dump)) || (err = parse_slow_top(o, r)) ||
 	    (err = parse_by(o, r)) ||
 	    (err = parse_want("passthrough", r->passthrough, r->passthrough_s, &o->passthrough)) ||
-	    (err = parse_want("io_uring", r->io_uring, r->io_uring_s, &o->io_uring)))
+	    (err = parse_want("io_uring", r->io_uring, r->io_uring_s, &o->io_uring)) ||
+	    (err = parse_noopen(o, r->noopen)))
 		return err;
 	/*
 	 * Threading by measurement (interleaved warm grep -r on a 2-CPU VM,
@@ -643,6 +670,20 @@ const char *const ofs_passed_through[OFS_PASSED_THROUGH_N] = {
 	OSP_FUSE_OPS(PASSED_THROUGH, OSP_SKIP, OSP_SKIP)
 };
 #undef PASSED_THROUGH
+const char *const ofs_kernel_answered[OFS_KERNEL_ANSWERED_N] = {
+	"open", "opendir", "create", "flush", "release", "releasedir"
+};
+
+/* @n names joined by commas into @l's key @key. */
+static int set_list(struct osp_kvlist *l, const char *key, const char *const *names, size_t n)
+{
+	char list[128] = "";
+
+	for (size_t i = 0; i < n; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+			 i ? "," : "", names[i]);
+	return osp_kv_set_str(l, key, list);
+}
 
 int ofs_opts_describe(const struct ofs *fs, struct osp_profile *p)
 {
@@ -676,7 +717,13 @@ int ofs_opts_describe(const struct ofs *fs, struct osp_profile *p)
 				 i ? "," : "", ofs_passed_through[i]);
 		err |= osp_kv_set_str(l, "passed_through", list);
 		err |= osp_kv_set_str(l, "passed_through_layer", OSP_LAYER_SYSCALL);
+		err |= set_list(l, "passed_through", ofs_passed_through, OFS_PASSED_THROUGH_N);
+		err |= osp_kv_set_str(l, "passed_through_layer", "syscall");
 	}
+	err |= osp_kv_set_bool(l, "noopen", o->noopen);
+	if (o->noopen)
+		/* what neither this layer nor fuse sees after the first */
+		err |= set_list(l, "kernel_answered", ofs_kernel_answered, OFS_KERNEL_ANSWERED_N);
 	if (o->by != OFS_BY_NONE) {
 		err |= osp_kv_set_str(l, "by", ofs_by_key_names[o->by]);
 		err |= osp_kv_set_u64(l, "by_max", o->by_max);

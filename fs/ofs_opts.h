@@ -79,6 +79,8 @@ struct ofs_opts {
 	unsigned by_max;       /* -o by_max=N: values with a profile of their own */
 	enum ofs_tr_want passthrough; /* -o passthrough[=require] (ofs_tr.h) */
 	enum ofs_tr_want io_uring;    /* -o io_uring[=require] */
+	bool noopen;           /* -o noopen: the kernel answers opens itself
+				* (ofs_iofd.h) */
 };
 
 /*
@@ -108,6 +110,12 @@ const char *ofs_cpu_source_name(const struct ofs *fs);
  */
 #define OFS_PASSED_THROUGH_N OSP_FUSE_PASSTHROUGH_N
 extern const char *const ofs_passed_through[OFS_PASSED_THROUGH_N];
+/*
+ * With noopen, the operations that reach the daemon once at most (the
+ * first is answered ENOSYS) or never: the kernel answers them itself.
+ */
+#define OFS_KERNEL_ANSWERED_N 6
+extern const char *const ofs_kernel_answered[OFS_KERNEL_ANSWERED_N];
 /* Record the settings that shape the profile into @p->options. */
 int ofs_opts_describe(const struct ofs *fs, struct osp_profile *p);
 

@@ -15,6 +15,7 @@
 #include "ofs.h"
 #include "ofs_bpf.h"
 #include "ofs_ctl.h"
+#include "ofs_iofd.h"
 #include "ofs_prof.h"
 #include "ofs_pt.h"
 #include "ofs_req.h"
@@ -46,6 +47,14 @@ _Static_assert(sizeof(ofs_op_names) / sizeof(ofs_op_names[0]) == OFS_OP__COUNT,
 
 /* The open file or directory of @fi, 0 for none (getattr, setattr). */
 #define FH(fi) ((fi) ? (fi)->fh : 0)
+
+/*
+ * -o noopen (ofs_iofd.h): opens are refused with ENOSYS, and what comes
+ * with no file handle is served on the inode's I/O descriptors.
+ */
+#define NOOPEN(req) (ofs_of(req)->iofd != NULL)
+#define PT_OR_IOFD(fi, name, ...) \
+	((fi)->fh ? ofs_pt_##name(__VA_ARGS__) : ofs_iofd_##name(__VA_ARGS__))
 
 /* Control-directory inodes go to ofs_ctl; what it lacks is refused. */
 #define CTL_OR_REFUSE(ino, handler, ...)                                  \
@@ -160,7 +169,8 @@ static void w_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	if (ctl_name_guard(req, parent, name))
 		return;
-	TIMED(OFS_OP_UNLINK, true, ofs_pt_unlink(&r, parent, name), .ino = parent, .name = name);
+	TIMED(OFS_OP_UNLINK, true, NOOPEN(req) ? ofs_iofd_unlink(&r, parent, name) :
+	      ofs_pt_unlink(&r, parent, name), .ino = parent, .name = name);
 }
 
 static void w_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -184,7 +194,9 @@ static void w_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 {
 	if (ctl_name_guard(req, parent, name) || ctl_name_guard(req, newparent, newname))
 		return;
-	TIMED(OFS_OP_RENAME, true, ofs_pt_rename(&r, parent, name, newparent, newname, flags),
+	TIMED(OFS_OP_RENAME, true, NOOPEN(req) ?
+	      ofs_iofd_rename(&r, parent, name, newparent, newname, flags) :
+	      ofs_pt_rename(&r, parent, name, newparent, newname, flags),
 	      .ino = parent, .name = name);
 }
 
@@ -204,14 +216,15 @@ static void w_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 static void w_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, open, req, ino, fi);
-	TIMED(OFS_OP_OPEN, true, ofs_pt_open(&r, ino, fi), .ino = ino);
+	TIMED(OFS_OP_OPEN, true, NOOPEN(req) ? ofs_iofd_enosys(&r) : ofs_pt_open(&r, ino, fi),
+	      .ino = ino);
 }
 
 static void w_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		   struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, read, req, ino, size, off, fi);
-	TIMED(OFS_OP_READ, false, ofs_pt_read(&r, ino, size, off, fi),
+	TIMED(OFS_OP_READ, false, PT_OR_IOFD(fi, read, &r, ino, size, off, fi),
 	      .ino = ino, .fh = fi->fh, .size_bytes = size, .off = off);
 }
 
@@ -219,14 +232,14 @@ static void w_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		    size_t size, off_t off, struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, write, req, ino, buf, size, off, fi);
-	TIMED(OFS_OP_WRITE, false, ofs_pt_write(&r, ino, buf, size, off, fi),
+	TIMED(OFS_OP_WRITE, false, PT_OR_IOFD(fi, write, &r, ino, buf, size, off, fi),
 	      .ino = ino, .fh = fi->fh, .size_bytes = size, .off = off);
 }
 
 static void w_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, flush, req, ino, fi);
-	TIMED(OFS_OP_FLUSH, false, ofs_pt_flush(&r, ino, fi),
+	TIMED(OFS_OP_FLUSH, false, NOOPEN(req) ? ofs_iofd_enosys(&r) : ofs_pt_flush(&r, ino, fi),
 	      .ino = ino, .fh = fi->fh);
 }
 
@@ -241,21 +254,22 @@ static void w_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 		    struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, fsync, req, ino, datasync, fi);
-	TIMED(OFS_OP_FSYNC, false, ofs_pt_fsync(&r, ino, datasync, fi),
+	TIMED(OFS_OP_FSYNC, false, PT_OR_IOFD(fi, fsync, &r, ino, datasync, fi),
 	      .ino = ino, .fh = fi->fh);
 }
 
 static void w_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, opendir, req, ino, fi);
-	TIMED(OFS_OP_OPENDIR, true, ofs_pt_opendir(&r, ino, fi), .ino = ino);
+	TIMED(OFS_OP_OPENDIR, true, NOOPEN(req) ? ofs_iofd_enosys(&r) : ofs_pt_opendir(&r, ino, fi),
+	      .ino = ino);
 }
 
 static void w_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		      struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, readdir, req, ino, size, off, fi);
-	TIMED(OFS_OP_READDIR, false, ofs_pt_readdir(&r, ino, size, off, fi),
+	TIMED(OFS_OP_READDIR, false, PT_OR_IOFD(fi, readdir, &r, ino, size, off, fi),
 	      .ino = ino, .fh = fi->fh, .size_bytes = size, .off = off);
 }
 
@@ -263,7 +277,7 @@ static void w_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
 			  off_t off, struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, readdirplus, req, ino, size, off, fi);
-	TIMED(OFS_OP_READDIRPLUS, true, ofs_pt_readdirplus(&r, ino, size, off, fi),
+	TIMED(OFS_OP_READDIRPLUS, true, PT_OR_IOFD(fi, readdirplus, &r, ino, size, off, fi),
 	      .ino = ino, .fh = fi->fh, .size_bytes = size, .off = off);
 }
 
@@ -279,7 +293,7 @@ static void w_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 		       struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, fsyncdir, req, ino, datasync, fi);
-	TIMED(OFS_OP_FSYNCDIR, false, ofs_pt_fsyncdir(&r, ino, datasync, fi),
+	TIMED(OFS_OP_FSYNCDIR, false, PT_OR_IOFD(fi, fsyncdir, &r, ino, datasync, fi),
 	      .ino = ino, .fh = fi->fh);
 }
 
@@ -332,7 +346,8 @@ static void w_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 {
 	if (ctl_name_guard(req, parent, name))
 		return;
-	TIMED(OFS_OP_CREATE, true, ofs_pt_create(&r, parent, name, mode, fi),
+	TIMED(OFS_OP_CREATE, true, NOOPEN(req) ? ofs_iofd_enosys(&r) :
+	      ofs_pt_create(&r, parent, name, mode, fi),
 	      .ino = parent, .name = name);
 }
 
@@ -348,7 +363,7 @@ static void w_fallocate(fuse_req_t req, fuse_ino_t ino, int mode,
 			off_t offset, off_t length, struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, fallocate, req, ino, mode, offset, length, fi);
-	TIMED(OFS_OP_FALLOCATE, false, ofs_pt_fallocate(&r, ino, mode, offset, length, fi),
+	TIMED(OFS_OP_FALLOCATE, false, PT_OR_IOFD(fi, fallocate, &r, ino, mode, offset, length, fi),
 	      .ino = ino, .fh = fi->fh, .size_bytes = (uint64_t)length, .off = offset);
 }
 
@@ -362,9 +377,11 @@ static void w_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 		ofs_reply_err(req, -EOPNOTSUPP);
 		return;
 	}
-	TIMED(OFS_OP_COPY_FILE_RANGE, false,
+	TIMED(OFS_OP_COPY_FILE_RANGE, false, fi_in->fh && fi_out->fh ?
 	      ofs_pt_copy_file_range(&r, ino_in, off_in, fi_in, ino_out, off_out,
-				 fi_out, len, flags),
+				 fi_out, len, flags) :
+	      ofs_iofd_copy_file_range(&r, ino_in, off_in, fi_in, ino_out, off_out,
+				       fi_out, len, flags),
 	      .ino = ino_in, .fh = fi_in->fh, .size_bytes = len, .off = off_in);
 }
 
@@ -372,7 +389,7 @@ static void w_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
 		    struct fuse_file_info *fi)
 {
 	CTL_OR_REFUSE(ino, lseek, req, ino, off, whence, fi);
-	TIMED(OFS_OP_LSEEK, false, ofs_pt_lseek(&r, ino, off, whence, fi),
+	TIMED(OFS_OP_LSEEK, false, PT_OR_IOFD(fi, lseek, &r, ino, off, whence, fi),
 	      .ino = ino, .fh = fi->fh, .off = off);
 }
 

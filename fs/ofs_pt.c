@@ -18,8 +18,18 @@ void ofs_pt_init(void *userdata, struct fuse_conn_info *conn)
 		conn->want &= ~(unsigned)FUSE_CAP_WRITEBACK_CACHE;
 	if (fs->opts.cache != OFS_CACHE_NEVER && (conn->capable & FUSE_CAP_AUTO_INVAL_DATA))
 		conn->want |= FUSE_CAP_AUTO_INVAL_DATA;
-	if (conn->capable & FUSE_CAP_FLOCK_LOCKS)
+	if (fs->opts.noopen) {
+		/*
+		 * No close reaches the daemon (no FLUSH, no RELEASE): locks
+		 * stay in the kernel. O_TRUNC comes as a SETATTR of size 0:
+		 * with FUSE_ATOMIC_O_TRUNC (libfuse's default) it would be
+		 * left to an OPEN that is never sent.
+		 */
+		conn->want &= ~(unsigned)(FUSE_CAP_FLOCK_LOCKS | FUSE_CAP_POSIX_LOCKS |
+					  FUSE_CAP_ATOMIC_O_TRUNC);
+	} else if (conn->capable & FUSE_CAP_FLOCK_LOCKS) {
 		conn->want |= FUSE_CAP_FLOCK_LOCKS;
+	}
 	if (conn->capable & FUSE_CAP_PARALLEL_DIROPS)
 		conn->want |= FUSE_CAP_PARALLEL_DIROPS;
 	if (fs->opts.cache == OFS_CACHE_ALWAYS && (conn->capable & FUSE_CAP_CACHE_SYMLINKS))
