@@ -39,6 +39,11 @@ bool h_passthrough(void)
 	return strstr(h_transport(), "passthrough") != NULL;
 }
 
+bool h_noopen(void)
+{
+	return strstr(h_transport(), "noopen") != NULL;
+}
+
 char *h_path(char *buf, const char *a, const char *b)
 {
 	snprintf(buf, PATH_MAX, "%s/%s", a, b);
@@ -92,6 +97,15 @@ static bool asks_writeback(const char *const *args)
 	return false;
 }
 
+/* -o noopen needs cache=auto or always (the default is never). */
+static bool asks_caching(const char *const *args)
+{
+	for (int i = 0; args && args[i]; i++)
+		if (strstr(args[i], "cache=auto") || strstr(args[i], "cache=always"))
+			return true;
+	return false;
+}
+
 void h_start_at(struct mnt *m, const char *lower, const char *dir,
 		const char *const *args)
 {
@@ -109,7 +123,8 @@ void h_start_at(struct mnt *m, const char *lower, const char *dir,
 	argv[n++] = "-f";
 	for (int i = 0; args && args[i] && n < 60; i++)
 		argv[n++] = args[i];
-	if (h_transport()[0] && !(h_passthrough() && asks_writeback(args))) {
+	if (h_transport()[0] && !(h_passthrough() && asks_writeback(args)) &&
+	    !(h_noopen() && (asks_writeback(args) || !asks_caching(args)))) {
 		argv[n++] = "-o";
 		argv[n++] = h_transport();
 	}
@@ -236,6 +251,11 @@ struct osp_profile *h_profile_when(struct mnt *m, const char *op, uint64_t n)
 struct osp_profile *h_profile_released(struct mnt *m)
 {
 	struct osp_profile *p = h_profile(m);
+	const char *noopen = osp_kv_get(&p->options, "noopen");
+
+	/* With noopen no release comes: the opens counted were refused. */
+	if (noopen && strcmp(noopen, "true") == 0)
+		return p;
 
 	/* a CREATE opens too: its file is released as well */
 	for (int i = 0; i < 500 && (h_count(p, "release") < h_count(p, "open") + h_count(p, "create") ||

@@ -40,6 +40,14 @@ const char *h_osprof_fs(void);
  */
 const char *h_transport(void);
 bool h_passthrough(void);
+/*
+ * The noopen variant (OSPROF_TEST_TRANSPORT "noopen"): added only to
+ * mounts that ask for cache=auto or always without writeback, which it
+ * needs. Then the kernel answers opens itself: the first OPEN, OPENDIR,
+ * CREATE and FLUSH reach the daemon (answered ENOSYS), none after, nor
+ * any RELEASE; locks stay in the kernel.
+ */
+bool h_noopen(void);
 
 /* Make a fresh temporary tree: top, lower, mnt (nothing mounted). */
 void h_tree(struct mnt *m);
@@ -74,7 +82,8 @@ struct osp_profile *h_profile_when(struct mnt *m, const char *op, uint64_t n);
 /*
  * The profile once every open and opendir so far has its release, or
  * after 5 s: before a reset whose counts must stay 0 (a release queued on
- * another CPU's ring would come after it).
+ * another CPU's ring would come after it). At once on a noopen mount,
+ * where none comes.
  */
 struct osp_profile *h_profile_released(struct mnt *m);
 /* Count of operation @op in @p (0 when absent). */

@@ -211,6 +211,9 @@ static void wait_for_waiters(uint64_t n)
 static void holder_and_waiters(const char *cache, bool posix)
 {
 	const char *args[] = { "-o", cache, NULL };
+	/* flock waits in the daemon, but with noopen (cache=auto here) in
+	 * the kernel: then only what the waiters see is checked */
+	bool in_daemon = !posix && !(h_noopen() && strcmp(cache, "cache=never") != 0);
 	struct scene sc;
 	pid_t w[NWAITERS];
 	int granted, st;
@@ -221,7 +224,7 @@ static void holder_and_waiters(const char *cache, bool posix)
 	usleep(300000);
 	/* First, and fatal: reading ctl below would hang on a frozen mount. */
 	cr_assert(answers_within_a_second(), "the mount answers while %d wait", NWAITERS);
-	if (!posix)
+	if (in_daemon)
 		wait_for_waiters(NWAITERS);
 	cr_expect_eq(grants_within(sc.rep[0], 1, 100), 0, "nobody got the held lock");
 	for (int i = 0; i < 4; i++)
@@ -236,7 +239,7 @@ static void holder_and_waiters(const char *cache, bool posix)
 		cr_expect(st != -1 && WIFSIGNALED(st), "killed waiter %d is gone", i);
 	}
 	cr_expect(answers_within_a_second(), "the mount answers after the kills");
-	if (!posix) {
+	if (in_daemon) {
 		uint64_t end = now_ms() + 5000;
 
 		while (h_ctl_u64(&m, "locks_cancelled") < NWAITERS / 2 && now_ms() < end)
@@ -254,7 +257,7 @@ static void holder_and_waiters(const char *cache, bool posix)
 		cr_expect(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
 			  "waiter %d: status %#x", i, st);
 	}
-	if (!posix)
+	if (in_daemon)
 		cr_expect_eq(h_ctl_u64(&m, "locks_granted_after_wait"), NWAITERS - NWAITERS / 2);
 	scene_end(&sc);
 	cr_expect_eq(h_stop(&m), 0);
