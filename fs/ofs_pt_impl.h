@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private to the passthrough (ofs_pt_*.c; no other file includes it):
+ * Private to the passthrough (ofs_pt_*.c, and ofs_iofd.c, which serves
+ * -o noopen's requests through its handlers; no other file includes it):
  * the open-directory record kept in fuse_file_info.fh, the records'
  * accessors, the worker's I/O buffer and the reply of a new entry.
  */
