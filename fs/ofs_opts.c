@@ -119,7 +119,7 @@ static void usage(const char *prog)
 "                           reads, writes and listings go through descriptors\n"
 "                           kept per inode; locks stay in the kernel; implies\n"
 "                           default_permissions (with cache=auto|always, not\n"
-"                           with passthrough)\n"
+"                           with writeback or passthrough)\n"
 "    -o cpu_time            also record each request's CPU time: its virtual\n"
 "                           time from eBPF (without time switched out or in\n"
 "                           interrupts, read from memory) as root on a\n"
@@ -430,8 +430,9 @@ static int parse_slow_top(struct ofs_opts *o, const struct raw *r)
 }
 
 /*
- * -o noopen: every request is to be seen under cache=never, and
- * passthrough's backing file is given only in an OPEN reply.
+ * -o noopen: every request is to be seen under cache=never; the writeback
+ * cache keeps the kernel's size of a file (the control files' would stay
+ * 0); passthrough's backing file is given only in an OPEN reply.
  */
 static int parse_noopen(struct ofs_opts *o, int noopen)
 {
@@ -439,6 +440,10 @@ static int parse_noopen(struct ofs_opts *o, int noopen)
 	if (noopen && o->cache == OFS_CACHE_NEVER) {
 		fprintf(stderr, "osprof-fs: -o noopen needs cache=auto or cache=always (under cache=never every request is to be seen)\n");
 		return -EINVAL;
+	}
+	if (noopen && o->writeback) {
+		fprintf(stderr, "osprof-fs: -o noopen and -o writeback exclude each other: with the writeback cache the kernel keeps its own size of the control files, which only an open could refresh\n");
+		return -1;
 	}
 	if (noopen && o->passthrough != OFS_TR_OFF) {
 		fprintf(stderr, "osprof-fs: -o noopen and -o passthrough exclude each other: passthrough's backing file is given only in an OPEN reply\n");
