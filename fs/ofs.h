@@ -97,6 +97,9 @@ struct ofs {
 	struct obp_vt *vt;           /* -o cpu_time from eBPF virtual time, or
 				      * NULL (the thread CPU clock) */
 	struct ofs_bpf_tl *bpf_tl;   /* the eBPF layers' timeline, with bpf */
+	char **bpf_off;              /* why each eBPF layer asked for did not
+				      * load (OBP_L__COUNT entries, NULL where
+				      * it loaded), for ctl; NULL when all did */
 	struct ofs_slow *slow;       /* the slow-request log (ofs_slow.c): made
 				      * by -o slow or ctl's first `slow`, kept
 				      * until teardown; NULL before */

@@ -75,6 +75,53 @@ static void say_why(const struct obp *b, unsigned missing)
 	fputc('\n', stderr);
 }
 
+/*
+ * Keep @why as the reason each layer of @layers did not load, for ctl's
+ * ebpf_<layer>_off lines (the first reason a layer got stays). 0 or
+ * -ENOMEM (said).
+ */
+static int keep_why(struct ofs *fs, unsigned layers, const char *why)
+{
+	if (!layers)
+		return 0;
+	if (!fs->bpf_off && !(fs->bpf_off = calloc(OBP_L__COUNT, sizeof(*fs->bpf_off))))
+		goto nomem;
+	for (unsigned l = 0; l < OBP_L__COUNT; l++)
+		if ((layers & OBP_LAYER_BIT(l)) && !fs->bpf_off[l] &&
+		    !(fs->bpf_off[l] = strdup(why)))
+			goto nomem;
+	return 0;
+nomem:
+	fprintf(stderr, "osprof-fs: eBPF layers: out of memory\n");
+	return -ENOMEM;
+}
+
+/* Keep obp_why of each layer of @missing (see keep_why). */
+static int keep_obp_why(struct ofs *fs, unsigned missing)
+{
+	int err = 0;
+
+	for (unsigned l = 0; !err && l < OBP_L__COUNT; l++)
+		if (missing & OBP_LAYER_BIT(l))
+			err = keep_why(fs, OBP_LAYER_BIT(l), obp_why(fs->bpf, l));
+	return err;
+}
+
+/*
+ * No eBPF layer of @layers loads, for @why (@e): said, and kept for ctl.
+ * 0 when the layers were not asked for by name, else @e.
+ */
+static int off(struct ofs *fs, unsigned layers, const char *why, int e)
+{
+	int err;
+
+	fprintf(stderr, "osprof-fs: eBPF layers off: %s\n", why);
+	err = keep_why(fs, layers, why);
+	if (err)
+		return err;
+	return fs->opts.layers_auto ? 0 : e;
+}
+
 int ofs_bpf_open(struct ofs *fs)
 {
 	struct obp_opts o = {
@@ -105,7 +152,7 @@ int ofs_bpf_open(struct ofs *fs)
 		o.layers &= ~OBP_LAYER_BIT(OBP_L_LOWER);
 		if (ofs_lower_new(fs) != 0) {
 			fprintf(stderr, "osprof-fs: cannot set up the lower layer: out of memory\n");
-			return -1;
+			return -ENOMEM;
 		}
 	}
 	if (!o.layers)
@@ -114,16 +161,16 @@ int ofs_bpf_open(struct ofs *fs)
 	o.mount_dev = o.fuse_dev;
 	free(type);
 	if (e) {
-		fprintf(stderr, "osprof-fs: eBPF layers off: cannot find this mount's device in /proc/self/mountinfo: %s\n",
-			strerror(-e));
-		return fs->opts.layers_auto ? 0 : -1;
+		snprintf(err, sizeof(err), "cannot find this mount's device in /proc/self/mountinfo: %s",
+			 strerror(-e));
+		return off(fs, o.layers, err, e);
 	}
 	e = obp_open(&o, &fs->bpf, err, sizeof(err));
-	if (e) {
-		fprintf(stderr, "osprof-fs: eBPF layers off: %s\n", err);
-		return fs->opts.layers_auto ? 0 : -1;
-	}
+	if (e)
+		return off(fs, o.layers, err, e);
 	missing = o.layers & ~obp_layers(fs->bpf);
+	if (keep_obp_why(fs, missing))
+		return -ENOMEM;
 	if (missing && fs->opts.layers_auto && !obp_layers(fs->bpf)) {
 		fprintf(stderr, "osprof-fs: eBPF layers off (the fs%s layer%s on): ",
 			fs->lower ? " and lower" : "", fs->lower ? "s go" : " goes");
@@ -133,7 +180,7 @@ int ofs_bpf_open(struct ofs *fs)
 			if (missing & OBP_LAYER_BIT(l))
 				fprintf(stderr, "osprof-fs: eBPF layer %s off: %s\n",
 					obp_layer_name(l), obp_why(fs->bpf, l));
-		return -1;
+		return -EOPNOTSUPP;
 	}
 	/* Otherwise some loaded, quietly: ctl says why the others did not
 	 * (a kernel older than a tracepoint, say). */
@@ -166,6 +213,10 @@ void ofs_bpf_close(struct ofs *fs)
 	ofs_bpf_tl_free(fs);
 	obp_close(fs->bpf);
 	fs->bpf = NULL;
+	for (unsigned l = 0; fs->bpf_off && l < OBP_L__COUNT; l++)
+		free(fs->bpf_off[l]);
+	free(fs->bpf_off);
+	fs->bpf_off = NULL;
 	/* The workers have stopped: nothing reads a slot any more. */
 	ofs_bpf_vt_close(fs);
 }
@@ -284,14 +335,12 @@ void ofs_bpf_describe(struct ofs *fs, FILE *out)
 	for (unsigned l = 0; l < OBP_L__COUNT; l++) {
 		struct obp_stats st;
 
-		if (!fs->bpf)
-			break;
 		if (obp_layers(fs->bpf) & OBP_LAYER_BIT(l)) {
 			if (obp_stats(fs->bpf, l, &st) == 0)
 				fprintf(out, "ebpf_%s_lost %" PRIu64 "\n", obp_layer_name(l),
 					st.hist_full + st.inflight_full);
-		} else if (obp_why(fs->bpf, l)[0]) {
-			fprintf(out, "ebpf_%s_off %s\n", obp_layer_name(l), obp_why(fs->bpf, l));
+		} else if (fs->bpf_off && fs->bpf_off[l]) {
+			fprintf(out, "ebpf_%s_off %s\n", obp_layer_name(l), fs->bpf_off[l]);
 		}
 	}
 }

@@ -17,7 +17,8 @@
  * before daemonizing (a failure can still be said). Without -o layers,
  * the layers that load are used (those osprof.ko serves are left to it)
  * and one line says why when none does; a layer named in -o layers that
- * cannot load is an error (-1, said).
+ * cannot load is an error (-EOPNOTSUPP, or what stopped them all; said).
+ * Why each layer asked for did not load is kept for ctl. 0 or -errno.
  */
 int ofs_bpf_open(struct ofs *fs);
 /* After daemonizing: the final pid is the one the lower layer traces. */

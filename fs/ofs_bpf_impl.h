@@ -20,7 +20,7 @@ void ofs_bpf_vt_close(struct ofs *fs);
 /* Threads left without a slot so far (ctl's vt_errors). */
 uint64_t ofs_bpf_vt_errors(void);
 
-/* The timeline's state, not running: 0 or -1 after saying why. */
+/* The timeline's state, not running: 0 or -ENOMEM (said). */
 int ofs_bpf_tl_new(struct ofs *fs);
 /* Free it (stopped first); none is harmless. */
 void ofs_bpf_tl_free(struct ofs *fs);

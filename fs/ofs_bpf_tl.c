@@ -40,7 +40,7 @@ int ofs_bpf_tl_new(struct ofs *fs)
 
 	if (!tl) {
 		fprintf(stderr, "osprof-fs: eBPF layers: out of memory\n");
-		return -1;
+		return -ENOMEM;
 	}
 	pthread_mutex_init(&tl->mu, NULL);
 	pthread_condattr_init(&ca);

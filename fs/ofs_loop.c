@@ -4,24 +4,25 @@
  *
  * On a VM whose idle vCPUs halt, most of a FUSE round trip is spent
  * waking halted vCPUs: the request wakes a daemon thread on one, the
- * reply wakes the application on another (measured here: 15 us per round
- * trip when daemon and caller share a CPU, about 100 us when they are on
- * different idle CPUs). This loop keeps one worker thread per CPU, each
- * polling /dev/fuse for a while after it replies, so no CPU halts while
- * requests flow, then sleeping until the next.
+ * reply wakes the application on another (docs/overhead.md, "The FUSE
+ * round trip", has the figures). This loop keeps one worker thread per
+ * CPU, each polling /dev/fuse for a while after it replies, so no CPU
+ * halts while requests flow, then sleeping until the next.
  *
- * Polling past its first 30 us runs under SCHED_IDLE (ofs_poll.c): the
- * scheduler counts such a CPU as idle when it places a waking task and
- * preempts the poller at once, so the application does not wait for it.
- * A request, once read, is served at the normal policy, so a busy machine
- * (a parallel build through the mount) cannot starve it. The workers block the stop signals; the main thread
- * waits for them and wakes every worker through an eventfd.
+ * Polling past its first OFS_POLL_IDLE_AFTER_NS runs under SCHED_IDLE
+ * when the process may come back from it (struct ofs_poller's may_idle: else
+ * it goes on at the normal policy): the scheduler counts such a CPU as
+ * idle when it places a waking task and preempts the poller at once, so
+ * the application does not wait for it. A request, once read, is served
+ * at the normal policy, so a busy machine (a parallel build through the
+ * mount) cannot starve it. The workers block the stop signals; the main
+ * thread waits for them and wakes every worker through an eventfd.
  *
  * Polling pays only when the next request comes soon after a reply; it
  * costs a CPU for nothing while the mount is idle or requests block in
- * the lower file system (O_DIRECT reads of one process went at 0.6-0.75x
- * the pool's IOPS for twice its daemon CPU when every worker polled N us
- * after every request and after every wake-up). So:
+ * the lower file system (docs/overhead.md#threading: one process's
+ * O_DIRECT reads went markedly slower, for twice the daemon CPU, when
+ * every worker polled after every request and every wake-up). So:
  *  - only a worker that has just replied polls, and not after a request
  *    that blocked (served in over POLL_BLOCKED_NS): its caller is slow to
  *    come back;

@@ -540,6 +540,11 @@ static int fs_layer_alone(void)
 		return errno ? errno : EIO;
 	stats = h_slurp(h_at(m.ctl, "stats"), NULL);
 	ok = stats && strstr(stats, "osprof fs profile") && strstr(ctl, "\nebpf_layers none\n") &&
+	     /* why each layer is off, in ctl too (lower: the daemon's own) */
+	     strstr(ctl, "\nebpf_fuse_off not permitted (eBPF needs root: CAP_BPF and CAP_PERFMON)\n") &&
+	     strstr(ctl, "\nebpf_syscall_off not permitted (eBPF needs root: CAP_BPF and CAP_PERFMON)\n") &&
+	     strstr(ctl, "\nebpf_block_off not permitted (eBPF needs root: CAP_BPF and CAP_PERFMON)\n") &&
+	     strstr(ctl, "\nebpf_irq_off not permitted (eBPF needs root: CAP_BPF and CAP_PERFMON)\n") && !strstr(ctl, "\nebpf_lower_off") &&
 	     strstr(ctl, "\nlower_source daemon\n") &&
 	     access(h_at(m.ctl, "fuse"), F_OK) != 0 &&
 	     /* -o cpu_time falls back to the thread clock, quietly */
