@@ -127,7 +127,9 @@ new_metric(struct arena *a, const char *const *names, const char *const *values,
 	io__prometheus__client__metric__init(m);
 	for (size_t i = 0; i < nlabels; i++) {
 		io__prometheus__client__label_pair__init(&l[i]);
-		l[i].name = (char *)names[i];
+		/* A series lives for osp_om_walk's call only: the message
+		 * is packed after it, so it keeps copies of both. */
+		l[i].name = arena_keep(a, strdup(names[i]));
 		l[i].value = label_value(a, values[i]);
 		lp[i] = &l[i];
 	}
