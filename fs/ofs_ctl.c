@@ -8,7 +8,10 @@
  * file and reader for its later reads, and attributes with a new mtime
  * make the kernel drop its cached pages before every read. `ctl` takes commands, one a line; a write
  * with any bad line fails with EINVAL and changes nothing. Only the
- * mounting user or root may write it. Nothing here is profiled.
+ * mounting user or root may write it. The files that name files,
+ * processes or users (top, slow, by) only they may read, and the members
+ * of -o ctl_group (may_read): a user who may not list a directory must
+ * not learn its files' names here. Nothing here is profiled.
  *
  * Some files exist only at times: the kernel-side layers are there while
  * their eBPF programs are loaded (ofs_bpf.c) or /proc/osprof is
@@ -55,7 +58,7 @@ typedef bool (*ctl_present_fn)(struct ofs *fs, const char *arg);
 
 struct ctl_entry {
 	const char *name;
-	mode_t mode;
+	mode_t mode;             /* CTL_NAMES: see ctl_mode */
 	ctl_gen_fn gen;
 	const char *arg;         /* passed to gen and present */
 	ctl_present_fn present;  /* NULL: always there */
@@ -148,6 +151,15 @@ enum ctl_file {
 	CF__COUNT
 };
 
+/*
+ * The mode of the files that name files, processes or users (the top
+ * tables, the slow log, the per-value profiles of -o by): only the
+ * mounting user and root may read them, and -o ctl_group's members when
+ * it is given (ctl_mode). The others' counts and histograms name nothing
+ * and stay readable by everyone, as the mount's own files are.
+ */
+#define CTL_NAMES 0440
+
 /* Inode numbers are CTL_DIR_INO + 1 + index: fixed, present or not. */
 static const struct ctl_entry entries[] = {
 	[CF_STATS] = { "stats", 0444, gen_profile, "stats", NULL },
@@ -165,14 +177,14 @@ static const struct ctl_entry entries[] = {
 	[CF_FUSE_JSON] = { OSP_LAYER_FUSE ".json", 0444, ofs_layer_gen_json, OSP_LAYER_FUSE, ofs_bpf_present },
 	[CF_SYSCALL] = { OSP_LAYER_SYSCALL, 0444, ofs_layer_gen_text, OSP_LAYER_SYSCALL, ofs_bpf_present },
 	[CF_SYSCALL_JSON] = { OSP_LAYER_SYSCALL ".json", 0444, ofs_layer_gen_json, OSP_LAYER_SYSCALL, ofs_bpf_present },
-	[CF_SLOW] = { "slow", 0444, ofs_slow_gen, "text", NULL },
-	[CF_SLOW_JSON] = { "slow.json", 0444, ofs_slow_gen, "json", NULL },
-	[CF_TOP] = { "top", 0444, ofs_top_gen, "text", NULL },
-	[CF_TOP_JSON] = { "top.json", 0444, ofs_top_gen, "json", NULL },
+	[CF_SLOW] = { "slow", CTL_NAMES, ofs_slow_gen, "text", NULL },
+	[CF_SLOW_JSON] = { "slow.json", CTL_NAMES, ofs_slow_gen, "json", NULL },
+	[CF_TOP] = { "top", CTL_NAMES, ofs_top_gen, "text", NULL },
+	[CF_TOP_JSON] = { "top.json", CTL_NAMES, ofs_top_gen, "json", NULL },
 	[CF_VALUES] = { "values", 0444, ofs_values_gen_text, NULL, ofs_values_present },
 	[CF_VALUES_JSON] = { "values.json", 0444, ofs_values_gen_json, NULL, ofs_values_present },
-	[CF_BY] = { "by", 0444, ofs_by_gen, "text", ofs_by_present },
-	[CF_BY_JSON] = { "by.json", 0444, ofs_by_gen, "json", ofs_by_present },
+	[CF_BY] = { "by", CTL_NAMES, ofs_by_gen, "text", ofs_by_present },
+	[CF_BY_JSON] = { "by.json", CTL_NAMES, ofs_by_gen, "json", ofs_by_present },
 };
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))
 _Static_assert(NENTRIES == CF__COUNT, "an entry for every control file");
@@ -409,6 +421,16 @@ static int ctl_run(struct ofs *fs, const char *buf, size_t size, off_t off)
 
 /* ---- the FUSE side ---- */
 
+/* @e's mode: a file that names things is the group's only with -o ctl_group. */
+static mode_t ctl_mode(const struct ofs *fs, const struct ctl_entry *e)
+{
+	return e->mode == CTL_NAMES && !fs->opts.ctl_group_set ? 0400 : e->mode;
+}
+
+/*
+ * The attributes say who may read what: under default_permissions (on
+ * with allow_other and with noopen) the kernel checks its opens by them.
+ */
 static void ctl_attr(struct ofs *fs, fuse_ino_t ino, struct stat *st)
 {
 	const struct ctl_entry *e = entry_of(ino);
@@ -416,12 +438,12 @@ static void ctl_attr(struct ofs *fs, fuse_ino_t ino, struct stat *st)
 	memset(st, 0, sizeof(*st));
 	st->st_ino = ino;
 	st->st_uid = fs->owner_uid;
-	st->st_gid = fs->owner_gid;
+	st->st_gid = fs->opts.ctl_group_set ? fs->opts.ctl_gid : fs->owner_gid;
 	st->st_mtim.tv_sec = st->st_ctim.tv_sec = st->st_atim.tv_sec =
 		(time_t)(fs->start_unix_ns / 1000000000u);
 	st->st_blksize = 4096;
 	if (e) {
-		st->st_mode = S_IFREG | e->mode;
+		st->st_mode = S_IFREG | ctl_mode(fs, e);
 		st->st_nlink = 1;
 	} else {
 		st->st_mode = S_IFDIR | 0555;
@@ -517,6 +539,37 @@ static bool may_write_ctl(fuse_req_t req)
 	return ctx->uid == 0 || ctx->uid == ofs_of(req)->owner_uid;
 }
 
+/* Supplementary groups looked at, at most: the rest are not. */
+#define CTL_GROUPS_MAX 256
+
+/*
+ * Whether the caller of @req may read @e (NULL: the directory): anyone a
+ * file that names nothing; else root, the mounting user and, with -o
+ * ctl_group, the group's members, by their primary or a supplementary
+ * group. The kernel checks the same by ctl_attr's modes under
+ * default_permissions; this holds without it too, and for -o noopen's
+ * reads, which come with no OPEN.
+ */
+static bool may_read(fuse_req_t req, const struct ctl_entry *e)
+{
+	const struct ofs *fs = ofs_of(req);
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	gid_t groups[CTL_GROUPS_MAX];
+	int n;
+
+	if (!e || e->mode != CTL_NAMES || ctx->uid == 0 || ctx->uid == fs->owner_uid)
+		return true;
+	if (!fs->opts.ctl_group_set)
+		return false;
+	if (ctx->gid == fs->opts.ctl_gid)
+		return true;
+	n = fuse_req_getgroups(req, CTL_GROUPS_MAX, groups);
+	for (int i = 0; i < n && i < CTL_GROUPS_MAX; i++)
+		if (groups[i] == fs->opts.ctl_gid)
+			return true;
+	return false;
+}
+
 /* The content of @e now, in a new buffer with one reference; 0 or -errno. */
 static int ctl_gen(struct ofs *fs, const struct ctl_entry *e, struct ctl_buf **bp)
 {
@@ -602,8 +655,8 @@ static void c_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		ofs_reply_err(req, -ENOENT); /* gone since its lookup */
 		return;
 	}
-	if ((fi->flags & O_ACCMODE) != O_RDONLY &&
-	    (ino != CTL_FILE_INO || !may_write_ctl(req))) {
+	if (!may_read(req, e) || ((fi->flags & O_ACCMODE) != O_RDONLY &&
+				  (ino != CTL_FILE_INO || !may_write_ctl(req)))) {
 		ofs_reply_err(req, -EACCES);
 		return;
 	}
@@ -624,10 +677,14 @@ static void c_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 {
 	struct ctl_buf *b = (struct ctl_buf *)(uintptr_t)fi->fh;
 
-	if (b)
+	if (b) {
 		__atomic_add_fetch(&b->refs, 1, __ATOMIC_ACQ_REL);
-	else if (!(b = snap_get(req, ino, off)))
+	} else if (!may_read(req, entry_of(ino))) {
+		ofs_reply_err(req, -EACCES); /* -o noopen: no OPEN was checked */
 		return;
+	} else if (!(b = snap_get(req, ino, off))) {
+		return;
+	}
 	if ((size_t)off >= b->len)
 		fuse_reply_buf(req, NULL, 0);
 	else
@@ -739,6 +796,8 @@ static void c_access(fuse_req_t req, fuse_ino_t ino, int mask)
 	bool w = mask & W_OK;
 
 	if (w && (ino != CTL_FILE_INO || !may_write_ctl(req)))
+		ofs_reply_err(req, -EACCES);
+	else if ((mask & R_OK) && !may_read(req, entry_of(ino)))
 		ofs_reply_err(req, -EACCES);
 	else if ((mask & X_OK) && ino != CTL_DIR_INO)
 		ofs_reply_err(req, -EACCES);

@@ -7,6 +7,7 @@
  * into every profile.
  */
 #include <errno.h>
+#include <grp.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,7 +28,7 @@
 
 /* Raw option strings, parsed and checked after fuse_opt has run. */
 struct raw {
-	char *res, *timeline, *timeline_size, *ctl_name, *cache;
+	char *res, *timeline, *timeline_size, *ctl_name, *ctl_group, *cache;
 	char *entry_timeout, *attr_timeout, *fd_cache, *readdirplus, *dump, *poll_us;
 	char *layers, *lower_source, *syscall, *by, *by_max;
 	char *slow, *slow_size, *top_max, *passthrough_s, *io_uring_s;
@@ -49,6 +50,7 @@ static const struct fuse_opt specs[] = {
 	RAW("timeline=%s", timeline),
 	RAW("timeline_size=%s", timeline_size),
 	RAW("ctl_name=%s", ctl_name),
+	RAW("ctl_group=%s", ctl_group),
 	RAW("cache=%s", cache),
 	RAW("entry_timeout=%s", entry_timeout),
 	RAW("attr_timeout=%s", attr_timeout),
@@ -137,6 +139,10 @@ static void usage(const char *prog)
 "                           otherwise, since the mount hides them; not needed\n"
 "                           in place, over LOWERDIR itself)\n"
 "    -o ctl_name=NAME       control directory name (default .osprof)\n"
+"    -o ctl_group=GROUP     a group (name or gid) that may read the control\n"
+"                           files naming files, processes or users (top, slow,\n"
+"                           by): mode 0440 in it; default 0400, the mounting\n"
+"                           user and root only\n"
 "    -o fd_cache=N          O_PATH descriptors kept open (default: half the\n"
 "                           open-file limit); inodes are known by file handle\n"
 "    -o readdirplus=MODE    auto (default, the kernel chooses), yes or no\n"
@@ -362,6 +368,30 @@ static int parse_misc(struct ofs_opts *o, const struct raw *r)
 	return parse_layers(o, r->layers);
 }
 
+/*
+ * -o ctl_group: a group name, else a gid (a name made of digits is the
+ * name, as chown(1) takes it). Looked up once, at mount: a group renamed
+ * later keeps its gid.
+ */
+static int parse_ctl_group(struct ofs_opts *o, const char *val)
+{
+	struct group gr, *found = NULL;
+	char buf[4096];
+	uint64_t gid;
+
+	o->ctl_group_set = val != NULL;
+	if (!val)
+		return 0;
+	if (getgrnam_r(val, &gr, buf, sizeof(buf), &found) == 0 && found) {
+		o->ctl_gid = found->gr_gid;
+		return 0;
+	}
+	if (osp_parse_u64(val, 0, (gid_t)-2, &gid) != 0)
+		return bad("ctl_group", val, "expected a group name or a gid");
+	o->ctl_gid = (gid_t)gid;
+	return 0;
+}
+
 /* FILE made absolute (the daemon changes directory), its directory checked. */
 static int parse_dump(struct ofs_opts *o, const char *dump)
 {
@@ -485,6 +515,7 @@ static int parse_values(struct ofs_opts *o, struct raw *r)
 	    (err = get_uint("timeline_size", r->timeline_size, 1, 10000000, &o->timeline_size)) ||
 	    (err = get_uint("fd_cache", r->fd_cache, 16, 1u << 24, &o->fd_cache)) ||
 	    (err = parse_cache(o, r)) || (err = parse_misc(o, r)) ||
+	    (err = parse_ctl_group(o, r->ctl_group)) ||
 	    (err = parse_dump(o, r->dump)) || (err = parse_slow_top(o, r)) ||
 	    (err = parse_by(o, r)) ||
 	    (err = parse_want("passthrough", r->passthrough, r->passthrough_s, &o->passthrough)) ||
@@ -512,6 +543,7 @@ static void raw_free(struct raw *r)
 	free(r->timeline);
 	free(r->timeline_size);
 	free(r->ctl_name);
+	free(r->ctl_group);
 	free(r->cache);
 	free(r->entry_timeout);
 	free(r->attr_timeout);

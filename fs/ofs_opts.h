@@ -8,6 +8,7 @@
 #define OSPROF_FS_OFS_OPTS_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <stdint.h>
 #include "osprof/fuse_ops.h"
 #include "ofs_tr.h"
@@ -44,6 +45,8 @@ struct ofs_opts {
 	char *mount_abs;
 	char *dump;            /* --dump FILE, absolute; NULL for none */
 	char *ctl_name;        /* control directory name, default ".osprof" */
+	bool ctl_group_set;    /* -o ctl_group given: ctl_gid may read the */
+	gid_t ctl_gid;         /* control files that name files (ofs_ctl.c) */
 	unsigned res;          /* histogram resolution */
 	unsigned timeline_ms;  /* 0: timeline off at mount */
 	unsigned timeline_size;

@@ -365,7 +365,7 @@ Test(daemon, help_documents_every_option)
 	static const char *const opts[] = {
 		"resolution=", "cache=", "entry_timeout=", "attr_timeout=",
 		"writeback", "cpu_time", "vtimers", "noprofile", "timeline=",
-		"timeline_size=", "ctl_name=", "fd_cache=", "readdirplus=", "--dump",
+		"timeline_size=", "ctl_name=", "ctl_group=", "fd_cache=", "readdirplus=", "--dump",
 		"allow_other", "nonempty", "-f", "-d", "-s", "max_threads",
 	};
 	char cmd[PATH_MAX + 32], out[PATH_MAX], *s;
