@@ -25,6 +25,12 @@
 
 #define ORP_PROG "osprof-report"
 #define ORP_ERRLEN 1024
+/*
+ * Why a mount's top.json or by.json is refused with EACCES (osprof-fs's
+ * rule, docs/control.md#who-may-read-what): said after the path.
+ */
+#define ORP_NAMES_PRIVATE "permission denied: it names files, processes or users, " \
+	"which only the mount's owner, root and its -o ctl_group may read"
 /* Exit statuses: compare's "some differ" is 1; every failure is 2. */
 #define ORP_EXIT_OK 0
 #define ORP_EXIT_DIFFER 1

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "orp.h"
 #include "orp_by.h"
 #include "orp_jread.h"
 #include "osprof/format.h"
@@ -161,6 +162,8 @@ int orp_by_load(const char *spec, struct orp_by *b, char *err, size_t errlen)
 	if (rc == -ENOENT)
 		snprintf(err, errlen, "%s: no such file (a mount without -o by=KEY has no by.json)",
 			 path);
+	else if (rc == -EACCES)
+		snprintf(err, errlen, "%s: " ORP_NAMES_PRIVATE, path);
 	else if (rc)
 		snprintf(err, errlen, "%s: %s", path, osp_read_error(rc));
 	else if ((rc = orp_by_parse(text, len, b, why, sizeof(why))) != 0) {

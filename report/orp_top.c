@@ -95,6 +95,10 @@ static int read_doc(const char *mnt, struct orp_top_doc *d)
 			  "of a mount made with -o top)", mnt);
 		return r;
 	}
+	if (r == -EACCES) {
+		orp_error("%s: " ORP_NAMES_PRIVATE, path);
+		return r;
+	}
 	if (r) {
 		orp_error("%s: %s", path, osp_read_error(r));
 		return r;

@@ -240,6 +240,44 @@ Test(privacy_nogroup, ls_shows_0400)
 	expect_modes(0400, 0);
 }
 
+/* The osprof-report command a child runs (fork copies it). */
+static const char *g_report;
+
+/* osprof-report g_report MNT as the user; its stderr in top/report.err. */
+static int report_as_user(void)
+{
+	char cmd[PATH_MAX * 3];
+
+	snprintf(cmd, sizeof(cmd), "%s %s %s 2>%s/report.err >/dev/null",
+		 getenv("OSPROF_REPORT"), g_report, m.dir, m.top);
+	return WEXITSTATUS(system(cmd));
+}
+
+/* osprof-report @cmd MNT fails (status 2) saying why about @file, in one line. */
+static void expect_report_refused(const char *cmd, const char *file)
+{
+	char *err, want[128];
+
+	cr_assert_not_null(getenv("OSPROF_REPORT"), "OSPROF_REPORT must name osprof-report");
+	cr_assert_eq(chmod(m.top, 0777), 0); /* the user writes report.err there */
+	g_report = cmd;
+	cr_expect_eq(as_user(report_as_user), 2, "osprof-report %s's error status", cmd);
+	err = h_slurp(h_at(m.top, "report.err"), NULL);
+	cr_assert_not_null(err);
+	snprintf(want, sizeof(want), "%s: permission denied: it names files, processes or users",
+		 file);
+	cr_expect_not_null(strstr(err, want), "%s said: %s", cmd, err);
+	cr_expect_eq(strchr(err, '\n'), err + strlen(err) - 1, "one line: %s", err);
+	cr_expect_null(strstr(err, SECRET));
+	free(err);
+}
+
+Test(privacy, report_says_in_one_line_that_it_may_not_read)
+{
+	expect_report_refused("top --count 1", "top.json");
+	expect_report_refused("show --by", "by.json");
+}
+
 Test(privacy_nogroup, a_group_name_is_looked_up)
 {
 	const char *args[] = { "-o", "ctl_group=root", NULL };
