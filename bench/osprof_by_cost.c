@@ -83,11 +83,12 @@ void ofs_profile_drop_empty(struct osp_profile *p)
 	(void)p;
 }
 
-int ofs_dump_beside(struct ofs *fs, const char *name,
+int ofs_dump_beside(struct ofs *fs, const char *name, mode_t mode,
 		    int (*write)(FILE *f, const void *ctx), const void *ctx)
 {
 	(void)fs;
 	(void)name;
+	(void)mode;
 	(void)write;
 	(void)ctx;
 	return -ENOSYS;

@@ -512,5 +512,5 @@ static int dump_gen(FILE *out, const void *fs)
 
 int ofs_by_dump(struct ofs *fs)
 {
-	return fs->by ? ofs_dump_beside(fs, "by", dump_gen, fs) : 0;
+	return fs->by ? ofs_dump_beside(fs, "by", OFS_DUMP_NAMES, dump_gen, fs) : 0;
 }

@@ -245,7 +245,7 @@ static int write_json(FILE *f, const void *fs)
 
 int ofs_slow_dump(struct ofs *fs)
 {
-	return fs->slow ? ofs_dump_beside(fs, "slow", write_json, fs) : 0;
+	return fs->slow ? ofs_dump_beside(fs, "slow", OFS_DUMP_NAMES, write_json, fs) : 0;
 }
 
 void ofs_slow_free(struct ofs *fs)

@@ -434,5 +434,5 @@ static int top_json(FILE *out, const void *fs)
 
 int ofs_top_dump(struct ofs *fs)
 {
-	return ofs_top_on(fs) ? ofs_dump_beside(fs, "top", top_json, fs) : 0;
+	return ofs_top_on(fs) ? ofs_dump_beside(fs, "top", OFS_DUMP_NAMES, top_json, fs) : 0;
 }

@@ -292,5 +292,5 @@ static int values_json(FILE *out, const void *fs)
 
 int ofs_values_dump(struct ofs *fs)
 {
-	return fs->values ? ofs_dump_beside(fs, "values", values_json, fs) : 0;
+	return fs->values ? ofs_dump_beside(fs, "values", 0644, values_json, fs) : 0;
 }

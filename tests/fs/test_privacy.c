@@ -303,3 +303,33 @@ Test(privacy_nogroup, an_unknown_group_is_refused)
 			   "said: %s", err);
 	free(err);
 }
+
+/* --dump's companions that name things are the daemon's user's alone. */
+Test(privacy_nogroup, dumps_that_name_things_are_0600)
+{
+	static const char *const dumps[] = { "run.top.json", "run.slow.json", "run.by.json" };
+	char dump[PATH_MAX], opts[] = "allow_other,top,slow=0,by=file,values";
+	const char *args[] = { "-o", opts, "--dump", dump, NULL };
+	struct mnt n;
+	struct stat st;
+	char *s;
+
+	h_tree(&n);
+	snprintf(dump, sizeof(dump), "%s/run.json", n.top);
+	h_start(&n, args);
+	cr_assert_eq(h_write_str(h_at(n.dir, SECRET), "1"), 0);
+	s = h_slurp(h_at(n.dir, SECRET), NULL);
+	free(s);
+	cr_assert_eq(h_stop(&n), 0);
+	for (size_t i = 0; i < sizeof(dumps) / sizeof(dumps[0]); i++) {
+		cr_assert_eq(stat(h_at(n.top, dumps[i]), &st), 0, "%s written", dumps[i]);
+		cr_expect_eq(st.st_mode & 07777, 0600, "%s: mode %o", dumps[i],
+			     (unsigned)(st.st_mode & 07777));
+	}
+	/* The profiles name nothing: as before, 0644 less the umask. */
+	cr_assert_eq(stat(h_at(n.top, "run.values.json"), &st), 0);
+	cr_expect_neq(st.st_mode & 0044, 0, "values.json: mode %o", (unsigned)(st.st_mode & 07777));
+	cr_assert_eq(stat(dump, &st), 0);
+	cr_expect_neq(st.st_mode & 0044, 0, "run.json: mode %o", (unsigned)(st.st_mode & 07777));
+	h_cleanup(&n);
+}
