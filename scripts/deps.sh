@@ -32,8 +32,8 @@ case "$want" in
                qemu-system-x86 busybox-static chromium libpng-dev kmod cpio
                xz-utils e2fsprogs python3 python3-prometheus-client
                libclang-rt-14-dev prometheus man-db groff-base curl
-               openssl) ;;
-  deb) pkgs+=(dpkg-dev debhelper dh-dkms lintian) ;;
+               openssl python3-yaml systemd util-linux) ;;
+  deb) pkgs+=(dpkg-dev debhelper dh-dkms lintian systemd) ;;
   *) echo "usage: deps.sh build|demo|test|bench|deb" >&2; exit 2 ;;
 esac
 sudo=""
