@@ -53,6 +53,7 @@ struct ofs_req;
 struct obp;
 struct obp_vt;
 struct ofs_bpf_tl;
+struct ofs_sigctl;
 struct ofs_slow;
 struct ofs_top;
 struct ofs_values;
@@ -97,6 +98,7 @@ struct ofs {
 	struct obp_vt *vt;           /* -o cpu_time from eBPF virtual time, or
 				      * NULL (the thread CPU clock) */
 	struct ofs_bpf_tl *bpf_tl;   /* the eBPF layers' timeline, with bpf */
+	struct ofs_sigctl *sigctl;   /* SIGUSR1's reset (ofs_sigctl.c), or NULL */
 	char **bpf_off;              /* why each eBPF layer asked for did not
 				      * load (OBP_L__COUNT entries, NULL where
 				      * it loaded), for ctl; NULL when all did */

@@ -419,6 +419,11 @@ static int ctl_run(struct ofs *fs, const char *buf, size_t size, off_t off)
 	return err;
 }
 
+int ofs_ctl_command(struct ofs *fs, const char *cmds)
+{
+	return ctl_run(fs, cmds, strlen(cmds), 0);
+}
+
 /* ---- the FUSE side ---- */
 
 /* @e's mode: a file that names things is the group's only with -o ctl_group. */

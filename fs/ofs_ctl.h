@@ -9,6 +9,12 @@
 int ofs_ctl_new(struct ofs *fs);
 /* Free it, with the files still open (serving is over); NULL-safe. */
 void ofs_ctl_free(struct ofs *fs);
+/*
+ * ofs_ctl_command - run @cmds (lines of ctl commands, NUL-terminated) as
+ * a write of them to ctl would: all checked before any is applied, a
+ * refusal kept for last_error. 0 or -errno.
+ */
+int ofs_ctl_command(struct ofs *fs, const char *cmds);
 /* The control directory's inodes are FUSE_ROOT_ID + 1 .. OFS_CTL_INO_END
  * - 1 (the eBPF syscall layer skips them by number). */
 #define OFS_CTL_INO_END 64

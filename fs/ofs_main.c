@@ -35,6 +35,7 @@
 #include "ofs_mount.h"
 #include "ofs_opts.h"
 #include "ofs_prof.h"
+#include "ofs_sigctl.h"
 #include "ofs_profile.h"
 #include "ofs_slow.h"
 #include "ofs_top.h"
@@ -183,8 +184,8 @@ static int setup_profile(struct ofs *fs)
 }
 
 /*
- * The threads that run beside the workers: the timeline's and the lock
- * waiters', and the transport's. Started after daemonizing, whose fork
+ * The threads that run beside the workers: the timeline's, the lock
+ * waiters', SIGUSR1's reset's, and the transport's. Started after daemonizing, whose fork
  * only the calling thread survives. 0 or -errno (said).
  */
 static int start_threads(struct ofs *fs)
@@ -202,6 +203,11 @@ static int start_threads(struct ofs *fs)
 	err = ofs_lock_init(fs, OFS_LOCK_WAITERS_MAX);
 	if (err) {
 		fprintf(stderr, "osprof-fs: cannot start the lock waiters: %s\n", strerror(-err));
+		return err;
+	}
+	err = ofs_sigctl_start(fs);
+	if (err) {
+		fprintf(stderr, "osprof-fs: cannot take SIGUSR1 for resets: %s\n", strerror(-err));
 		return err;
 	}
 	return ofs_tr_start(fs->tr);
@@ -397,6 +403,7 @@ int main(int argc, char **argv)
 	if (!res)
 		res = serve(&fs);
 	ofs_tr_stop(fs.tr);
+	ofs_sigctl_stop(&fs);
 	/* Waiting lock requests are answered while the kernel still listens. */
 	ofs_lock_cancel_all(&fs);
 	ofs_kmod_unregister(&fs);

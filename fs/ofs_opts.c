@@ -40,7 +40,7 @@ struct raw {
 };
 
 /* Positive: fuse_opt keeps the negative keys for itself. */
-enum { KEY_HELP = 1, KEY_VERSION, KEY_ALLOW_OTHER };
+enum { KEY_HELP = 1, KEY_VERSION, KEY_ALLOW_OTHER, KEY_RO, KEY_RW };
 
 #define RAW(t, f) { t, offsetof(struct raw, f), 0 }
 #define FLAG(t, f, v) { t, offsetof(struct raw, f), v }
@@ -82,6 +82,8 @@ static const struct fuse_opt specs[] = {
 	FLAG("noopen", noopen, 1),
 	RAW("io_uring=%s", io_uring_s),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
+	FUSE_OPT_KEY("ro", KEY_RO),
+	FUSE_OPT_KEY("rw", KEY_RW),
 	FUSE_OPT_KEY("-h", KEY_HELP),
 	FUSE_OPT_KEY("--help", KEY_HELP),
 	FUSE_OPT_KEY("-V", KEY_VERSION),
@@ -122,6 +124,10 @@ static void usage(const char *prog)
 "                           kept per inode; locks stay in the kernel; implies\n"
 "                           default_permissions (with cache=auto|always, not\n"
 "                           with writeback or passthrough)\n"
+"    -o ro                  read-only (the kernel's mount option): a file read\n"
+"                           again keeps its atime, so a warm pass sends no\n"
+"                           GETATTR; ctl cannot be written either: SIGUSR1\n"
+"                           resets the counters\n"
 "    -o cpu_time            also record each request's CPU time: its virtual\n"
 "                           time from eBPF (without time switched out or in\n"
 "                           interrupts, read from memory) as root on a\n"
@@ -228,6 +234,10 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *out)
 		 */
 		raw->answer = key;
 		return -1;
+	case KEY_RO:
+	case KEY_RW:
+		raw->o->read_only = key == KEY_RO; /* the last one says */
+		return 1; /* the kernel's mount option: libfuse passes it on */
 	case KEY_ALLOW_OTHER:
 		raw->o->allow_other = true;
 		return 1; /* libfuse needs it too */
@@ -734,6 +744,8 @@ int ofs_opts_describe(const struct ofs *fs, struct osp_profile *p)
 	/* files passed through are never opened with direct_io */
 	err |= osp_kv_set_bool(l, "direct_io", fs->direct_io && !ofs_tr_on(fs->tr, OFS_TR_PASSTHROUGH));
 	err |= osp_kv_set_bool(l, "writeback", o->writeback);
+	/* Read-only, the kernel keeps atime: no GETATTR after a read. */
+	err |= osp_kv_set_bool(l, "read_only", o->read_only);
 	err |= osp_kv_set_bool(l, "cpu_time", o->cpu_time);
 	if (o->cpu_time)
 		err |= osp_kv_set_str(l, "cpu_source", ofs_cpu_source_name(fs));

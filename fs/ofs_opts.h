@@ -60,6 +60,8 @@ struct ofs_opts {
 	bool values;           /* -o values: value profiles (ofs_values.c) */
 	bool allow_other;      /* seen among the -o options */
 	bool nonempty;         /* -o nonempty: mount over a directory with files */
+	bool read_only;        /* -o ro, the kernel's: nothing can be written,
+				* ctl neither (SIGUSR1 resets) */
 	unsigned fd_cache;     /* O_PATH descriptors kept open at most */
 	int readdirplus;       /* -1 auto (kernel decides), 0 off, 1 on */
 	/* FUSE's own */

@@ -30,6 +30,8 @@ static const struct reason option_reasons[] = {
 	{ "threads", "the daemon's threading changes queueing and wake-ups" },
 	{ "poll_us", "polling for requests changes wake-up latency" },
 	{ "readdirplus", "readdirplus changes how many lookups reach the daemon" },
+	{ "read_only", "a read-only mount keeps atime: a file read again sends no getattr" },
+	{ "noopen", "the kernel answers opens, closes and flushes itself: they no longer reach the daemon" },
 	{ "pmc", "performance counters were recorded in one only" },
 	{ "pmc_events", "different performance counters were recorded" },
 };

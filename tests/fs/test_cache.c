@@ -7,7 +7,9 @@
  * warm runs; the profile's options name the mode.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,11 +109,28 @@ Test(cache, auto_caches_pages_until_the_file_changes)
  * stat asks for atime. That is the kernel's, for any FUSE daemon; the run
  * after it sends none, which is what this checks.)
  */
+/* stat and read each of @n files f0.. of the mount. */
+static void pass(int n)
+{
+	char mp[PATH_MAX], name[32];
+
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+		char *s;
+
+		snprintf(name, sizeof(name), "f%d", i);
+		cr_assert_eq(stat(h_path(mp, m.dir, name), &st), 0);
+		s = h_slurp(mp, NULL);
+		cr_assert_str_eq(s, name);
+		free(s);
+	}
+}
+
 Test(cache, always_sends_only_open_and_release_on_warm_runs)
 {
 	const char *args[] = { "-o", "cache=always", NULL };
 	enum { FILES = 20 };
-	char lp[PATH_MAX], mp[PATH_MAX], ctl[PATH_MAX + 64], name[32];
+	char lp[PATH_MAX], ctl[PATH_MAX + 64], name[32];
 	struct osp_profile *p;
 
 	for (int i = 0; i < FILES; i++) {
@@ -127,16 +146,7 @@ Test(cache, always_sends_only_open_and_release_on_warm_runs)
 			osp_profile_free(h_profile_released(&m));
 			cr_assert_eq(h_write_str(h_path(ctl, m.ctl, "ctl"), "reset\n"), 0);
 		}
-		for (int i = 0; i < FILES; i++) {
-			struct stat st;
-			char *s;
-
-			snprintf(name, sizeof(name), "f%d", i);
-			cr_assert_eq(stat(h_path(mp, m.dir, name), &st), 0);
-			s = h_slurp(mp, NULL);
-			cr_assert_str_eq(s, name);
-			free(s);
-		}
+		pass(FILES);
 	}
 	/* with noopen, not even those: the kernel answers opens itself */
 	p = h_profile_when(&m, "release", h_noopen() ? 0 : FILES);
@@ -151,4 +161,61 @@ Test(cache, always_sends_only_open_and_release_on_warm_runs)
 	else
 		cr_expect_eq(h_count(p, "getattr"), 0);
 	osp_profile_free(p);
+}
+
+/*
+ * The second pass of a warm run, read-write and read-only: a read that
+ * reached the daemon leaves the file's atime stale (the kernel's
+ * fuse_invalidate_atime), so the next stat is a GETATTR, one a file;
+ * mounted -o ro the kernel keeps atime, and there is none. ctl cannot be
+ * written on a read-only mount (EROFS, from the kernel): SIGUSR1 resets.
+ */
+static void second_pass(bool ro)
+{
+	const char *args[] = { "-o", ro ? "cache=always,ro" : "cache=always", NULL };
+	enum { FILES = 20 };
+	char lp[PATH_MAX], name[32];
+	struct osp_profile *p;
+	int fd;
+
+	for (int i = 0; i < FILES; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		cr_assert_eq(h_write_str(h_path(lp, m.lower, name), name), 0);
+	}
+	h_start(&m, args);
+	pass(FILES);
+	osp_profile_free(h_profile_released(&m));
+	fd = open(h_at(m.ctl, "ctl"), O_WRONLY);
+	if (ro)
+		cr_expect(fd < 0 && errno == EROFS, "ctl on a read-only mount: %d", fd);
+	if (fd >= 0)
+		close(fd);
+	cr_assert_eq(kill(m.pid, SIGUSR1), 0);
+	for (int i = 0; i < 500; i++) {
+		p = h_profile(&m);
+		if (h_count(p, "lookup") == 0)
+			break;
+		osp_profile_free(p);
+		p = NULL;
+		usleep(10000);
+	}
+	cr_assert_not_null(p, "SIGUSR1 reset the profile within 5 s");
+	cr_expect_str_eq(osp_kv_get(&p->options, "read_only"), ro ? "true" : "false");
+	osp_profile_free(p);
+	pass(FILES);
+	p = h_profile_when(&m, "release", h_noopen() ? 0 : FILES);
+	cr_expect_eq(h_count(p, "read"), 0, "the pages are cached");
+	cr_expect_eq(h_count(p, "getattr"), ro ? 0 : FILES, "%s: %llu getattr", args[1],
+		     (unsigned long long)h_count(p, "getattr"));
+	osp_profile_free(p);
+}
+
+Test(cache, a_read_write_second_pass_asks_each_files_atime)
+{
+	second_pass(false);
+}
+
+Test(cache, a_read_only_second_pass_sends_no_getattr_and_sigusr1_resets)
+{
+	second_pass(true);
 }
