@@ -135,3 +135,28 @@ bench_peer() {
   cc -O2 -Wall -I"$examples" $(pkg-config --cflags fuse3) "$examples/passthrough_ll.c" \
     $(pkg-config --libs fuse3) -o "$2"
 }
+# bench_hp NAME SRC OUT: build the passthrough_hp example of the libfuse
+# source tree SRC (a checkout the user gives: nothing of libfuse is in
+# this repository) in the build directory OUT, release, examples only;
+# OUT/example/passthrough_hp then runs with OUT's own libfuse (meson's
+# rpath), not the system's. hp_version: the tree's version, and its
+# commit when SRC is a git checkout. Exit 2 with one line when SRC is no
+# libfuse tree or the build fails (its log's last lines).
+bench_hp() {
+  local name=$1 src=$2 out=$3
+  if [ ! -r "$src/example/passthrough_hp.cc" ] || [ ! -r "$src/meson.build" ]; then
+    echo "$name: $src is not a libfuse source tree (no example/passthrough_hp.cc): git clone https://github.com/libfuse/libfuse" >&2
+    exit 2
+  fi
+  if ! { meson setup "$out" "$src" --buildtype=release -Dexamples=true -Dutils=false \
+           -Dtests=false && ninja -C "$out" example/passthrough_hp; } > "$out.log" 2>&1; then
+    echo "$name: building passthrough_hp of $src failed (see docs/bench.md for what it needs):" >&2
+    tail -n 15 "$out.log" >&2
+    exit 2
+  fi
+  hp_version=$(awk '$1 == "Project" && $2 == "version:" { print $3; exit }' "$out.log")
+  local rev=""
+  [ ! -e "$src/.git" ] || rev=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || true)
+  [ -z "$rev" ] || hp_version="$hp_version at $rev"
+  grep -qE 'io_uring support *: (True|YES)' "$out.log" || hp_version="$hp_version, without io_uring"
+}

@@ -5,11 +5,13 @@
 # each caching mode, without and with kernel passthrough and FUSE over
 # io_uring, against native, against libfuse's passthrough_ll (compiled at
 # run time from Debian's libfuse3-dev, as bench/peer.sh does) at equal
-# caching, and against another build of osprof-fs (--base: main before a
-# change), all interleaved A B A B ... by osprof-bench in one run.
+# caching, against libfuse's passthrough_hp built from a libfuse source
+# tree (--libfuse), and against another build of osprof-fs (--base: main
+# before a change), all interleaved A B A B ... by osprof-bench in one run.
 #
-#   bench/near.sh [--tree DIR] [--build DIR] [--base DIR] [--max-runs N]
-#                 [--hw PCT] [--only LIST] [--configs LIST] [--quick]
+#   bench/near.sh [--tree DIR] [--build DIR] [--base DIR] [--libfuse DIR]
+#                 [--max-runs N] [--hw PCT] [--only LIST] [--configs LIST]
+#                 [--quick]
 #
 #   --only LIST     workloads, comma-separated: grep, find, direct, cached,
 #                   postmark, trace (default: all)
@@ -19,6 +21,9 @@
 #                   (. between layers: osp-always-ptu_fuse.block.irq)
 #   --base DIR      a build directory of another osprof-fs (and
 #                   osprof-trace): rows base-MODE, and base-trace
+#   --libfuse DIR   a libfuse source tree (its master has passthrough and
+#                   io_uring): its passthrough_hp, built in the scratch
+#                   directory, in rows hp-MODE, hp-always-nopt, -ur
 #   --max-runs N    runs per configuration (default 7; at least 5 are made,
 #                   3 with --quick, unless N is smaller)
 #   --quick         /usr/include as the tree, a 256 MiB file, 1 s fio
@@ -27,7 +32,10 @@
 # Configurations: native; osp-MODE (MODE never, auto, always), osp-MODE-ptu
 # (-o passthrough=require,io_uring=require), osp-always-pt and
 # osp-always-ur (each alone); base-MODE; peer-MODE (passthrough_ll -o
-# xattr, its cache=MODE). One mount at a time: each run's setup (not timed)
+# xattr, its cache=MODE); hp-never and hp-always (passthrough_hp with
+# --nocache, and as it comes: passthrough on), hp-always-nopt
+# (--nopassthrough), hp-always-ur (-o io_uring), and -nopt, -ur, -nopt-ur
+# after either mode. One mount at a time: each run's setup (not timed)
 # mounts its configuration's daemon and runs the workload through it to
 # warm every cache the mode keeps (grep and find twice), its cleanup
 # unmounts (the syscall, block and irq programs of a mount run on every
@@ -43,9 +51,12 @@
 # the mean, the ratios of medians to native, to the peer and to base at
 # equal caching, Welch's 95% interval of the difference to base, and the
 # daemon's CPU (utime + stime of its threads, from /proc) per run and per
-# request it counted (the peer, which counts none, per request of
+# request it counted (the peers, which count none, per request of
 # osprof-fs's plain mount at its caching: marked *, and only as good as
-# the two send the same requests).
+# the two send the same requests). With --libfuse, each row's ratio to
+# the best hp row and Welch's interval against it, and a line: osprof-fs's
+# best row against passthrough_hp's best (ahead, within the 95% interval,
+# behind).
 # io_uring needs the fuse module's enable_uring: the script sets it for
 # its run under tests/fs/with_uring.sh's machine-wide lock, which puts
 # the old value back at exit, also when killed.
@@ -63,7 +74,7 @@ if [ "${1:-}" = --hook ]; then
   m=$w/m
   case $wl in grep|find|trace) lower=$NEAR_TREE ;; *) lower=$w/lower ;; esac
   target=$m
-  [ "${cfg%%-*}" = osp ] || [ "${cfg%%-*}" = base ] || [ "${cfg%%-*}" = peer ] || target=$lower
+  case ${cfg%%-*} in osp|base|peer|hp) ;; *) target=$lower ;; esac
   . "$(dirname "$0")/lib.sh"
   if [ "$step" = setup ]; then
     : > "$w/pid"
@@ -82,17 +93,38 @@ if [ "${1:-}" = --hook ]; then
         [ "${cfg%%_*}" = "$cfg" ] || { l=${cfg#*_}; o="$o,layers=${l//./:}"; }
         "$bin" "$lower" "$m" -o "$o" 2>> "$w/daemon.log" || { echo "near.sh: $cfg did not mount" >&2; exit 1; }
         awk '$1 == "pid" { print $2 }' "$m/.osprof/ctl" > "$w/pid" ;;
-      peer-*)
-        o="source=$(bench_fuse_opt "$lower"),xattr"
-        [ "$mode" = auto ] || o="$o,cache=$mode"   # auto is passthrough_ll's default
-        setsid "$NEAR_PEER" -f -o "$o" "$m" < /dev/null >> "$w/daemon.log" 2>&1 &
+      peer-*|hp-*)
+        if [ "${cfg%%-*}" = peer ]; then
+          o="source=$(bench_fuse_opt "$lower"),xattr"
+          [ "$mode" = auto ] || o="$o,cache=$mode"   # auto is passthrough_ll's default
+          setsid "$NEAR_PEER" -f -o "$o" "$m" < /dev/null > "$w/peer.log" 2>&1 &
+        else
+          # passthrough_hp: its default caches for a day (always), and
+          # --nocache not at all (never); passthrough unless --nopassthrough.
+          # FUSE_INIT_STATUS: libfuse prints what the kernel granted.
+          a=(--foreground)
+          [ "$mode" = always ] || a+=(--nocache)
+          case ${cfg%%_*} in *-nopt|*-nopt-ur) a+=(--nopassthrough) ;; esac
+          case ${cfg%%_*} in *-ur) a+=(-o io_uring) ;; esac
+          FUSE_INIT_STATUS=1 setsid "$NEAR_HP" "${a[@]}" "$lower" "$m" < /dev/null > "$w/peer.log" 2>&1 &
+        fi
         echo $! > "$w/pid"
         for _ in $(seq 200); do
           mountpoint -q "$m" && break
           kill -0 "$(cat "$w/pid")" 2>/dev/null || break
           sleep 0.05
         done
-        mountpoint -q "$m" || { echo "near.sh: $cfg did not mount" >&2; exit 1; } ;;
+        mountpoint -q "$m" || { cat "$w/peer.log" >> "$w/daemon.log"; echo "near.sh: $cfg did not mount" >&2; exit 1; }
+        # A stat waits for INIT's answer, which comes after libfuse's
+        # status lines.
+        stat "$m" > /dev/null
+        grep -v '^FUSE_INIT: ' "$w/peer.log" >> "$w/daemon.log" || true
+        # -ur as osprof-fs's io_uring=require: fail rather than measure
+        # the device read loop under the ring's name.
+        case ${cfg%%_*} in
+          hp-*-ur) grep -q '^FUSE_INIT: io_uring=on' "$w/peer.log" ||
+                     { echo "near.sh: $cfg: no io_uring ($(grep -o 'io_uring=off[^ ]*' "$w/peer.log" | head -n 1))" >&2; exit 1; } ;;
+        esac ;;
     esac
     # Warm, untimed: twice through the mount for grep and find, as a
     # workload run again finds it (a first pass's reads through the daemon
@@ -130,11 +162,12 @@ fi
 
 . "$(dirname "$0")/lib.sh"
 all_args=("$@")
-base="" configs="" quick=0 maxr=""
+base="" configs="" quick=0 maxr="" libfuse=""
 args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --base) base=$(realpath "$2"); shift 2 ;;
+    --libfuse) libfuse=$(realpath "$2"); shift 2 ;;
     --configs) configs=$2; shift 2 ;;
     --quick) quick=1; shift ;;
     --max-runs) maxr=$2; args+=("$1" "$2"); shift 2 ;;
@@ -142,7 +175,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 bench_tree_later=1
-bench_args near.sh 3,55 "${args[@]}"
+bench_args near.sh 3,66 "${args[@]}"
 [ "$(id -u)" -eq 0 ] || { echo "near.sh: the eBPF layers, passthrough and io_uring need root" >&2; exit 2; }
 # Again under tests/fs/with_uring.sh: enable_uring Y for this run, under
 # its machine-wide lock, and put back at the end, also when killed.
@@ -170,6 +203,11 @@ fi
 bench_start
 peer=$work/passthrough_ll
 bench_peer near.sh "$peer"
+hp=""
+if [ -n "$libfuse" ]; then
+  hp=$work/libfuse/example/passthrough_hp
+  bench_hp near.sh "$libfuse" "$work/libfuse"
+fi
 # The peer keeps a descriptor per inode it knows: as many as the tree's.
 ulimit -n "$(ulimit -Hn)"
 
@@ -198,24 +236,31 @@ for mode in never auto always; do
   [ $mode != always ] || all+=(osp-always-pt osp-always-ur)
   [ -z "$base" ] || all+=("base-$mode")
   all+=("peer-$mode")
+  # passthrough_hp has no auto: it caches for a day or not at all.
+  if [ -n "$libfuse" ] && [ $mode != auto ]; then
+    all+=("hp-$mode")
+    [ $mode != always ] || all+=(hp-always-nopt hp-always-ur)
+  fi
 done
 cfgs=("${all[@]}")
 if [ -n "$configs" ]; then
   cfgs=(native)
   IFS=, read -r -a sel <<< "$configs"
   for c in "${sel[@]}"; do
-    [[ $c =~ ^((osp|base)-(never|auto|always)(-pt|-ur|-ptu)?(_[a-z.]+)?|peer-(never|auto|always)|native)$ ]] ||
+    [[ $c =~ ^((osp|base)-(never|auto|always)(-pt|-ur|-ptu)?(_[a-z.]+)?|peer-(never|auto|always)|hp-(never|always)(-nopt|-ur|-nopt-ur)?|native)$ ]] ||
       { echo "near.sh: no configuration $c (see --help)" >&2; exit 2; }
     [ "${c%%-*}" != base ] || [ -n "$base" ] || { echo "near.sh: $c needs --base" >&2; exit 2; }
+    [ "${c%%-*}" != hp ] || [ -n "$libfuse" ] || { echo "near.sh: $c needs --libfuse" >&2; exit 2; }
     [ "$c" = native ] || cfgs+=("$c")
   done
 fi
 
-export NEAR_WORK=$work NEAR_TREE=$tree NEAR_FS=$fs NEAR_PEER=$peer NEAR_PATTERN=$pattern
+export NEAR_WORK=$work NEAR_TREE=$tree NEAR_FS=$fs NEAR_PEER=$peer NEAR_HP=$hp NEAR_PATTERN=$pattern
 export NEAR_BASE_FS=${base:+$base/fs/osprof-fs}
 tck=$(getconf CLK_TCK)
 echo "osprof near-native benchmark: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, Linux $(uname -r)"
 echo "build $build$([ -z "$base" ] || echo "; base $base"); peer passthrough_ll -o xattr (libfuse $(pkg-config --modversion fuse3)), fio $(fio --version)"
+[ -z "$hp" ] || echo "hp: passthrough_hp of $libfuse (libfuse $hp_version, meson release build)"
 echo "tree $treename ($nino inodes); file ${file_mib} MiB; fio ${fio_s} s a run; postmark $pm_files files $pm_tx transactions"
 echo "osprof-bench: $min_runs to $max_runs runs a configuration, --hw $hw; enable_uring $(cat /sys/module/fuse/parameters/enable_uring)"
 echo "configurations: ${cfgs[*]}"
@@ -312,8 +357,21 @@ def welch(a, b):  # 95% interval of mean(a) - mean(b), as % of mean(b)
     return (100 * (d - h) / st.mean(b), 100 * (d + h) / st.mean(b))
 S = {c: summ(v) for c, v in vals.items() if v}
 unit = "s" if kind == "time" else "IOPS"
+def verdict_of(ci):  # of a Welch interval (%): "slower" when worse, whatever the unit
+    if not ci:
+        return ""
+    worse = ci[0] > 0 if kind == "time" else ci[1] < 0
+    better = ci[1] < 0 if kind == "time" else ci[0] > 0
+    return " slower" if worse else " faster" if better else " same"
+def best(prefix):  # the configuration of the best median among PREFIX*
+    cs = [c for c in order if c.startswith(prefix) and c in S]
+    if not cs:
+        return None
+    return (min if kind == "time" else max)(cs, key=lambda c: S[c][1])
+hpbest = best("hp-")
 W = max([16] + [len(c) for c in order])
-print(f"{'config':{W}s} {'median':>10s} {'hw95%':>6s} {'runs':>4s} {'fail':>4s} {'/native':>8s} {'/peer':>6s} {'/base':>6s} {'vs base, 95% CI':>18s} {'req/run':>8s} {'CPU ms/run':>10s} {'CPU us/req':>10s}")
+hphead = f" {'/hp':>6s} {'vs best hp, 95% CI':>18s}" if hpbest else ""
+print(f"{'config':{W}s} {'median':>10s} {'hw95%':>6s} {'runs':>4s} {'fail':>4s} {'/native':>8s} {'/peer':>6s} {'/base':>6s} {'vs base, 95% CI':>18s}{hphead} {'req/run':>8s} {'CPU ms/run':>10s} {'CPU us/req':>10s}")
 out = open(f"{work}/summary", "a")
 for c in order:
     n, med, mean, hw = S.get(c, (0, float("nan"), float("nan"), float("nan")))
@@ -323,26 +381,39 @@ for c in order:
     rn, rp, rb = ratio("native"), ratio(f"peer-{mode}") if c.startswith(("osp-", "base-")) else None, \
         ratio(f"base-{mode}") if c.startswith("osp-") else None
     ci = welch(vals.get(c, []), vals.get(f"base-{mode}", [])) if c.startswith("osp-") else None
-    verdict = ""
-    if ci:
-        worse = ci[0] > 0 if kind == "time" else ci[1] < 0
-        better = ci[1] < 0 if kind == "time" else ci[0] > 0
-        verdict = " slower" if worse else " faster" if better else " same"
-    # Requests: the daemon's own count; the peer's charged per request
-    # of osprof-fs's plain mount at its caching.
+    verdict = verdict_of(ci)
+    # Requests: the daemon's own count; a peer's (passthrough_ll's or
+    # passthrough_hp's) charged per request of osprof-fs's plain mount
+    # at its caching.
+    peerlike = c.startswith(("peer-", "hp-"))
     rq = cpu.get(c, (0, 0, 0))
-    rc = cpu.get(c.replace("peer-", "osp-"), (0, 0, 0)) if c.startswith("peer-") else rq
+    rc = cpu.get(f"osp-{mode}", (0, 0, 0)) if peerlike else rq
     rpr = rc[1] / rc[2] if rc[2] else 0
     # (none where it counted too few to divide by: a cached run's)
-    us = (f"{rq[0] / tck / rq[2] / rpr * 1e6:.1f}" + ("*" if c.startswith("peer-") else "")) if rq[2] and rpr >= 50 else "-"
+    us = (f"{rq[0] / tck / rq[2] / rpr * 1e6:.1f}" + ("*" if peerlike else "")) if rq[2] and rpr >= 50 else "-"
     ms = f"{rq[0] / tck / rq[2] * 1e3:.0f}" if rq[2] else "-"
     fmt = (lambda x: "-" if x is None else f"{x:.3f}")
     medtxt = f"{med:.4f}" if kind == "time" else f"{med:.0f}"
     hwtxt = f"{100 * hw / mean:.1f}" if n > 1 else "-"
     citxt = f"{ci[0]:+.0f}%..{ci[1]:+.0f}%{verdict}" if ci else ""
-    print(f"{c:{W}s} {medtxt:>10s} {hwtxt:>6s} {n:4d} {fails.get(c, 0):4d} {fmt(rn):>8s} {fmt(rp):>6s} {fmt(rb):>6s} {citxt:>18s} {(f'{rpr:.0f}' + ('*' if c.startswith('peer-') else '') if rpr else '-'):>8s} {ms:>10s} {us:>10s}")
+    hpcols = ""
+    if hpbest:
+        hci = welch(vals.get(c, []), vals[hpbest]) if c != hpbest else None
+        hpcols = f" {fmt(ratio(hpbest)):>6s} {(f'{hci[0]:+.0f}%..{hci[1]:+.0f}%' + verdict_of(hci)) if hci else '':>18s}"
+    print(f"{c:{W}s} {medtxt:>10s} {hwtxt:>6s} {n:4d} {fails.get(c, 0):4d} {fmt(rn):>8s} {fmt(rp):>6s} {fmt(rb):>6s} {citxt:>18s}{hpcols} {(f'{rpr:.0f}' + ('*' if peerlike else '') if rpr else '-'):>8s} {ms:>10s} {us:>10s}")
     out.write(f"{wl} {kind} {c} {medtxt} {hwtxt} {fmt(rn)} {fmt(rp)} {citxt.replace(' ', '_') or '-'}\n")
-print(f"({unit}; /native, /peer, /base: ratios of medians, {'time: lower' if kind == 'time' else 'IOPS: higher'} is better; hw95%: the 95% half-width of the mean, in % of it)")
+print(f"({unit}; /native, /peer, /base{', /hp' if hpbest else ''}: ratios of medians, {'time: lower' if kind == 'time' else 'IOPS: higher'} is better; hw95%: the 95% half-width of the mean, in % of it)")
+# The row against libfuse's best: osprof-fs's best configuration against
+# passthrough_hp's best, by median; Welch's interval says whether the
+# difference of means is more than the noise.
+ospbest = best("osp-")
+if hpbest and ospbest:
+    ci = welch(vals[ospbest], vals[hpbest])
+    v = verdict_of(ci).strip()
+    word = {"faster": "ahead", "same": "within the 95% interval", "slower": "behind"}.get(v, "not compared")
+    print(f"best osprof-fs {ospbest} {S[ospbest][1]:.{4 if kind == 'time' else 0}f} against best passthrough_hp {hpbest} "
+          f"{S[hpbest][1]:.{4 if kind == 'time' else 0}f}: x{S[ospbest][1] / S[hpbest][1]:.3f}"
+          + (f", 95% CI of the difference {ci[0]:+.1f}%..{ci[1]:+.1f}%: {word}" if ci else ""))
 PY
 }
 

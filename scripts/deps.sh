@@ -15,7 +15,9 @@
 # runtime for the fuzz targets; man-db and groff for the install test's
 # man -l), "deps.sh demo" adds the Linux sources, the default grep
 # workload, "deps.sh bench" what bench/near.sh adds (fio, python3, and the Linux
-# sources its tree comes from), "deps.sh deb" what dpkg-buildpackage and
+# sources its tree comes from; g++ and libnuma-dev build the passthrough_hp
+# of a libfuse source tree for --libfuse, with liburing-dev from build),
+# "deps.sh deb" what dpkg-buildpackage and
 # lintian need.
 set -euo pipefail
 want=${1:-build}
@@ -27,7 +29,7 @@ pkgs=(gcc meson ninja-build pkg-config libfuse3-dev fuse3 libjson-c-dev
 case "$want" in
   build) ;;
   demo) pkgs+=(linux-source) ;;
-  bench) pkgs+=(fio linux-source python3) ;;
+  bench) pkgs+=(fio linux-source python3 g++ libnuma-dev) ;;
   test) pkgs+=(libcriterion-dev linux-headers-amd64 linux-image-amd64
                qemu-system-x86 busybox-static chromium libpng-dev kmod cpio
                xz-utils e2fsprogs python3 python3-prometheus-client
