@@ -23,7 +23,14 @@
 # cannot ask for FUSE_HANDLE_KILLPRIV_V2, which would set it again).
 #
 #   bench/peer.sh [--tree DIR] [--build DIR] [--max-runs N] [--hw PCT]
-#                 [--only grep|cold|find|randread|postmark]
+#                 [--only grep|cold|find|randread|postmark] [--libfuse DIR]
+#
+# --libfuse DIR: a libfuse source tree (its master has passthrough and
+# io_uring); its passthrough_hp, built in the scratch directory, mounted
+# beside them too: hp-never (--nocache), hp-always (as it comes: cached
+# for a day, passthrough on), hp-always-nopt (--nopassthrough) and
+# hp-always-ur (-o io_uring, as root, under tests/fs/with_uring.sh),
+# with a /hp column: the ratio to the best hp row's median.
 #
 # Workloads: warm and cold (caches dropped before each run) grep -r, find
 # -printf, osprof-randread buffered and O_DIRECT on a 256 MiB file, and
@@ -34,7 +41,22 @@
 # Default tree: build/workload/linux-source-* (scripts/run.sh unpacks it).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-bench_args peer.sh 3,25 "$@"
+all_args=("$@")
+libfuse=""
+args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --libfuse) libfuse=$(realpath "$2"); shift 2 ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
+bench_args peer.sh 3,33 "${args[@]}"
+# hp-always-ur's io_uring needs the fuse module's enable_uring: Y for this
+# run, under tests/fs/with_uring.sh's machine-wide lock, put back at exit.
+if [ -n "$libfuse" ] && [ -z "${PEER_URING:-}" ]; then
+  [ "$(id -u)" -eq 0 ] || { echo "peer.sh: --libfuse's io_uring row needs root (enable_uring)" >&2; exit 2; }
+  PEER_URING=1 exec "$top/tests/fs/with_uring.sh" "$0" "${all_args[@]}"
+fi
 pm=$build/bench/osprof-postmark
 bench_need peer.sh "$fs" "$ob" "$rr" "$pm"
 
@@ -53,7 +75,7 @@ peer_cleanup() {
   # What the daemons said (passthrough_ll of libfuse 3.14 warns of its
   # unset max_threads), once per line and daemon.
   for m in "${mounts[@]}"; do
-    [ -s "$m.log" ] && sort "$m.log" | uniq -c | sed "s|^|stderr of ${m##*/}: |" | head -n 5
+    [ -s "$m.log" ] && grep -v '^FUSE_INIT: ' "$m.log" | sort | uniq -c | sed "s|^|stderr of ${m##*/}: |" | head -n 5
   done
   # Never through a mount still there: it would delete the lower tree.
   rm -rf --one-file-system "$work"
@@ -62,6 +84,12 @@ trap peer_cleanup EXIT
 
 peer=$work/passthrough_ll
 bench_peer peer.sh "$peer"
+hps=()
+if [ -n "$libfuse" ]; then
+  hp=$work/libfuse/example/passthrough_hp
+  bench_hp peer.sh "$libfuse" "$work/libfuse"
+  hps=(hp-never hp-always hp-always-nopt hp-always-ur)
+fi
 
 # start NAME PID_VAR CMD...: run a daemon in the foreground (-f, in CMD) in
 # the background, wait for its mount at $work/NAME; pid[NAME] is its pid.
@@ -95,6 +123,19 @@ mount_pair() {
       start "${p}peer-$mode" "$peer" -f -o "source=$(bench_fuse_opt "$lower"),xattr,cache=$mode" "$work/${p}peer-$mode"
     fi
   done
+  local name a
+  for name in "${hps[@]}"; do
+    a=(--foreground)
+    case $name in hp-never*) a+=(--nocache) ;; esac
+    case $name in *-nopt) a+=(--nopassthrough) ;; *-ur) a+=(-o io_uring) ;; esac
+    FUSE_INIT_STATUS=1 start "$p$name" "$hp" "${a[@]}" "$lower" "$work/$p$name"
+    # A stat waits for INIT's answer, after libfuse's status lines.
+    stat "$work/$p$name" > /dev/null
+    case $name in
+      *-ur) grep -q '^FUSE_INIT: io_uring=on' "$work/$p$name.log" ||
+              { echo "peer.sh: $name: no io_uring ($(grep -o 'io_uring=off[^ ]*' "$work/$p$name.log" | head -n 1))" >&2; exit 1; } ;;
+    esac
+  done
 }
 # configs PREFIX CMD: the --config options of native (CMD with DIR for the
 # directory, on the lower one) and the six mounts; CMD is a function name.
@@ -105,6 +146,10 @@ configs() {
     for side in osp peer; do
       cfg+=(--config "$side-$mode=$($fn "$work/$p$side-$mode")")
     done
+  done
+  local name
+  for name in "${hps[@]}"; do
+    cfg+=(--config "$name=$($fn "$work/$p$name")")
   done
 }
 tck=$(getconf CLK_TCK)
@@ -120,7 +165,7 @@ pcompare() {
   echo
   echo "=== $title"
   declare -A before reqs0
-  for name in osp-never peer-never osp-auto peer-auto osp-always peer-always; do
+  for name in osp-never peer-never osp-auto peer-auto osp-always peer-always "${hps[@]}"; do
     before[$name]=$(bench_cputicks "${pid[$p$name]}")
   done
   for name in osp-never osp-auto osp-always; do
@@ -145,7 +190,7 @@ pcompare() {
   grep -v 'Too many open files' "$work/last.err" | sed 's/^/  stderr: /' | sort | uniq -c | head -n 8 || true
   [ -s "$work/last.csv" ] || { echo "osprof-bench wrote no CSV"; return 0; }
   : > "$work/cpu"
-  for name in osp-never peer-never osp-auto peer-auto osp-always peer-always; do
+  for name in osp-never peer-never osp-auto peer-auto osp-always peer-always "${hps[@]}"; do
     local nreq=-
     case $name in osp-*) nreq=$(( $(bench_requests "$work/$p$name") - ${reqs0[$name]} )) ;; esac
     echo "$name $(( $(bench_cputicks "${pid[$p$name]}") - ${before[$name]} )) $nreq" >> "$work/cpu"
@@ -156,7 +201,11 @@ pcompare() {
     $2 == "median" && $3 == "" && $4 != "" { med[$1] = $4 }
     $2 == "median" { if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
     END {
-      printf "%-12s %10s %10s %5s %5s %9s %9s %10s %8s %10s\n", "config", "median s", "IOPS", "runs", "fail", "/native", "/peer", "CPU s/run", "req/run", "CPU us/req"
+      # /hp (with --libfuse): the ratio to the best passthrough_hp row.
+      hp = ""
+      for (i = 1; i <= n; i++)
+        if (order[i] ~ /^hp-/ && med[order[i]] != "" && (hp == "" || med[order[i]] < med[hp])) hp = order[i]
+      printf "%-14s %10s %10s %5s %5s %9s %9s%s %10s %8s %10s\n", "config", "median s", "IOPS", "runs", "fail", "/native", "/peer", (hp == "" ? "" : sprintf(" %9s", "/hp")), "CPU s/run", "req/run", "CPU us/req"
       for (i = 1; i <= n; i++) {
         c = order[i]; m = med[c]
         ms = (m == "") ? "-" : sprintf("%.4f", m)
@@ -167,11 +216,12 @@ pcompare() {
         cp = (c in cpu) ? sprintf("%.4f", cpu[c] / tck / (runs[c] + warm)) : "-"
         # Requests: osprof-fs counts its own; the peer is charged per
         # request of osprof-fs at its caching mode (marked *).
-        os = c; sub(/^peer-/, "osp-", os)
+        os = c; sub(/^(peer|hp)-/, "osp-", os); sub(/-(nopt|ur)$/, "", os)
         rr = (req[os] != "" && req[os] != "-") ? req[os] / (runs[os] + warm) : 0
         rq = (c ~ /^osp-/ && rr > 0) ? sprintf("%.0f", rr) : "-"
-        up = (c in cpu && rr > 0) ? sprintf("%.1f%s", cpu[c] / tck / (runs[c] + warm) / rr * 1e6, c ~ /^peer-/ ? "*" : "") : "-"
-        printf "%-12s %10s %10s %5d %5d %9s %9s %10s %8s %10s\n", c, ms, io, runs[c], bad[c] + 0, rn, rp, cp, rq, up
+        up = (c in cpu && rr > 0) ? sprintf("%.1f%s", cpu[c] / tck / (runs[c] + warm) / rr * 1e6, c ~ /^(peer|hp)-/ ? "*" : "") : "-"
+        rh = (hp == "") ? "" : sprintf(" %9s", (c != hp && m != "") ? sprintf("%.3f", m / med[hp]) : "-")
+        printf "%-14s %10s %10s %5d %5d %9s %9s%s %10s %8s %10s\n", c, ms, io, runs[c], bad[c] + 0, rn, rp, rh, cp, rq, up
       }
     }' FS=' ' "$work/cpu" FS=, "$work/last.csv"
 }
