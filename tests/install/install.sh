@@ -151,7 +151,9 @@ fi
 # heading where it names one (GitHub's anchors: lower case, punctuation
 # dropped, spaces as -).
 doc=$d$DATADIR/doc/osprof
-cmp -s "$src/README.md" "$doc/README.md" || bad "doc $DATADIR/doc/osprof/README.md"
+for f in README.md CONTRIBUTING.md; do
+	cmp -s "$src/$f" "$doc/$f" || bad "doc $DATADIR/doc/osprof/$f"
+done
 for f in "$src"/docs/*; do
 	cmp -s "$f" "$doc/docs/${f##*/}" || bad "doc $DATADIR/doc/osprof/docs/${f##*/}"
 done
