@@ -383,6 +383,15 @@ void ofs_inode_open_put(struct ofs *fs, struct ofs_open *o)
 	o->drop(o);
 }
 
+/* @o passes through to @in's backing id, registered already (under
+ * t->mu): that id. */
+static int backing_share_locked(struct ofs_inode *in, struct ofs_open *o)
+{
+	in->backing_users++;
+	o->backing = true;
+	return in->backing_id;
+}
+
 int ofs_inode_backing_get(struct ofs *fs, struct ofs_open *o)
 {
 	struct ofs_inode_table *t = fs->itab;
@@ -403,18 +412,17 @@ int ofs_inode_backing_get(struct ofs *fs, struct ofs_open *o)
 		return fd;
 	pthread_mutex_lock(&t->mu);
 	if (in->backing_users) {
-		id = in->backing_id;
-		in->backing_users++;
-		o->backing = true;
+		id = backing_share_locked(in, o);
 		pthread_mutex_unlock(&t->mu);
 		ofs_inode_fd_put(fs, in);
 		return id;
 	}
+	pthread_mutex_unlock(&t->mu);
 	/*
-	 * Registered under the lock, so that two first opens cannot make
-	 * two ids (the kernel fails an open whose id differs from its
-	 * inode's). With the daemon's own identity: the kernel opens the
-	 * lower file for every opener with the registrant's.
+	 * Registered outside the table's lock, which every lookup takes: a
+	 * slow BACKING_OPEN holds up this open alone. With the daemon's own
+	 * identity: the kernel opens the lower file for every opener with
+	 * the registrant's.
 	 */
 	as_caller = ofs_creds_active();
 	if (as_caller)
@@ -422,12 +430,26 @@ int ofs_inode_backing_get(struct ofs *fs, struct ofs_open *o)
 	id = ofs_tr_backing_open(fs->tr, fd);
 	if (as_caller)
 		ofs_creds_resume();
-	if (id > 0) {
+	if (id <= 0) {
+		ofs_inode_fd_put(fs, in);
+		return id;
+	}
+	/* Published under the lock. Another first open may have registered
+	 * one meanwhile: the one published first stays (the kernel fails an
+	 * open whose id differs from its inode's), the other is closed. */
+	pthread_mutex_lock(&t->mu);
+	if (in->backing_users) {
+		int mine = id;
+
+		id = backing_share_locked(in, o);
+		pthread_mutex_unlock(&t->mu);
+		ofs_tr_backing_close(fs->tr, mine);
+	} else {
 		in->backing_id = id;
 		in->backing_users = 1;
 		o->backing = true;
+		pthread_mutex_unlock(&t->mu);
 	}
-	pthread_mutex_unlock(&t->mu);
 	ofs_inode_fd_put(fs, in);
 	return id;
 }

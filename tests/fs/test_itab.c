@@ -4,22 +4,30 @@
  * lookup count is the kernel's, and a forget of more lookups than were
  * given -- a bug on one side or the other -- frees the inode as a forget
  * to zero would, is counted for ctl (forget_underflows) and said on
- * stderr once, never silently and never once per request.
+ * stderr once, never silently and never once per request. A backing id
+ * registered for an open (passthrough) is registered outside the table's
+ * lock, and of two registered at once for one inode one is kept: this
+ * file's ioctl() stands in for the kernel's, slow on purpose.
  */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "ofs.h"
 #include "ofs_creds.h"
 #include "ofs_inode.h"
+#include "ofs_tr_impl.h"
 #include "ofs_who.h"
 
 static struct mnt m;
@@ -142,4 +150,143 @@ Test(itab, a_process_name_is_read_once_and_cached)
 	cr_expect_str_eq(comm, self);
 	cr_expect_eq(ofs_comm_of(0, comm), -ESRCH);
 	cr_expect_eq(ofs_comm_of(0x3fffffff, comm), -ENOENT);
+}
+
+/* ---- backing ids: the kernel's ioctls stood in for -------------------- */
+
+#define BACKING_OPEN_MS 400 /* each BACKING_OPEN's time here */
+
+static _Atomic int opens_in;      /* BACKING_OPENs under way */
+static _Atomic int opens_max;     /* the most under way at once */
+static _Atomic int next_id = 1;
+static _Atomic int closed[4];     /* ids closed, in order */
+static _Atomic int nclosed;
+
+/* The daemon's library calls this one, not libc's (the executable's
+ * symbol comes first): backing ids, each after BACKING_OPEN_MS. */
+int ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (req == OFS_FUSE_DEV_IOC_BACKING_OPEN) {
+		struct timespec ts = { 0, BACKING_OPEN_MS * 1000000L };
+		int in = atomic_fetch_add(&opens_in, 1) + 1, max = atomic_load(&opens_max);
+
+		while (in > max && !atomic_compare_exchange_weak(&opens_max, &max, in))
+			;
+		nanosleep(&ts, NULL);
+		atomic_fetch_sub(&opens_in, 1);
+		return atomic_fetch_add(&next_id, 1);
+	}
+	if (req == OFS_FUSE_DEV_IOC_BACKING_CLOSE) {
+		int n = atomic_fetch_add(&nclosed, 1);
+
+		if (n < 4)
+			closed[n] = (int)*(uint32_t *)arg;
+		return 0;
+	}
+	return (int)syscall(SYS_ioctl, fd, req, arg);
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* A transport with passthrough in force, its /dev/fuse /dev/null (this
+ * file's ioctl answers). */
+static struct ofs_tr *fake_tr(void)
+{
+	struct ofs_tr *tr = calloc(1, sizeof(*tr));
+
+	cr_assert_not_null(tr);
+	pthread_mutex_init(&tr->mu, NULL);
+	tr->dev_fd = open("/dev/null", O_RDWR);
+	atomic_store(&tr->on[OFS_TR_PASSTHROUGH], true);
+	return tr;
+}
+
+static void drop_none(struct ofs_open *o)
+{
+	(void)o;
+}
+
+struct opener {
+	struct ofs *fs;
+	struct ofs_open o;
+	int id;
+};
+
+static void *open_backing(void *arg)
+{
+	struct opener *op = arg;
+
+	op->id = ofs_inode_backing_get(op->fs, &op->o);
+	return NULL;
+}
+
+Test(itab, a_slow_backing_open_holds_up_no_lookup)
+{
+	struct ofs fs = { 0 };
+	struct opener op = { .fs = &fs };
+	pthread_t th;
+	uint64_t t0, took;
+
+	cr_assert_eq(h_write_str(h_at(m.lower, "a"), "a"), 0);
+	cr_assert_eq(h_write_str(h_at(m.lower, "b"), "b"), 0);
+	table_on_lower(&fs);
+	fs.tr = fake_tr();
+	ofs_inode_open_get(&fs, look(&fs, "a"), &op.o, drop_none);
+	cr_assert_eq(pthread_create(&th, NULL, open_backing, &op), 0);
+	while (atomic_load(&opens_in) == 0)
+		usleep(1000);
+	/* a's BACKING_OPEN under way: b is looked up meanwhile */
+	t0 = mono_ms();
+	look(&fs, "b");
+	took = mono_ms() - t0;
+	pthread_join(th, NULL);
+	cr_expect_lt(took, BACKING_OPEN_MS / 4, "a lookup took %llu ms beside a slow open",
+		     (unsigned long long)took);
+	cr_expect_eq(op.id, 1);
+	ofs_inode_open_put(&fs, &op.o);
+	cr_expect_eq(atomic_load(&nclosed), 1, "its last open closes the id");
+	cr_expect_eq(closed[0], 1);
+	ofs_itab_free(fs.itab);
+}
+
+Test(itab, of_two_backing_ids_registered_at_once_one_stays_the_other_closes)
+{
+	struct ofs fs = { 0 };
+	struct opener a = { .fs = &fs }, b = { .fs = &fs };
+	struct ofs_inode *in;
+	pthread_t ta, tb;
+
+	cr_assert_eq(h_write_str(h_at(m.lower, "a"), "a"), 0);
+	table_on_lower(&fs);
+	fs.tr = fake_tr();
+	in = look(&fs, "a");
+	ofs_inode_open_get(&fs, in, &a.o, drop_none);
+	ofs_inode_open_get(&fs, in, &b.o, drop_none);
+	cr_assert_eq(pthread_create(&ta, NULL, open_backing, &a), 0);
+	cr_assert_eq(pthread_create(&tb, NULL, open_backing, &b), 0);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	cr_assert_eq(atomic_load(&opens_max), 2, "both first opens registered at once");
+	cr_expect_eq(a.id, b.id, "both pass through to one id: %d, %d", a.id, b.id);
+	cr_expect(a.id == 1 || a.id == 2);
+	cr_expect_eq(atomic_load(&nclosed), 1, "the other one is closed");
+	cr_expect_eq(closed[0], 3 - a.id);
+	ofs_inode_open_put(&fs, &a.o);
+	cr_expect_eq(atomic_load(&nclosed), 1, "still used by b");
+	ofs_inode_open_put(&fs, &b.o);
+	cr_expect_eq(atomic_load(&nclosed), 2, "closed with its last open");
+	cr_expect_eq(closed[1], a.id);
+	ofs_itab_free(fs.itab);
 }
