@@ -37,11 +37,13 @@
  * password the answer is 401 whatever the path. A new reading of the file
  * (SIGHUP) applies to the connections and requests that follow.
  *
- * A source is read by one scrape at a time (a lock per source). A scrape
- * that cannot take a source's lock within OEX_SOURCE_WAIT_S -- an earlier
- * scrape is stuck reading it -- reports it down instead of waiting, so a
- * hung source holds one thread, not one per scrape, and the other
- * sources are still served.
+ * A source is read by one scrape at a time: one state per source, when
+ * the scrape reading it began (since, under mu), which both makes the
+ * others wait and counts that scrape stuck after OEX_SOURCE_WAIT_S. A
+ * scrape that finds a source still read OEX_SOURCE_WAIT_S after that
+ * began -- an earlier scrape is stuck reading it -- reports it down
+ * instead of waiting, so a hung source holds one thread, not one per
+ * scrape, and the other sources are still served.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -113,11 +115,12 @@ struct oex_http {
 				      * with the older ones chained to it */
 	bool tls;                 /* connections are TLS */
 	size_t npaths;
-	pthread_mutex_t *reading; /* one per source: held while it is read */
-	double *since;            /* under mu: when reading[i] was taken; 0: free */
 
 	pthread_mutex_t mu;       /* guards what follows */
-	pthread_cond_t cond;      /* a scrape ended; the watch list changed; stop */
+	pthread_cond_t cond;      /* a scrape or a source's reading ended; the
+				   * watch list changed; stop */
+	double *since;            /* per source: when a scrape began reading
+				   * it; 0: none reads it */
 	unsigned scrapes;         /* scrape threads running */
 	bool stopping;
 	struct oex_conn *head, *tail; /* the watch list, oldest first */
@@ -275,31 +278,34 @@ static unsigned stuck_locked(const struct oex_http *h, double now)
  * this scrape. */
 static void load_source(struct oex_http *h, size_t i, struct oex_source *src)
 {
-	double now = now_s(), held;
 	struct timespec until;
+	double held;
+	bool mine;
 
 	pthread_mutex_lock(&h->mu);
-	held = h->since[i] > 0 ? now - h->since[i] : 0;
-	pthread_mutex_unlock(&h->mu);
+	held = h->since[i] > 0 ? now_s() - h->since[i] : 0;
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_nsec += (long)((OEX_SOURCE_WAIT_S - (held < OEX_SOURCE_WAIT_S ? held : OEX_SOURCE_WAIT_S)) * 1e9);
 	until.tv_sec += until.tv_nsec / 1000000000;
 	until.tv_nsec %= 1000000000;
-	if (pthread_mutex_timedlock(&h->reading[i], &until) != 0) {
+	while (h->since[i] > 0 && pthread_cond_timedwait(&h->cond, &h->mu, &until) != ETIMEDOUT)
+		;
+	mine = h->since[i] == 0;
+	if (mine)
+		h->since[i] = now_s();
+	pthread_mutex_unlock(&h->mu);
+	if (!mine) {
 		src->path = h->paths[i];
 		fputs(OEX_PROG ": ", stderr);
 		osp_esc_text(stderr, h->paths[i]);
 		fputs(": an earlier scrape is still reading it: reported down\n", stderr);
 		return;
 	}
-	pthread_mutex_lock(&h->mu);
-	h->since[i] = now_s();
-	pthread_mutex_unlock(&h->mu);
 	oex_source_load(src, h->paths[i], stderr);
 	pthread_mutex_lock(&h->mu);
 	h->since[i] = 0;
+	pthread_cond_broadcast(&h->cond);
 	pthread_mutex_unlock(&h->mu);
-	pthread_mutex_unlock(&h->reading[i]);
 }
 
 static void set_text(struct oex_req *r, unsigned status, const char *msg)
@@ -584,14 +590,11 @@ static unsigned conn_limit(void)
 
 static void http_free(struct oex_http *h)
 {
-	for (size_t i = 0; i < h->npaths; i++)
-		pthread_mutex_destroy(&h->reading[i]);
 	pthread_mutex_destroy(&h->mu);
 	pthread_mutex_destroy(&h->log_mu);
 	pthread_cond_destroy(&h->cond);
 	oex_tls_use(NULL);
 	oex_web_free(atomic_load(&h->web));
-	free(h->reading);
 	free(h->since);
 	free(h);
 }
@@ -623,18 +626,13 @@ struct oex_http *oex_http_start(int listen_fd, const char *const *paths,
 	}
 	h->paths = paths;
 	h->npaths = npaths;
-	h->reading = calloc(npaths, sizeof(*h->reading));
 	h->since = calloc(npaths, sizeof(*h->since));
-	if (!h->reading || !h->since) {
+	if (!h->since) {
 		oex_tls_use(NULL);
 		oex_web_free(web);
-		free(h->reading);
-		free(h->since);
 		free(h);
 		return NULL;
 	}
-	for (size_t i = 0; i < npaths; i++)
-		pthread_mutex_init(&h->reading[i], NULL);
 	pthread_mutex_init(&h->mu, NULL);
 	pthread_mutex_init(&h->log_mu, NULL);
 	pthread_cond_init(&h->cond, NULL);
