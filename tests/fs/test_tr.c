@@ -3,15 +3,17 @@
  * The transport's pure parts (fs/ofs_tr_proto.c, ofs_tr_umap.c), no mount: INIT and OPEN/CREATE
  * replies patched at the protocol's offsets, requests rebuilt from a ring
  * entry in place (and refused when the kernel's numbers do not add up),
- * replies written into an entry, and the unique -> request map under
- * threads.
+ * replies written into an entry, the unique -> request map under
+ * threads, and the CPU lists that say which queues get threads.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "ofs_tr_cpus.h"
 #include "ofs_tr_proto.h"
 #include "ofs_tr_umap.h"
 
@@ -272,4 +274,55 @@ Test(tr, map_gives_each_key_back_once_under_threads)
 	}
 	cr_expect_null(ofs_tr_umap_take(&map, 1));
 	ofs_tr_umap_destroy(&map);
+}
+
+/* The kernel's lists as /sys/devices/system/cpu/ has them: the queues
+ * (possible CPUs) are counted, and only the online ones get threads. */
+Test(tr, cpu_lists_count_and_mark_the_cpus_they_name)
+{
+	bool in[16];
+
+	cr_expect_eq(ofs_tr_cpus_parse("0-1\n", in, 16), 2);
+	cr_expect(in[0] && in[1] && !in[2]);
+	cr_expect_eq(ofs_tr_cpus_parse("0", in, 16), 1);
+	cr_expect(in[0] && !in[1]);
+	cr_expect_eq(ofs_tr_cpus_parse("0-3,8-11\n", in, 16), 8);
+	for (unsigned c = 0; c < 16; c++)
+		cr_expect_eq(in[c], c <= 3 || (c >= 8 && c <= 11), "cpu %u", c);
+	cr_expect_eq(ofs_tr_cpus_parse("0,2,4-5", in, 16), 4);
+	cr_expect(in[0] && !in[1] && in[2] && !in[3] && in[4] && in[5] && !in[6]);
+	/* CPUs past @n are counted, not marked */
+	cr_expect_eq(ofs_tr_cpus_parse("0-63", in, 16), 64);
+	cr_expect(in[15]);
+	cr_expect_eq(ofs_tr_cpus_parse("0-7", NULL, 0), 8);
+}
+
+Test(tr, what_is_not_a_cpu_list_is_refused)
+{
+	bool in[4];
+
+	cr_expect_eq(ofs_tr_cpus_parse("", in, 4), -EINVAL);
+	cr_expect_eq(ofs_tr_cpus_parse("\n", in, 4), -EINVAL);
+	cr_expect_eq(ofs_tr_cpus_parse("3-1", in, 4), -EINVAL);
+	cr_expect_eq(ofs_tr_cpus_parse("0-", in, 4), -EINVAL);
+	cr_expect_eq(ofs_tr_cpus_parse("0,,1", in, 4), -EINVAL);
+	cr_expect_eq(ofs_tr_cpus_parse("a", in, 4), -EINVAL);
+	cr_expect_eq(ofs_tr_cpus_parse("1 2", in, 4), -EINVAL);
+}
+
+/* This machine's: every online CPU is a possible one, and the queues
+ * that get threads are the online ones. */
+Test(tr, the_online_cpus_are_among_the_possible_ones)
+{
+	unsigned n = ofs_tr_cpus_possible(0), online;
+	bool *on;
+
+	cr_assert_gt(n, 0u);
+	on = calloc(n, sizeof(*on));
+	cr_assert_not_null(on);
+	online = ofs_tr_cpus_online(on, n);
+	cr_expect_gt(online, 0u);
+	cr_expect_leq(online, n);
+	cr_expect_eq(online, (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
+	free(on);
 }
