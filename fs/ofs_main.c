@@ -224,6 +224,7 @@ static struct ofs_tr *new_transport(const struct ofs *fs)
 		.max_threads = fs->opts.max_threads,
 		.poll_us = fs->opts.singlethread ? 0 : fs->opts.poll_us,
 		.lower = fs->opts.lower_abs,
+		.mountpoint = fs->opts.mount_abs,
 	};
 
 	return ofs_tr_new(&cfg);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "obp.h"
+#include "ofs_tr_cpus.h"
 #include "ofs_tr_impl.h"
 
 struct ofs_tr *ofs_tr_new(const struct ofs_tr_cfg *cfg)
@@ -44,8 +45,10 @@ int ofs_tr_start(struct ofs_tr *tr)
 
 	if (!tr || !atomic_load(&tr->maybe[OFS_TR_IO_URING]))
 		return 0;
-	tr->uring = ofs_tr_uring_new(tr, tr->se, tr->dev_fd, obp_possible_cpus(),
-				     tr->cfg.max_threads, (uint64_t)tr->cfg.poll_us * 1000, &err);
+	/* as many queues as the kernel makes: num_possible_cpus() */
+	tr->uring = ofs_tr_uring_new(tr, tr->se, tr->dev_fd, ofs_tr_cpus_possible(obp_possible_cpus()),
+				     tr->cfg.max_threads, (uint64_t)tr->cfg.poll_us * 1000,
+				     tr->cfg.mountpoint, &err);
 	if (!tr->uring) {
 		ofs_tr_turn_off(tr, OFS_TR_IO_URING, "cannot set up the rings: %s", strerror(-err));
 		return atomic_load(&tr->failed) ? err : 0;
@@ -125,12 +128,14 @@ void ofs_tr_describe(const struct ofs_tr *tr, FILE *out)
 					     atomic_load(&tr->backing_closed)),
 			(unsigned long long)atomic_load(&tr->backing_refused));
 	if (tr->uring) {
-		unsigned q;
+		unsigned q, held;
 		uint64_t errors;
 
-		/* Not the threads and entries: they grow with the load. */
-		ofs_tr_uring_stats(tr->uring, &q, &errors);
-		fprintf(out, "io_uring_queues %u\nio_uring_errors %llu\n", q,
-			(unsigned long long)errors);
+		/* Not the threads and entries: they grow with the load. The
+		 * entries held for a later reply: the requests waiting (locks)
+		 * now; one left after its reply is a leak. */
+		ofs_tr_uring_stats(tr->uring, &q, &errors, &held);
+		fprintf(out, "io_uring_queues %u\nio_uring_errors %llu\nio_uring_held %u\n", q,
+			(unsigned long long)errors, held);
 	}
 }

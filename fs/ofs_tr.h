@@ -56,6 +56,7 @@ struct ofs_tr_cfg {
 				  * at the normal priority (ofs_tr_uring.c
 				  * says why); 0: it waits at once */
 	const char *lower;       /* the lower root (absolute): the passthrough probe */
+	const char *mountpoint;  /* absolute: io_uring's kicks (ofs_tr_uring.c) */
 };
 
 struct ofs_tr;

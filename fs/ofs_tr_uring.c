@@ -12,7 +12,23 @@
  * The kernel has one FUSE queue per possible CPU and queues a request on
  * its caller's CPU, in the entry of that queue made available last; a
  * queue with no entry registered keeps the whole ring "not ready", every
- * request then waiting in the kernel.
+ * request then waiting in the kernel. Only an online CPU's queue receives
+ * requests: each gets threads; an offline CPU's queue gets one entry,
+ * registered on the ring of the first online queue's first thread (its
+ * host), and threads of its own once a request comes there (the CPU came
+ * online).
+ *
+ * A request queued while its queue has no entry available waits in the
+ * kernel for the next COMMIT_AND_FETCH on that queue: a REGISTER does not
+ * fetch it. Each commit fetches one, so a queue whose entries are all
+ * held (below) strands it: nothing is committed there until a lock is
+ * released, maybe by the very request stranded. So after each hold,
+ * after each thread started for a hold has registered its entry, and
+ * after a refused commit, the queue is kicked: a short-lived thread of
+ * the daemon, on that CPU, asks the mount's root for statfs; that STATFS
+ * is answered here (it never reaches the file system, nor a profile),
+ * and its commit fetches what waits. A thread, not a ring's: a kick that
+ * finds no entry available waits, stranded in turn, until a commit there.
  *
  * Threads. Each thread of a queue has an io_uring of its own (128-byte
  * SQEs, for the command) and its own entries, and waits on its ring
@@ -29,9 +45,8 @@
  * max_threads, with an entry of its own (the rule of ofs_loop.c, with a
  * spare: a request queued in the kernel while its queue has no entry
  * available waits for the next commit there, not for a registration).
- * Threads
- * stay until the daemon stops: the kernel cancels the commands of a task
- * that exits, which would take its entries with it.
+ * Threads stay until the daemon stops: the kernel cancels the commands
+ * of a task that exits, which would take its entries with it.
  *
  * A request answered later by another thread (a lock to be waited for,
  * ofs_lock.c) keeps its entry until then, out of the kernel's hands: its
@@ -56,25 +71,32 @@
 #include <errno.h>
 #include <liburing.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ofs_poll.h"
 #include "ofs_sig.h"
+#include "ofs_tr_cpus.h"
 #include "ofs_tr_uring.h"
 
 #define ENT_GAP 4096u        /* header, then in- and operation header before the payload */
 #define ENTS_MAX 1100u       /* entries of a thread at most: lock waiters (1024) and more */
 #define REGISTER_RETRIES 100 /* -EAGAIN: INIT not in force yet; 1 ms apart */
 #define RING_DEPTH 64u       /* commands a thread's ring holds at once before submitting */
+#define POST_RETRIES 1000    /* a NOP that finds no room in a ring: 1 ms apart */
 
 struct ofs_tr_ent {
 	struct ofs_tr_pending pend;      /* while its request is served */
 	struct tr_thread *t;             /* whose ring it is registered on */
+	struct tr_queue *q;              /* its FUSE queue: t's, or an offline
+					  * CPU's that t hosts */
 	struct ofs_tr_ent *next;         /* the thread's entries */
 	struct ofs_fuse_uring_req_header *h;
 	char *payload;
@@ -84,6 +106,8 @@ struct ofs_tr_ent {
 	unsigned retries;
 	uint64_t unique;                 /* a reply's, left for its thread to commit */
 	bool own_reply;                  /* answered by its own thread, in serve */
+	bool held;                       /* its request held (serve), not
+					  * committed yet (by its thread alone) */
 };
 
 struct tr_thread {
@@ -95,18 +119,24 @@ struct tr_thread {
 					  * come from other threads */
 	struct ofs_tr_ent *ents;         /* this thread's, a list (never freed
 					  * before the daemon ends) */
-	unsigned nents;
-	unsigned held;                   /* of those, held for a later reply
-					  * (by this thread alone;
-					  * held_change) */
+	_Atomic unsigned nents;          /* of its queue (not those it hosts);
+					  * added to by this thread alone */
+	_Atomic int held;                /* of those, held for a later reply
+					  * (held_change; signed: a commit
+					  * made when the daemon stops may
+					  * count before the hold does) */
 	bool poller;                     /* the queue's first: polls its ring
 					  * after a reply (ofs_poll.h) */
+	bool host;                       /* registers the offline CPUs' entries */
+	bool kicks;                      /* started while requests flow: kicks
+					  * its queue once registered */
 	char stop;                       /* &stop: a NOP's data, "leave" */
 };
 
 struct tr_queue {
 	struct ofs_tr_uring *u;
 	unsigned qid;
+	bool online;                     /* its CPU, when the rings started */
 	_Atomic unsigned idle;           /* threads counted idle (idle_change) */
 	unsigned nthreads;               /* under u->mu */
 	struct tr_thread **threads;      /* [max_threads] */
@@ -123,6 +153,8 @@ struct ofs_tr_uring {
 	pthread_cond_t go_cv;
 	bool go, stopping, refused;
 	_Atomic uint64_t errors;
+	const char *mountpoint;          /* borrowed: the kicks' */
+	_Atomic unsigned nop_fails;      /* test hook: NOPs to refuse first */
 	struct tr_queue q[];
 };
 
@@ -133,8 +165,8 @@ static void *q_thread(void *arg);
  * waits on its ring with an entry of its own in the kernel's hands (or,
  * just started, will), so a request may come to it; a queue whose idle
  * count falls under two grows. Held: its entries whose request another
- * thread answers later, out of the kernel's hands until this thread
- * commits them; with all of them held, it is not idle.
+ * thread answers later, out of the kernel's hands until committed; with
+ * all of them held, it is not idle.
  */
 
 /* One thread more of @q idle (@on), or one fewer: the count before. */
@@ -145,27 +177,44 @@ static unsigned idle_change(struct tr_queue *q, bool on)
 
 /* One more of @t's entries held (@on), or one held committed: how many
  * of its entries are in the kernel's hands after. */
-static unsigned held_change(struct tr_thread *t, bool on)
+static int held_change(struct tr_thread *t, bool on)
 {
-	if (on)
-		t->held++;
-	else
-		t->held--;
-	return t->nents - t->held;
+	int held = on ? atomic_fetch_add(&t->held, 1) + 1 : atomic_fetch_sub(&t->held, 1) - 1;
+
+	return (int)atomic_load(&t->nents) - held;
+}
+
+/* A held entry of @t committed, by whichever thread: @t is idle again if
+ * that entry is the one it has in the kernel's hands. */
+static void held_committed(struct tr_thread *t)
+{
+	if (held_change(t, false) == 1)
+		idle_change(t->q, true);
 }
 
 struct ofs_tr_uring *ofs_tr_uring_new(struct ofs_tr *tr, struct fuse_session *se,
 				      int dev_fd, unsigned nqueues, unsigned max_threads,
-				      uint64_t poll_ns, int *err)
+				      uint64_t poll_ns, const char *mountpoint, int *err)
 {
 	struct ofs_tr_uring *u = calloc(1, sizeof(*u) + nqueues * sizeof(u->q[0]));
+	bool *online = calloc(nqueues, sizeof(*online));
+	const char *fails = getenv("OFS_TEST_URING_NOP_FAILS");
 
 	*err = -ENOMEM;
-	if (!u)
+	if (!u || !online) {
+		free(u);
+		free(online);
 		return NULL;
+	}
+	/* The test hook (tests/fs/test_locks.c): the first NOPs that would
+	 * hand a reply to its entry's thread find no room in its ring. */
+	if (fails)
+		atomic_init(&u->nop_fails, (unsigned)strtoul(fails, NULL, 10));
+	ofs_tr_cpus_online(online, nqueues);
 	u->tr = tr;
 	u->se = se;
 	u->dev_fd = dev_fd;
+	u->mountpoint = mountpoint;
 	u->nq = nqueues;
 	u->max_threads = max_threads < 2 ? 2 : max_threads;
 	u->poll_ns = poll_ns;
@@ -174,20 +223,24 @@ struct ofs_tr_uring *ofs_tr_uring_new(struct ofs_tr *tr, struct fuse_session *se
 	for (unsigned i = 0; i < nqueues; i++) {
 		u->q[i].u = u;
 		u->q[i].qid = i;
+		u->q[i].online = online[i];
 		u->q[i].threads = calloc(u->max_threads, sizeof(*u->q[i].threads));
 		if (!u->q[i].threads) {
+			free(online);
 			ofs_tr_uring_free(u);
 			return NULL;
 		}
 	}
+	free(online);
 	/* whether a ring of 128-byte SQEs can be had was checked before
 	 * mounting (ofs_tr.c); each thread makes its own */
 	*err = 0;
 	return u;
 }
 
-/* Start a thread on @q, counted idle (under u->mu); false when it cannot. */
-static bool spawn_locked(struct tr_queue *q)
+/* Start a thread on @q, counted idle (under u->mu); @kicks: requests
+ * flow, it kicks @q once registered. False when it cannot. */
+static bool spawn_locked(struct tr_queue *q, bool kicks)
 {
 	struct ofs_tr_uring *u = q->u;
 	struct tr_thread *t;
@@ -200,6 +253,7 @@ static bool spawn_locked(struct tr_queue *q)
 		return false;
 	t->q = q;
 	t->poller = u->poll_ns && q->nthreads == 0;
+	t->kicks = kicks;
 	pthread_mutex_init(&t->sq_mu, NULL);
 	/*
 	 * Requests of this queue come from callers on this CPU, but its
@@ -222,16 +276,32 @@ static bool spawn_locked(struct tr_queue *q)
 
 int ofs_tr_uring_start(struct ofs_tr_uring *u)
 {
+	struct tr_queue *host = NULL;
 	sigset_t old;
 	int err = 0;
 
 	ofs_sig_block_stop(&old);
 	pthread_mutex_lock(&u->mu);
-	/* Two a queue: the one that takes a request leaves the other idle,
-	 * so a queue grows only when two are busy at once. */
-	for (unsigned i = 0; i < u->nq && !err; i++)
-		if (!spawn_locked(&u->q[i]) || !spawn_locked(&u->q[i]))
+	/* Two an online CPU's queue: the one that takes a request leaves
+	 * the other idle, so a queue grows only when two are busy at once.
+	 * None an offline one's: its entry is on the host's ring. */
+	for (unsigned i = 0; i < u->nq && !err; i++) {
+		if (!u->q[i].online)
+			continue;
+		if (!spawn_locked(&u->q[i], false) || !spawn_locked(&u->q[i], false))
 			err = -EAGAIN;
+		else if (!host)
+			host = &u->q[i];
+	}
+	if (!err && !host) {
+		/* no CPU online as read: serve queue 0 as if it were */
+		host = &u->q[0];
+		host->online = true;
+		if (!spawn_locked(host, false) || !spawn_locked(host, false))
+			err = -EAGAIN;
+	}
+	if (!err)
+		host->threads[0]->host = true;
 	pthread_mutex_unlock(&u->mu);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return err;
@@ -272,7 +342,7 @@ static void sqe_cmd(struct io_uring_sqe *sqe, struct ofs_tr_ent *ent, uint32_t o
 	sqe->fd = ent->t->q->u->dev_fd;
 	sqe->cmd_op = op;
 	cmd->commit_id = commit_id;
-	cmd->qid = (uint16_t)ent->t->q->qid;
+	cmd->qid = (uint16_t)ent->q->qid;
 	io_uring_sqe_set_data(sqe, ent);
 	if (op == OFS_FUSE_IO_URING_CMD_REGISTER) {
 		sqe->addr = (uint64_t)(uintptr_t)ent->iov;
@@ -302,8 +372,9 @@ static int register_ent(struct ofs_tr_ent *ent)
 	return err;
 }
 
-/* One more entry for @t, registered. 0 or -errno. */
-static int add_entry(struct tr_thread *t)
+/* One more entry on @t's ring, of queue @q (@t's own, or one it hosts),
+ * registered. 0 or -errno. */
+static int add_entry(struct tr_thread *t, struct tr_queue *q)
 {
 	struct ofs_tr_uring *u = t->q->u;
 	size_t len = ENT_GAP + u->payload;
@@ -322,13 +393,15 @@ static int add_entry(struct tr_thread *t)
 		return -ENOMEM;
 	}
 	ent->t = t;
+	ent->q = q;
 	ent->h = (void *)mem;
 	ent->payload = mem + ENT_GAP;
 	ent->iov[0] = (struct iovec){ ent->h, sizeof(*ent->h) };
 	ent->iov[1] = (struct iovec){ ent->payload, u->payload };
 	ent->next = t->ents;
 	t->ents = ent;
-	t->nents++;
+	if (q == t->q)
+		atomic_fetch_add(&t->nents, 1);
 	return register_ent(ent);
 }
 
@@ -355,30 +428,60 @@ static int commit(struct ofs_tr_ent *ent, uint64_t unique)
 	return res < 0 ? res : 0;
 }
 
+/* The test hook: true when this NOP is to find no room. */
+static bool nop_refused(struct ofs_tr_uring *u)
+{
+	unsigned n = atomic_load(&u->nop_fails);
+
+	while (n && !atomic_compare_exchange_weak(&u->nop_fails, &n, n - 1))
+		;
+	return n > 0;
+}
+
 /*
  * Have @ent's thread commit the reply written into it (a NOP on its ring,
- * its data the entry's address with bit 0 set). False when that thread is
- * gone (the daemon stops): the caller commits.
+ * its data the entry's address with bit 0 set). A ring with no room, or
+ * a submission refused, is tried again: committed from here, the entry
+ * would have this thread for its submitter, and the kernel cancels it
+ * with this thread's exit (a lock waiter's, right after its reply), the
+ * request it holds then never answered. False only when that thread is
+ * gone or leaving (the daemon stops): the caller commits.
  */
 static bool defer_commit(struct ofs_tr_ent *ent, uint64_t unique)
 {
 	struct tr_thread *t = ent->t;
-	struct io_uring_sqe *sqe;
-	bool ok = false;
+	struct ofs_tr_uring *u = t->q->u;
+	struct timespec ms = { 0, 1000000 };
+	bool posted = false, ok = false;
 
-	pthread_mutex_lock(&t->q->u->mu);
-	if (!t->q->u->stopping) {
-		pthread_mutex_lock(&t->sq_mu);
-		sqe = sqe_get(t);
-		if (sqe) {
-			ent->unique = unique;
-			io_uring_prep_nop(sqe);
-			io_uring_sqe_set_data(sqe, (void *)((uintptr_t)ent | 1));
-			ok = io_uring_submit(&t->ring) >= 0;
+	for (unsigned i = 0; !ok && i < POST_RETRIES; i++) {
+		struct io_uring_sqe *sqe;
+
+		if (i)
+			nanosleep(&ms, NULL);
+		pthread_mutex_lock(&u->mu);
+		if (u->stopping) {
+			pthread_mutex_unlock(&u->mu);
+			break;
 		}
+		pthread_mutex_lock(&t->sq_mu);
+		if (!posted) {
+			sqe = nop_refused(u) ? NULL : sqe_get(t);
+			if (sqe) {
+				ent->unique = unique;
+				io_uring_prep_nop(sqe);
+				io_uring_sqe_set_data(sqe, (void *)((uintptr_t)ent | 1));
+				posted = true;
+			}
+		}
+		/* once in the ring, a NOP whose submission failed is submitted
+		 * with the next: only that is tried again */
+		ok = posted && io_uring_submit(&t->ring) >= 0;
 		pthread_mutex_unlock(&t->sq_mu);
+		pthread_mutex_unlock(&u->mu);
+		if (!ok)
+			atomic_fetch_add(&u->errors, 1);
 	}
-	pthread_mutex_unlock(&t->q->u->mu);
 	return ok;
 }
 
@@ -404,10 +507,24 @@ ssize_t ofs_tr_uring_reply(struct ofs_tr_ent *ent, const struct iovec *iov, int 
 		patch(arg, ent->h, ent->payload, ent->h->ring_ent_in_out.payload_sz);
 	}
 	if (pthread_equal(pthread_self(), ent->t->th)) {
-		ent->own_reply = true;
+		/* in serve, or a held request answered by a request its
+		 * thread serves later (an unlock): committed here, and
+		 * counted so */
 		err = commit(ent, unique);
+		if (ent->held) {
+			ent->held = false;
+			if (ent->q == ent->t->q)
+				held_committed(ent->t);
+		} else {
+			ent->own_reply = true;
+		}
+	} else if (defer_commit(ent, unique)) {
+		err = 0;
 	} else {
-		err = defer_commit(ent, unique) ? 0 : commit(ent, unique);
+		/* the daemon stops: its thread will not commit it */
+		err = commit(ent, unique);
+		if (ent->q == ent->t->q)
+			held_committed(ent->t);
 	}
 	if (err || len < 0) {
 		errno = err ? -err : EINVAL;
@@ -416,16 +533,95 @@ ssize_t ofs_tr_uring_reply(struct ofs_tr_ent *ent, const struct iovec *iov, int 
 	return len;
 }
 
-/* All of @q's threads are busy: start one more. False when it cannot
- * (at max_threads, stopping, out of memory). */
-static bool add_thread(struct tr_queue *q)
+/* All of @q's threads are busy: start one more, which kicks @q once
+ * registered when @kicks (a hold). False when it cannot (at max_threads,
+ * stopping, out of memory). */
+static bool add_thread(struct tr_queue *q, bool kicks)
 {
 	bool ok;
 
 	pthread_mutex_lock(&q->u->mu);
-	ok = spawn_locked(q);
+	ok = spawn_locked(q, kicks);
 	pthread_mutex_unlock(&q->u->mu);
 	return ok;
+}
+
+/* A request came to an entry of offline queue @q (hosted): its CPU is
+ * online now; it gets threads of its own, as an online one did. */
+static void host_grow(struct tr_queue *q)
+{
+	pthread_mutex_lock(&q->u->mu);
+	if (q->nthreads == 0 && spawn_locked(q, true))
+		spawn_locked(q, true);
+	pthread_mutex_unlock(&q->u->mu);
+}
+
+/* A kick's: its CPU, the mount's path (its own copy). */
+struct kick_arg {
+	unsigned cpu;
+	char path[];
+};
+
+static void *kick_thread(void *arg)
+{
+	struct kick_arg *k = arg;
+	struct statfs sf;
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(k->cpu, &one);
+	/* Pinned, this thread runs there when the call returns: the kernel
+	 * queues its request on that CPU's queue. statfs of the mountpoint
+	 * sends STATFS alone (the mount's root is reached without a lookup). */
+	if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one) == 0)
+		statfs(k->path, &sf);
+	free(k);
+	return NULL;
+}
+
+/*
+ * Have a request queued on @q's CPU (see the top), whose commit fetches
+ * one stranded there. Best effort: a CPU the daemon may not run on is
+ * not kicked (nor then do its callers run there).
+ */
+static void kick(struct tr_queue *q)
+{
+	struct ofs_tr_uring *u = q->u;
+	size_t len = u->mountpoint ? strlen(u->mountpoint) + 1 : 0;
+	struct kick_arg *k = len ? malloc(sizeof(*k) + len) : NULL;
+	pthread_attr_t attr;
+	pthread_t th;
+	sigset_t old;
+	int err;
+
+	if (!k) {
+		atomic_fetch_add(&u->errors, 1);
+		return;
+	}
+	k->cpu = q->qid;
+	memcpy(k->path, u->mountpoint, len);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	ofs_sig_block_stop(&old);
+	err = pthread_create(&th, &attr, kick_thread, k);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (err) {
+		free(k);
+		atomic_fetch_add(&u->errors, 1);
+	}
+}
+
+/* Whether request @in is a kick's: a STATFS of one of this process's
+ * threads (no other of them asks the mount anything). */
+static bool is_kick(const struct fuse_in_header *in)
+{
+	char task[48];
+
+	if (in->opcode != FUSE_STATFS)
+		return false;
+	snprintf(task, sizeof(task), "/proc/self/task/%u", in->pid);
+	return access(task, F_OK) == 0;
 }
 
 /* Serve @ent's request. True when it is held: not answered yet, another
@@ -444,6 +640,16 @@ static bool serve(struct ofs_tr_ent *ent)
 	ent->pend.node.key = unique;
 	ent->pend.opcode = in->opcode;
 	ent->pend.ent = ent;
+	if (is_kick(in)) {
+		/* done: its commit fetches */
+		struct fuse_out_header oh = { sizeof(oh) + sizeof(struct fuse_statfs_out), 0, unique };
+		struct fuse_statfs_out sf = { 0 };
+		struct iovec o[2] = { { &oh, sizeof(oh) }, { &sf, sizeof(sf) } };
+
+		ofs_tr_uring_fill(ent->h, ent->payload, u->payload, o, 2);
+		commit(ent, unique);
+		return false;
+	}
 	if (len < 0) {
 		/* The kernel's numbers do not add up: answer, or the entry
 		 * is lost. */
@@ -477,9 +683,9 @@ static bool held_leaves_idle(struct tr_thread *t)
 {
 	if (held_change(t, true) > 0)
 		return true;
-	if (add_thread(t->q))
+	if (add_thread(t->q, true))
 		return false;
-	if (add_entry(t) != 0) {
+	if (add_entry(t, t->q) != 0) {
 		atomic_fetch_add(&t->q->u->errors, 1);
 		return false;
 	}
@@ -512,10 +718,13 @@ static void ent_error(struct ofs_tr_ent *ent, int res)
 		}
 	} else {
 		/* A commit refused (its request gone): register the entry
-		 * anew, or the queue loses it. */
+		 * anew, or the queue loses it; a refused commit fetched
+		 * nothing, and a registration fetches nothing either. */
 		atomic_fetch_add(&u->errors, 1);
+		refuse = true;
 	}
-	register_ent(ent);
+	if (register_ent(ent) == 0 && refuse)
+		kick(ent->q);
 }
 
 /* Wait until INIT is answered (false: the daemon stops first), then
@@ -547,11 +756,18 @@ static bool thread_setup(struct tr_thread *t)
 	if (!go)
 		return false;
 	if (!err)
-		err = add_entry(t);
+		err = add_entry(t, t->q);
+	/* the host: one entry for each offline CPU's queue, or the ring is
+	 * never ready */
+	for (unsigned i = 0; !err && t->host && i < u->nq; i++)
+		if (!u->q[i].online)
+			err = add_entry(t, &u->q[i]);
 	if (err) {
 		ofs_tr_uring_refused(u->tr, err);
 		return false;
 	}
+	if (t->kicks)
+		kick(t->q);
 	return true;
 }
 
@@ -607,8 +823,9 @@ static void *q_thread(void *arg)
 			 * idle again if it had no other there */
 			ent = (void *)((uintptr_t)ent & ~(uintptr_t)1);
 			commit(ent, ent->unique);
-			if (held_change(t, false) == 1)
-				idle_change(q, true);
+			ent->held = false;
+			if (ent->q == q)
+				held_committed(t);
 			continue;
 		}
 		if (res < 0) {
@@ -616,21 +833,38 @@ static void *q_thread(void *arg)
 			continue;
 		}
 		ent->registering = false;
+		ent->held = false;
+		if (ent->q != q) {
+			/* an offline CPU's queue, online now */
+			host_grow(ent->q);
+			ent->held = serve(ent);
+			if (ent->held)
+				kick(ent->q);
+			continue;
+		}
 		/* Fewer than two left idle: one more. A request the kernel
 		 * queues while no entry of its queue is available waits for
 		 * the next commit on that queue: a new entry's registration
 		 * does not fetch it. So one thread stays idle, with an entry,
-		 * while the next one starts. */
+		 * while the next one starts. Started before this
+		 * request is served, in its time (tens of us:
+		 * docs/overhead.md#threading): serving it may block (a slow
+		 * lower file system), and its queue needs the spare then. */
 		if (idle_change(q, false) <= 2)
-			add_thread(q);
+			add_thread(q, false);
 		ofs_poller_took(&p);
 		if (!serve(ent)) {
 			idle_change(q, true);
 			/* answered: its entry is back in the kernel's hands */
 			ofs_poller_replied(&p);
-		} else if (held_leaves_idle(t)) {
-			idle_change(q, true);
+			continue;
 		}
+		ent->held = true;
+		if (held_leaves_idle(t))
+			idle_change(q, true);
+		/* whatever came while this queue had no entry available
+		 * waits for a commit there */
+		kick(q);
 	}
 	idle_change(q, false);
 	return NULL;
@@ -695,8 +929,19 @@ void ofs_tr_uring_free(struct ofs_tr_uring *u)
 	free(u);
 }
 
-void ofs_tr_uring_stats(const struct ofs_tr_uring *u, unsigned *queues, uint64_t *errors)
+void ofs_tr_uring_stats(const struct ofs_tr_uring *u, unsigned *queues, uint64_t *errors,
+			unsigned *held)
 {
+	struct ofs_tr_uring *w = (struct ofs_tr_uring *)u;
+	int n = 0;
+
 	*queues = u->nq;
-	*errors = atomic_load(&((struct ofs_tr_uring *)u)->errors);
+	*errors = atomic_load(&w->errors);
+	/* threads are added under mu, and never removed before free */
+	pthread_mutex_lock(&w->mu);
+	for (unsigned i = 0; i < u->nq; i++)
+		for (unsigned k = 0; k < u->q[i].nthreads; k++)
+			n += atomic_load(&u->q[i].threads[k]->held);
+	pthread_mutex_unlock(&w->mu);
+	*held = n > 0 ? (unsigned)n : 0;
 }

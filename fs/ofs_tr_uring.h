@@ -34,13 +34,14 @@ void ofs_tr_uring_refused(struct ofs_tr *tr, int err);
 
 /*
  * ofs_tr_uring_new - the rings' state for @nqueues FUSE queues on
- * /dev/fuse @dev_fd of session @se, at most @max_threads threads (each
- * with its ring) a queue, each queue's first polling its ring up to
- * @poll_ns after a reply (0: none polls). NULL and -ENOMEM in *@err.
+ * /dev/fuse @dev_fd of session @se mounted on @mountpoint, at most
+ * @max_threads threads (each with its ring) a queue, each queue's first
+ * polling its ring up to @poll_ns after a reply (0: none polls). NULL and
+ * -ENOMEM in *@err.
  */
 struct ofs_tr_uring *ofs_tr_uring_new(struct ofs_tr *tr, struct fuse_session *se,
 				      int dev_fd, unsigned nqueues, unsigned max_threads,
-				      uint64_t poll_ns, int *err);
+				      uint64_t poll_ns, const char *mountpoint, int *err);
 /* One thread per queue, waiting for INIT's reply. 0 or -errno. */
 int ofs_tr_uring_start(struct ofs_tr_uring *u);
 /* INIT was answered with @payload_bytes the largest payload: register. */
@@ -60,8 +61,9 @@ ssize_t ofs_tr_uring_reply(struct ofs_tr_ent *ent, const struct iovec *iov, int 
 void ofs_tr_uring_stop(struct ofs_tr_uring *u);
 /* Close the rings (the kernel cancels their commands) and free; NULL-safe. */
 void ofs_tr_uring_free(struct ofs_tr_uring *u);
-/* Queues, and errors so far (for ctl; not the threads and entries, which
- * grow with the load). */
-void ofs_tr_uring_stats(const struct ofs_tr_uring *u, unsigned *queues, uint64_t *errors);
+/* Queues, errors so far, entries held for a later reply now (for ctl;
+ * not the threads and entries, which grow with the load). */
+void ofs_tr_uring_stats(const struct ofs_tr_uring *u, unsigned *queues, uint64_t *errors,
+			unsigned *held);
 
 #endif /* OSPROF_FS_OFS_TR_URING_H */

@@ -263,6 +263,44 @@ static void holder_and_waiters(const char *cache, bool posix)
 	cr_expect_eq(h_stop(&m), 0);
 }
 
+/*
+ * Over io_uring, a waiter's reply is handed to the thread of the ring
+ * entry its request came in, which commits it; here the first such
+ * hand-overs find that thread's ring without room (the daemon's test
+ * hook, OFS_TEST_URING_NOP_FAILS). Each is handed over still, and once
+ * all are granted no entry is counted held. Regression: the replier
+ * committed the entry itself, and the count of its thread's held
+ * entries stayed one too high for each (ctl io_uring_held).
+ */
+Test(locks, replies_handed_to_a_ring_without_room_leave_nothing_held)
+{
+	uint64_t end;
+	struct scene sc;
+	pid_t w[4];
+
+	if (!strstr(h_transport(), "io_uring"))
+		cr_skip_test("io_uring only");
+	cr_assert_eq(setenv("OFS_TEST_URING_NOP_FAILS", "3", 1), 0);
+	scene_start(&sc, NULL, false);
+	unsetenv("OFS_TEST_URING_NOP_FAILS");
+	for (int i = 0; i < 4; i++)
+		w[i] = spawn(sc.path, false, sc.rep[1], -1);
+	wait_for_waiters(4);
+	cr_expect_eq(h_ctl_u64(&m, "io_uring_held"), 4, "each waiter's entry is held");
+	scene_release(&sc);
+	cr_expect_eq(grants_within(sc.rep[0], 4, 10000), 4, "every waiter got the lock");
+	for (int i = 0; i < 4; i++)
+		cr_expect_eq(reap_within(w[i], 5000), 0, "waiter %d", i);
+	/* the last commits are the rings' threads' to make: a moment */
+	end = now_ms() + 2000;
+	while (h_ctl_u64(&m, "io_uring_held") > 0 && now_ms() < end)
+		usleep(10000);
+	cr_expect_eq(h_ctl_u64(&m, "io_uring_held"), 0);
+	cr_expect(answers_within_a_second(), "the mount answers after");
+	scene_end(&sc);
+	cr_expect_eq(h_stop(&m), 0);
+}
+
 Test(locks, flock_waiters_in_the_worker_pool)
 {
 	holder_and_waiters("cache=never", false);
