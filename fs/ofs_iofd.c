@@ -68,6 +68,8 @@ struct ofs_iofd_table {
 	size_t nbuckets;          /* power of two */
 	struct ofs_list lru;      /* idle unpinned records, most recent first */
 	size_t n;                 /* records in the table */
+	size_t npinned;           /* of them pinned: kept until FORGET, not
+				   * counted against max (they cannot go) */
 	size_t max;
 };
 
@@ -98,6 +100,7 @@ static void unhash_locked(struct ofs_iofd_table *t, struct iofd *rec)
 		ofs_list_del(&rec->lru);
 	rec->in_lru = false;
 	t->n--;
+	t->npinned -= rec->pinned;
 }
 
 /* Take idle records past the limit out of the table into @victims. */
@@ -105,7 +108,7 @@ static size_t evict_locked(struct ofs_iofd_table *t, struct iofd **victims, size
 {
 	size_t n = 0;
 
-	while (t->n > t->max && n < max && !ofs_list_empty(&t->lru)) {
+	while (t->n - t->npinned > t->max && n < max && !ofs_list_empty(&t->lru)) {
 		struct iofd *rec = ofs_container_of(t->lru.prev, struct iofd, lru);
 
 		unhash_locked(t, rec);
@@ -241,12 +244,33 @@ static int open_lower(struct ofs *fs, struct ofs_inode *in, int flags)
 	return nfd;
 }
 
-/* The descriptor of @rec for @kind, opened now when it is not yet; -errno. */
-static int rec_fd(struct ofs *fs, struct iofd *rec, enum iofd_kind kind)
+/* What a request asks of rec_fd beside the kinds: any descriptor of the
+ * file (fsync, lseek), a read one when none is open yet. */
+#define IOFD_ANY IOFD__COUNT
+
+/* The descriptor of @rec for @kind (or IOFD_ANY), opened now when it is
+ * not yet; -errno. */
+static int rec_fd(struct ofs *fs, struct iofd *rec, unsigned kind)
 {
 	int fd;
 
 	pthread_mutex_lock(&rec->mu);
+	if (kind == IOFD_ANY) {
+		for (unsigned k = 0; k < IOFD__COUNT; k++)
+			if (rec->fd[k] >= 0) {
+				fd = rec->fd[k];
+				pthread_mutex_unlock(&rec->mu);
+				return fd;
+			}
+		fd = open_lower(fs, rec->d.o.in, O_RDONLY);
+		if (fd >= 0)
+			rec->fd[IOFD_READ] = fd;
+		if (fd != -EACCES) {
+			pthread_mutex_unlock(&rec->mu);
+			return fd;
+		}
+		kind = IOFD_WRITE; /* a file it may write, not read */
+	}
 	if (kind == IOFD_READ && rec->rdwr)
 		kind = IOFD_WRITE;
 	fd = rec->fd[kind];
@@ -280,12 +304,17 @@ struct use {
  * request's fh, for -o values) point at @u->f until use_end. Returns 0,
  * or -errno after replying with it.
  */
-static int use_begin(struct ofs_req *r, fuse_ino_t ino, enum iofd_kind kind,
+static int use_begin(struct ofs_req *r, fuse_ino_t ino, unsigned kind,
 		     struct fuse_file_info *fi, struct use *u)
 {
 	struct ofs *fs = r->fs;
 	int fd;
 
+	/* No handle without -o noopen: not a file this daemon opened. */
+	if (!fs->iofd) {
+		ofs_req_reply_err(r, -EBADF);
+		return -EBADF;
+	}
 	u->rec = get(fs, ofs_inode_of(fs, ino));
 	if (!u->rec) {
 		ofs_req_reply_err(r, -ENOMEM);
@@ -335,10 +364,10 @@ void ofs_iofd_write(struct ofs_req *r, fuse_ino_t ino, const char *buf, size_t s
 	/*
 	 * An O_APPEND file's writes append where the lower file ends, as
 	 * the lower file opened O_APPEND did (the kernel's offset is its
-	 * idea of the size). With the writeback cache, and for its page
-	 * writes, the kernel places every byte itself.
+	 * idea of the size). noopen excludes the writeback cache, under
+	 * which the kernel would place every byte itself.
 	 */
-	bool append = (fi->flags & O_APPEND) && !fi->writepage && !r->fs->opts.writeback;
+	bool append = fi->flags & O_APPEND;
 	struct use u;
 
 	if (use_begin(r, ino, append ? IOFD_APPEND : IOFD_WRITE, fi, &u) == 0) {
@@ -352,8 +381,8 @@ void ofs_iofd_fsync(struct ofs_req *r, fuse_ino_t ino, int datasync,
 {
 	struct use u;
 
-	/* Any descriptor syncs the file: the read one, opened if need be. */
-	if (use_begin(r, ino, IOFD_READ, fi, &u) == 0) {
+	/* Any descriptor syncs the file: one open already, else a new one. */
+	if (use_begin(r, ino, IOFD_ANY, fi, &u) == 0) {
 		ofs_pt_fsync(r, ino, datasync, fi);
 		use_end(r->fs, &u);
 	}
@@ -401,7 +430,7 @@ void ofs_iofd_lseek(struct ofs_req *r, fuse_ino_t ino, off_t off, int whence,
 {
 	struct use u;
 
-	if (use_begin(r, ino, IOFD_READ, fi, &u) == 0) {
+	if (use_begin(r, ino, IOFD_ANY, fi, &u) == 0) {
 		ofs_pt_lseek(r, ino, off, whence, fi);
 		use_end(r->fs, &u);
 	}
@@ -418,9 +447,15 @@ static void with_stream(struct ofs_req *r, fuse_ino_t ino, struct fuse_file_info
 			size_t size, off_t off, int datasync)
 {
 	struct ofs *fs = r->fs;
-	struct iofd *rec = get(fs, ofs_inode_of(fs, ino));
+	struct iofd *rec;
 	int err = 0;
 
+	/* No handle without -o noopen: not a directory this daemon opened. */
+	if (!fs->iofd) {
+		ofs_req_reply_err(r, -EBADF);
+		return;
+	}
+	rec = get(fs, ofs_inode_of(fs, ino));
 	if (!rec) {
 		ofs_req_reply_err(r, -ENOMEM);
 		return;
@@ -509,6 +544,7 @@ static void pin(struct ofs *fs, struct ofs_inode *dir, const char *name)
 	rec = S_ISREG(e.attr.st_mode) ? get(fs, in) : NULL;
 	if (rec) {
 		pthread_mutex_lock(&t->mu);
+		t->npinned += !rec->pinned;
 		rec->pinned = true;
 		pthread_mutex_unlock(&t->mu);
 		/* Its O_PATH descriptor open now, while its name still leads to it. */

@@ -483,7 +483,7 @@ static int parse_noopen(struct ofs_opts *o, int noopen)
 	}
 	if (noopen && o->writeback) {
 		fprintf(stderr, "osprof-fs: -o noopen and -o writeback exclude each other: with the writeback cache the kernel keeps its own size of the control files, which only an open could refresh\n");
-		return -1;
+		return -EINVAL;
 	}
 	if (noopen && o->passthrough != OFS_TR_OFF) {
 		fprintf(stderr, "osprof-fs: -o noopen and -o passthrough exclude each other: passthrough's backing file is given only in an OPEN reply\n");
@@ -759,15 +759,8 @@ int ofs_opts_describe(const struct ofs *fs, struct osp_profile *p)
 	err |= osp_kv_set_bool(l, "passthrough", ofs_tr_on(fs->tr, OFS_TR_PASSTHROUGH));
 	if (ofs_tr_on(fs->tr, OFS_TR_PASSTHROUGH)) {
 		/* what this layer does not see ("read,write"), and where it is */
-		char list[64] = "";
-
-		for (size_t i = 0; i < OFS_PASSED_THROUGH_N; i++)
-			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-				 i ? "," : "", ofs_passed_through[i]);
-		err |= osp_kv_set_str(l, "passed_through", list);
-		err |= osp_kv_set_str(l, "passed_through_layer", OSP_LAYER_SYSCALL);
 		err |= set_list(l, "passed_through", ofs_passed_through, OFS_PASSED_THROUGH_N);
-		err |= osp_kv_set_str(l, "passed_through_layer", "syscall");
+		err |= osp_kv_set_str(l, "passed_through_layer", OSP_LAYER_SYSCALL);
 	}
 	err |= osp_kv_set_bool(l, "noopen", o->noopen);
 	if (o->noopen)

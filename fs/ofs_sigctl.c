@@ -6,13 +6,16 @@
  * through ctl's own command path, so it is the same reset, said the same
  * way in ctl's last_error should it fail. The pipe's write end is the one
  * state a handler can reach: a global, set before the handler is
- * installed and cleared after it is removed.
+ * installed. At the stop SIGUSR1 is ignored from then on, and the pipe
+ * stays open until the process exits (a handler already running may
+ * still write).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "ofs.h"
@@ -23,7 +26,6 @@
 struct ofs_sigctl {
 	int rfd, wfd;        /* the pipe: the handler writes, the thread reads */
 	pthread_t thread;
-	struct sigaction old; /* SIGUSR1's action before ours */
 };
 
 /* The write end for the handler; -1 when none is installed. */
@@ -50,11 +52,14 @@ static void *reset_loop(void *arg)
 	char buf[64];
 	ssize_t n;
 
-	/* Until the write end closes (ofs_sigctl_stop). */
-	while ((n = read(fs->sigctl->rfd, buf, sizeof(buf))) != 0) {
+	for (;;) {
+		n = read(fs->sigctl->rfd, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
+		if (n <= 0)
+			break;
+		/* A 0 byte is ofs_sigctl_stop's: the last one read. */
+		if (memchr(buf, 0, (size_t)n))
 			break;
 		ofs_ctl_command(fs, "reset\n");
 	}
@@ -93,21 +98,30 @@ int ofs_sigctl_start(struct ofs *fs)
 	}
 	sigemptyset(&sa.sa_mask);
 	sigctl_wfd = s->wfd;
-	sigaction(SIGUSR1, &sa, &s->old);
+	sigaction(SIGUSR1, &sa, NULL);
 	return 0;
 }
 
 void ofs_sigctl_stop(struct ofs *fs)
 {
 	struct ofs_sigctl *s = fs->sigctl;
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	char stop = 0;
 
 	if (!s)
 		return;
-	sigaction(SIGUSR1, &s->old, NULL);
+	/*
+	 * Ignored, not given its default back: a SIGUSR1 now would end the
+	 * daemon before its dump. A handler that started before may still
+	 * write: both ends of the pipe stay open until the process exits.
+	 */
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGUSR1, &ign, NULL);
 	sigctl_wfd = -1;
-	close(s->wfd);
+	fcntl(s->wfd, F_SETFL, 0); /* the stop byte must get in */
+	while (write(s->wfd, &stop, 1) < 0 && errno == EINTR)
+		;
 	pthread_join(s->thread, NULL);
-	close(s->rfd);
 	free(s);
 	fs->sigctl = NULL;
 }

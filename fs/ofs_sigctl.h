@@ -15,8 +15,9 @@
  * ours, which runs the reset). One per process. 0 or -errno.
  */
 int ofs_sigctl_start(struct ofs *fs);
-/* Give SIGUSR1 its default back and end the thread; NULL-safe, and
- * safe when ofs_sigctl_start failed or was not called. */
+/* Ignore SIGUSR1 from now on (its default would end the daemon before
+ * its dump) and end the thread; NULL-safe, and safe when
+ * ofs_sigctl_start failed or was not called. */
 void ofs_sigctl_stop(struct ofs *fs);
 
 #endif /* OSPROF_FS_OFS_SIGCTL_H */
