@@ -77,34 +77,23 @@ static void say_why(const struct obp *b, unsigned missing)
 
 /*
  * Keep @why as the reason each layer of @layers did not load, for ctl's
- * ebpf_<layer>_off lines (the first reason a layer got stays). 0 or
- * -ENOMEM (said).
+ * ebpf_<layer>_off lines (the first reason a layer got stays; an empty
+ * one is none). Out of memory the line is left out: it is said, and the
+ * mount goes on, as it would have without the line.
  */
-static int keep_why(struct ofs *fs, unsigned layers, const char *why)
+static void keep_why(struct ofs *fs, unsigned layers, const char *why)
 {
-	if (!layers)
-		return 0;
+	if (!layers || !why[0])
+		return;
 	if (!fs->bpf_off && !(fs->bpf_off = calloc(OBP_L__COUNT, sizeof(*fs->bpf_off))))
 		goto nomem;
 	for (unsigned l = 0; l < OBP_L__COUNT; l++)
 		if ((layers & OBP_LAYER_BIT(l)) && !fs->bpf_off[l] &&
 		    !(fs->bpf_off[l] = strdup(why)))
 			goto nomem;
-	return 0;
+	return;
 nomem:
-	fprintf(stderr, "osprof-fs: eBPF layers: out of memory\n");
-	return -ENOMEM;
-}
-
-/* Keep obp_why of each layer of @missing (see keep_why). */
-static int keep_obp_why(struct ofs *fs, unsigned missing)
-{
-	int err = 0;
-
-	for (unsigned l = 0; !err && l < OBP_L__COUNT; l++)
-		if (missing & OBP_LAYER_BIT(l))
-			err = keep_why(fs, OBP_LAYER_BIT(l), obp_why(fs->bpf, l));
-	return err;
+	fprintf(stderr, "osprof-fs: eBPF layers: out of memory: ctl will not say why they are off\n");
 }
 
 /*
@@ -113,12 +102,8 @@ static int keep_obp_why(struct ofs *fs, unsigned missing)
  */
 static int off(struct ofs *fs, unsigned layers, const char *why, int e)
 {
-	int err;
-
 	fprintf(stderr, "osprof-fs: eBPF layers off: %s\n", why);
-	err = keep_why(fs, layers, why);
-	if (err)
-		return err;
+	keep_why(fs, layers, why);
 	return fs->opts.layers_auto ? 0 : e;
 }
 
@@ -169,8 +154,9 @@ int ofs_bpf_open(struct ofs *fs)
 	if (e)
 		return off(fs, o.layers, err, e);
 	missing = o.layers & ~obp_layers(fs->bpf);
-	if (keep_obp_why(fs, missing))
-		return -ENOMEM;
+	for (unsigned l = 0; l < OBP_L__COUNT; l++)
+		if (missing & OBP_LAYER_BIT(l))
+			keep_why(fs, OBP_LAYER_BIT(l), obp_why(fs->bpf, l));
 	if (missing && fs->opts.layers_auto && !obp_layers(fs->bpf)) {
 		fprintf(stderr, "osprof-fs: eBPF layers off (the fs%s layer%s on): ",
 			fs->lower ? " and lower" : "", fs->lower ? "s go" : " goes");

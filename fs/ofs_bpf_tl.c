@@ -231,6 +231,10 @@ out:
 
 void ofs_bpf_tl_reset(struct ofs *fs)
 {
+	if (!fs->bpf_tl) { /* none yet: the maps alone */
+		obp_reset(fs->bpf);
+		return;
+	}
 	pthread_mutex_lock(&fs->bpf_tl->mu);
 	obp_reset(fs->bpf);
 	tl_clear_locked(fs->bpf_tl);

@@ -25,17 +25,12 @@ const char *const ofs_layer_source_names[OFS_LAYER__COUNT] = {
 _Static_assert(sizeof(ofs_layer_source_names) / sizeof(ofs_layer_source_names[0]) ==
 	       OFS_LAYER__COUNT, "a name for every source");
 
-/* True when @layer is the daemon's own lower layer (not eBPF's). */
-static bool daemon_lower(struct ofs *fs, const char *layer)
-{
-	return fs->lower && strcmp(layer, OSP_LAYER_LOWER) == 0 && !ofs_bpf_present(fs, layer);
-}
-
 enum ofs_layer_source ofs_layer_source(struct ofs *fs, const char *layer)
 {
 	if (ofs_bpf_present(fs, layer))
 		return OFS_LAYER_EBPF;
-	if (daemon_lower(fs, layer))
+	/* not eBPF's: the daemon's own */
+	if (fs->lower && strcmp(layer, OSP_LAYER_LOWER) == 0)
 		return OFS_LAYER_DAEMON;
 	if (ofs_kmod_present(fs, layer))
 		return OFS_LAYER_KMOD;

@@ -445,11 +445,14 @@ static int show_first(const struct show_args *a, const struct orp_input *in, siz
 
 	if (rc <= 0)
 		return rc;
-	for (size_t i = 0; i < nin; i++)
-		for (size_t j = 0; j < in[i].n; j++)
-			if (strcmp(in[i].prof[j]->layer, "fs") == 0) {
+	bool found = false;
+
+	for (size_t i = 0; i < nin && !found; i++)
+		for (size_t j = 0; j < in[i].n && !found; j++)
+			if (strcmp(in[i].prof[j]->layer, OSP_LAYER_FS) == 0) {
 				at = &in[i];
 				fs = in[i].prof[j];
+				found = true;
 			}
 	print_banner(false, at->spec, fs->layer);
 	rc = show_profile(fs, a);

@@ -699,7 +699,7 @@ int orp_where_build(const struct orp_layered *l, struct orp_where *w)
 		return -ENOMEM;
 	for (int lv = ORP_WL_FUSE; lv <= ORP_WL_FS; lv++)
 		cap += w->layer[lv] ? w->layer[lv]->nops : 0;
-	w->ops = calloc(cap + npassed(w), sizeof(*w->ops));
+	w->ops = calloc(cap + npassed(w) + 1, sizeof(*w->ops));
 	if (!w->ops)
 		return -ENOMEM;
 	for (int lv = ORP_WL_FS; !rc && lv >= ORP_WL_FUSE; lv--)

@@ -384,16 +384,23 @@ int orp_where_write_text(FILE *out, const struct orp_where *w,
 int orp_where_write_summary(FILE *out, const struct orp_where *w, size_t top,
 			    const char *const *ops, size_t nops)
 {
-	struct orp_where_view v;
+	size_t n, *sel = select_ops(w, top, ops, nops, &n);
+	struct orp_table t;
 	char layers[64];
-	int rc = orp_where_view_build(w, top, ops, nops, &v);
+	int rc;
 
+	if (!sel)
+		return -ENOMEM;
+	/* The summary alone: the operations' own tables are not shown. */
+	build_summary(&t, w, sel, n);
+	free(sel);
+	rc = t.err;
 	if (!rc) {
-		fprintf(out, "==> where the time goes (layers %s) <==\n",
+		fprintf(out, "==> where the time goes (%s) <==\n",
 			orp_where_layers(layers, sizeof(layers), w));
-		rc = orp_table_write_text(&v.t[0], out);
+		rc = orp_table_write_text(&t, out);
 	}
-	orp_where_view_fini(&v);
+	orp_table_fini(&t);
 	return rc ? rc : ferror(out) ? -EIO : 0;
 }
 

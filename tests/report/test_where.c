@@ -469,7 +469,7 @@ Test(where, show_opens_with_the_fs_table_then_one_where_table)
 	cr_expect(strstr(r.out, " (layer fs) <==\n") < strchr(r.out, '\n') + 1, "%s", r.out);
 	/* The fs view whole, as show of that layer alone prints it. */
 	cr_expect_eq(strncmp(strchr(r.out, '\n') + 1, fs.out, strlen(fs.out)), 0, "%s", r.out);
-	where = strstr(r.out, "\n==> where the time goes (layers syscall, fuse, fs, lower, block) <==\n");
+	where = strstr(r.out, "\n==> where the time goes (syscall, fuse, fs, lower, block) <==\n");
 	cr_assert_not_null(where, "%s", r.out);
 	cr_expect_str_eq(row(where, "OPERATION"),
 			 "OPERATION TOTAL COUNT TIMED BY MEAN KERNEL FUSE DAEMON LOWER DISK");
