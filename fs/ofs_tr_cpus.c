@@ -16,6 +16,7 @@ int ofs_tr_cpus_parse(const char *list, bool *in, unsigned n)
 {
 	const char *s = list;
 	unsigned count = 0;
+	long prev = -1; /* the last range's end: the kernel's are ascending */
 
 	if (in)
 		for (unsigned c = 0; c < n; c++)
@@ -33,14 +34,15 @@ int ofs_tr_cpus_parse(const char *list, bool *in, unsigned n)
 				return -EINVAL;
 			hi = strtoul(s, &end, 10);
 		}
-		if (hi < lo || hi >= 1u << 20)
+		/* Overlapping or out of order is no list the kernel writes. */
+		if (hi < lo || hi >= 1u << 20 || (long)lo <= prev)
 			return -EINVAL;
-		for (unsigned long c = lo; c <= hi; c++)
-			if (in && c < n)
-				in[c] = true;
+		prev = (long)hi;
+		for (unsigned long c = lo; in && c <= hi && c < n; c++)
+			in[c] = true;
 		count += (unsigned)(hi - lo + 1);
 		s = end;
-		if (*s == ',')
+		if (*s == ',' && s[1] >= '0' && s[1] <= '9')
 			s++;
 		else if (*s && *s != '\n')
 			return -EINVAL;

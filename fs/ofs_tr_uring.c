@@ -29,6 +29,8 @@
  * is answered here (it never reaches the file system, nor a profile),
  * and its commit fetches what waits. A thread, not a ring's: a kick that
  * finds no entry available waits, stranded in turn, until a commit there.
+ * One kick a queue is in flight at a time, and the daemon knows its
+ * STATFS by the kick thread's id (kick_tid); none starts once it stops.
  *
  * Threads. Each thread of a queue has an io_uring of its own (128-byte
  * SQEs, for the command) and its own entries, and waits on its ring
@@ -444,8 +446,8 @@ static bool nop_refused(struct ofs_tr_uring *u)
  * a submission refused, is tried again: committed from here, the entry
  * would have this thread for its submitter, and the kernel cancels it
  * with this thread's exit (a lock waiter's, right after its reply), the
- * request it holds then never answered. False only when that thread is
- * gone or leaving (the daemon stops): the caller commits.
+ * request it holds then never answered. False only when no NOP could be
+ * put in its ring before the daemon stops: the caller commits.
  */
 static bool defer_commit(struct ofs_tr_ent *ent, uint64_t unique)
 {
@@ -479,10 +481,12 @@ static bool defer_commit(struct ofs_tr_ent *ent, uint64_t unique)
 		ok = posted && io_uring_submit(&t->ring) >= 0;
 		pthread_mutex_unlock(&t->sq_mu);
 		pthread_mutex_unlock(&u->mu);
-		if (!ok)
-			atomic_fetch_add(&u->errors, 1);
 	}
-	return ok;
+	if (!ok)
+		atomic_fetch_add(&u->errors, 1);
+	/* A NOP in the ring goes out with the owner's next submission, and
+	 * the owner commits then: committing here too would commit twice. */
+	return ok || posted;
 }
 
 ssize_t ofs_tr_uring_reply(struct ofs_tr_ent *ent, const struct iovec *iov, int count,
@@ -556,9 +560,22 @@ static void host_grow(struct tr_queue *q)
 	pthread_mutex_unlock(&q->u->mu);
 }
 
-/* A kick's: its CPU, the mount's path (its own copy). */
+/*
+ * The kicks in flight, process-wide (a kick thread may outlive the rings
+ * it kicks: its statfs returns when /dev/fuse closes): each slot is 0
+ * (free), -1 (taken, the thread not yet in statfs) or the kick thread's
+ * id while its STATFS is out, so that is_kick knows it by the caller's
+ * id; kick_qid[i] is the queue slot i kicks. At most one kick a queue
+ * and KICKS_MAX in all: a kick stuck until a commit on its queue holds
+ * its slot, and further kicks of that queue would only wait beside it.
+ */
+#define KICKS_MAX 64
+static _Atomic int kick_tid[KICKS_MAX];
+static _Atomic unsigned kick_qid[KICKS_MAX];
+
+/* A kick's: its slot, its CPU, the mount's path (its own copy). */
 struct kick_arg {
-	unsigned cpu;
+	unsigned slot, cpu;
 	char path[];
 };
 
@@ -573,31 +590,67 @@ static void *kick_thread(void *arg)
 	/* Pinned, this thread runs there when the call returns: the kernel
 	 * queues its request on that CPU's queue. statfs of the mountpoint
 	 * sends STATFS alone (the mount's root is reached without a lookup). */
-	if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one) == 0)
+	if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one) == 0) {
+		atomic_store(&kick_tid[k->slot], (int)gettid());
 		statfs(k->path, &sf);
+	}
+	atomic_store(&kick_tid[k->slot], 0);
 	free(k);
 	return NULL;
+}
+
+/* A free slot for a kick of queue @qid, taken; -1 when that queue has a
+ * kick in flight already, or every slot is. */
+static int kick_slot(unsigned qid)
+{
+	int free_slot = -1;
+
+	for (int i = 0; i < KICKS_MAX; i++) {
+		if (atomic_load(&kick_tid[i]) == 0)
+			free_slot = free_slot < 0 ? i : free_slot;
+		else if (atomic_load(&kick_qid[i]) == qid)
+			return -1;
+	}
+	for (int i = free_slot; i >= 0 && i < KICKS_MAX; i++) {
+		int zero = 0;
+
+		if (atomic_compare_exchange_strong(&kick_tid[i], &zero, -1)) {
+			atomic_store(&kick_qid[i], qid);
+			return i;
+		}
+	}
+	return -1;
 }
 
 /*
  * Have a request queued on @q's CPU (see the top), whose commit fetches
  * one stranded there. Best effort: a CPU the daemon may not run on is
- * not kicked (nor then do its callers run there).
+ * not kicked (nor then do its callers run there); none once the daemon
+ * stops, nor a second while the queue's first is in flight.
  */
 static void kick(struct tr_queue *q)
 {
 	struct ofs_tr_uring *u = q->u;
 	size_t len = u->mountpoint ? strlen(u->mountpoint) + 1 : 0;
-	struct kick_arg *k = len ? malloc(sizeof(*k) + len) : NULL;
+	struct kick_arg *k;
 	pthread_attr_t attr;
 	pthread_t th;
 	sigset_t old;
-	int err;
+	bool stopping;
+	int err, slot;
 
+	pthread_mutex_lock(&u->mu);
+	stopping = u->stopping;
+	pthread_mutex_unlock(&u->mu);
+	if (stopping || !len || (slot = kick_slot(q->qid)) < 0)
+		return;
+	k = malloc(sizeof(*k) + len);
 	if (!k) {
+		atomic_store(&kick_tid[slot], 0);
 		atomic_fetch_add(&u->errors, 1);
 		return;
 	}
+	k->slot = (unsigned)slot;
 	k->cpu = q->qid;
 	memcpy(k->path, u->mountpoint, len);
 	pthread_attr_init(&attr);
@@ -608,20 +661,38 @@ static void kick(struct tr_queue *q)
 	pthread_attr_destroy(&attr);
 	if (err) {
 		free(k);
+		atomic_store(&kick_tid[slot], 0);
 		atomic_fetch_add(&u->errors, 1);
 	}
 }
 
-/* Whether request @in is a kick's: a STATFS of one of this process's
- * threads (no other of them asks the mount anything). */
+/* Whether request @in is a kick's STATFS, by its caller's id. */
 static bool is_kick(const struct fuse_in_header *in)
 {
-	char task[48];
-
-	if (in->opcode != FUSE_STATFS)
+	if (in->opcode != FUSE_STATFS || (int)in->pid <= 0)
 		return false;
-	snprintf(task, sizeof(task), "/proc/self/task/%u", in->pid);
-	return access(task, F_OK) == 0;
+	for (int i = 0; i < KICKS_MAX; i++)
+		if (atomic_load(&kick_tid[i]) == (int)in->pid)
+			return true;
+	return false;
+}
+
+/* Answer @ent's request when it is a kick, with nothing counted (it is no
+ * request of a caller): true then, its commit fetching what waited. */
+static bool answer_kick(struct ofs_tr_ent *ent)
+{
+	const struct fuse_in_header *in = (const void *)ent->h->in_out;
+	struct ofs_tr_uring *u = ent->t->q->u;
+	struct fuse_out_header oh = { sizeof(oh) + sizeof(struct fuse_statfs_out), 0, in->unique };
+	struct fuse_statfs_out sf = { 0 };
+	struct iovec o[2] = { { &oh, sizeof(oh) }, { &sf, sizeof(sf) } };
+	uint64_t unique = in->unique;
+
+	if (!is_kick(in))
+		return false;
+	ofs_tr_uring_fill(ent->h, ent->payload, u->payload, o, 2);
+	commit(ent, unique);
+	return true;
 }
 
 /* Serve @ent's request. True when it is held: not answered yet, another
@@ -640,16 +711,6 @@ static bool serve(struct ofs_tr_ent *ent)
 	ent->pend.node.key = unique;
 	ent->pend.opcode = in->opcode;
 	ent->pend.ent = ent;
-	if (is_kick(in)) {
-		/* done: its commit fetches */
-		struct fuse_out_header oh = { sizeof(oh) + sizeof(struct fuse_statfs_out), 0, unique };
-		struct fuse_statfs_out sf = { 0 };
-		struct iovec o[2] = { { &oh, sizeof(oh) }, { &sf, sizeof(sf) } };
-
-		ofs_tr_uring_fill(ent->h, ent->payload, u->payload, o, 2);
-		commit(ent, unique);
-		return false;
-	}
 	if (len < 0) {
 		/* The kernel's numbers do not add up: answer, or the entry
 		 * is lost. */
@@ -834,6 +895,8 @@ static void *q_thread(void *arg)
 		}
 		ent->registering = false;
 		ent->held = false;
+		if (answer_kick(ent))
+			continue;
 		if (ent->q != q) {
 			/* an offline CPU's queue, online now */
 			host_grow(ent->q);

@@ -308,6 +308,12 @@ Test(tr, what_is_not_a_cpu_list_is_refused)
 	cr_expect_eq(ofs_tr_cpus_parse("0,,1", in, 4), -EINVAL);
 	cr_expect_eq(ofs_tr_cpus_parse("a", in, 4), -EINVAL);
 	cr_expect_eq(ofs_tr_cpus_parse("1 2", in, 4), -EINVAL);
+	/* overlapping, out of order, a trailing comma: counted wrong if taken */
+	cr_expect_eq(ofs_tr_cpus_parse("0-3,2-5", in, 4), -EINVAL);
+	cr_expect_eq(ofs_tr_cpus_parse("4,0-1", in, 4), -EINVAL);
+	cr_expect_eq(ofs_tr_cpus_parse("0-1,", in, 4), -EINVAL);
+	/* a range past the array marks what fits, counts all: quickly */
+	cr_expect_eq(ofs_tr_cpus_parse("0-1048575", in, 4), 1 << 20);
 }
 
 /* This machine's: every online CPU is a possible one, and the queues
