@@ -4,6 +4,7 @@
  * constant time.
  */
 #include <crypt.h>
+#include <sodium.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,8 +33,14 @@ int oex_auth_init(struct oex_auth *a, const struct oex_webcfg *cfg,
 	const char *h;
 
 	*a = (struct oex_auth){ .cfg = cfg };
+	pthread_mutex_init(&a->mu, NULL);
 	if (!cfg->nusers)
 		return 0;
+	if (sodium_init() < 0) {
+		snprintf(err, errlen, "libsodium cannot start");
+		return -EINVAL;
+	}
+	randombytes_buf(a->key, sizeof(a->key));
 	/* The users' highest cost: an unknown user costs what a known one
 	 * does. The format (oex_webcfg.c) says the cost's digits. */
 	for (size_t i = 0; i < cfg->nusers; i++) {
@@ -64,13 +71,59 @@ bool oex_auth_on(const struct oex_auth *a)
 	return a->cfg && a->cfg->nusers > 0;
 }
 
-bool oex_auth_check(const struct oex_auth *a, const char *user, const char *pass)
+/* The tag of @user and @pass under @a's key: user, a 0 byte, password. */
+static void tag_of(const struct oex_auth *a, const char *user, const char *pass,
+		   uint8_t tag[OEX_AUTH_TAG])
+{
+	crypto_generichash_state st;
+
+	crypto_generichash_init(&st, a->key, sizeof(a->key), OEX_AUTH_TAG);
+	crypto_generichash_update(&st, (const uint8_t *)user, strlen(user) + 1);
+	crypto_generichash_update(&st, (const uint8_t *)pass, strlen(pass));
+	crypto_generichash_final(&st, tag, OEX_AUTH_TAG);
+}
+
+bool oex_auth_cached(struct oex_auth *a, const char *user, const char *pass)
+{
+	uint8_t tag[OEX_AUTH_TAG];
+	bool hit = false;
+
+	if (!oex_auth_on(a) || !user || !pass)
+		return false;
+	tag_of(a, user, pass, tag);
+	pthread_mutex_lock(&a->mu);
+	/* every tag compared, in constant time: which one matched is not told */
+	for (unsigned i = 0; i < a->ntags; i++)
+		hit |= sodium_memcmp(tag, a->tag[i], OEX_AUTH_TAG) == 0;
+	pthread_mutex_unlock(&a->mu);
+	sodium_memzero(tag, sizeof(tag));
+	return hit;
+}
+
+/* Remember that @user with @pass passed. */
+static void remember(struct oex_auth *a, const char *user, const char *pass)
+{
+	uint8_t tag[OEX_AUTH_TAG];
+
+	tag_of(a, user, pass, tag);
+	pthread_mutex_lock(&a->mu);
+	memcpy(a->tag[a->next], tag, OEX_AUTH_TAG);
+	a->next = (a->next + 1) % OEX_AUTH_CACHED;
+	if (a->ntags < OEX_AUTH_CACHED)
+		a->ntags++;
+	pthread_mutex_unlock(&a->mu);
+	sodium_memzero(tag, sizeof(tag));
+}
+
+bool oex_auth_check(struct oex_auth *a, const char *user, const char *pass)
 {
 	const char *want = a->dummy, *got;
 	struct crypt_data *cd;
 	bool known = false, ok;
 
 	if (!oex_auth_on(a))
+		return true;
+	if (oex_auth_cached(a, user, pass))
 		return true;
 	/* Every name is compared, so the lookup's time says nothing of
 	 * which one matched. */
@@ -86,5 +139,7 @@ bool oex_auth_check(const struct oex_auth *a, const char *user, const char *pass
 	got = crypt_rn(pass ? pass : "", want, cd, sizeof(*cd));
 	ok = got && same(got, want) && known;
 	free(cd);
+	if (ok)
+		remember(a, user, pass);
 	return ok;
 }

@@ -34,7 +34,10 @@
  * requests need basic auth: the bcrypt check costs tens of milliseconds,
  * so it runs in the scrape's thread, never in the loop, and every request
  * -- 404s and 405s too -- goes there first; without the right user and
- * password the answer is 401 whatever the path. A new reading of the file
+ * password the answer is 401 whatever the path. Credentials not seen to
+ * pass (oex_auth_cached) take one of OEX_LOGINS_MAX login slots while
+ * their bcrypt runs, not a scrape slot, so that clients without the
+ * password cannot keep the scraper out. A new reading of the file
  * (SIGHUP) applies to the connections and requests that follow.
  *
  * A source is read by one scrape at a time: one state per source, when
@@ -78,6 +81,9 @@
 #define OEX_HTTP_MEM_BYTES ((size_t)16 << 10)
 /* Scrapes running at once. */
 #define OEX_SCRAPES_MAX 8u
+/* Requests checking credentials not seen to pass (a bcrypt each) at once:
+ * beside the scrapes, so that they cannot keep the scraper out. */
+#define OEX_LOGINS_MAX 2u
 /* Seconds a scrape waits for another one's read of a source to end. */
 #define OEX_SOURCE_WAIT_S 1
 /* libmicrohttpd's messages (one per refused connection) at most this many
@@ -101,6 +107,7 @@ struct oex_req {
 	unsigned refuse;   /* 0: a scrape; else the status to answer once authorized */
 	struct oex_web *web; /* the reading the request is checked against */
 	char *user, *pass; /* basic auth's, as given (NULL: none); owned */
+	bool login;        /* its credentials cost a bcrypt: a login slot */
 	bool done;         /* status, type, body are set */
 	unsigned status;
 	const char *type;
@@ -121,7 +128,8 @@ struct oex_http {
 				   * watch list changed; stop */
 	double *since;            /* per source: when a scrape began reading
 				   * it; 0: none reads it */
-	unsigned scrapes;         /* scrape threads running */
+	unsigned scrapes;         /* scrape threads running, logins among them */
+	unsigned logins;          /* of them, checking credentials (a bcrypt) */
 	bool stopping;
 	struct oex_conn *head, *tail; /* the watch list, oldest first */
 	pthread_t watcher;
@@ -349,6 +357,24 @@ static void render(struct oex_req *r)
 	r->type = r->proto ? OEX_CT_PROTO : OEX_CT_TEXT;
 }
 
+/* Free @r and what it owns, its password wiped. */
+static void req_free(struct oex_req *r)
+{
+	free(r->body);
+	free(r->user);
+	if (r->pass)
+		explicit_bzero(r->pass, strlen(r->pass));
+	free(r->pass);
+	free(r);
+}
+
+/* Scrapes holding a slot (under h->mu): not those stuck on a source, nor
+ * those still checking credentials. */
+static unsigned scraping_locked(struct oex_http *h)
+{
+	return h->scrapes - h->logins - stuck_locked(h, now_s());
+}
+
 static void scrape_end(struct oex_http *h)
 {
 	pthread_mutex_lock(&h->mu);
@@ -372,12 +398,32 @@ static bool refused(struct oex_req *r)
 	return r->refuse != 0;
 }
 
+/*
+ * A login's bcrypt done: its slot becomes a scrape's when the credentials
+ * passed and one is free. True when the request goes on.
+ */
+static bool logged_in(struct oex_req *r)
+{
+	struct oex_http *h = r->h;
+	bool ok = oex_auth_check(&r->web->auth, r->user, r->pass), busy;
+
+	pthread_mutex_lock(&h->mu);
+	h->logins--;
+	busy = ok && scraping_locked(h) > OEX_SCRAPES_MAX;
+	pthread_mutex_unlock(&h->mu);
+	if (!ok)
+		set_text(r, MHD_HTTP_UNAUTHORIZED, "unauthorized: a user and password are needed\n");
+	else if (busy)
+		set_text(r, MHD_HTTP_SERVICE_UNAVAILABLE, "too many scrapes at once\n");
+	return ok && !busy;
+}
+
 static void *scrape(void *arg)
 {
 	struct oex_req *r = arg;
 	struct oex_http *h = r->h;
 
-	if (!refused(r))
+	if ((!r->login || logged_in(r)) && !refused(r))
 		render(r);
 	r->done = true;
 	/* The loop calls on_request again, which queues the answer. */
@@ -437,21 +483,9 @@ static enum MHD_Result start_scrape(struct oex_http *h, struct MHD_Connection *c
 	bool busy;
 	int rc;
 
-	pthread_mutex_lock(&h->mu);
-	/* A scrape stuck on a source (at most one a source) holds no slot:
-	 * hung mounts must not leave every scrape a 503. */
-	busy = h->stopping || h->scrapes - stuck_locked(h, now_s()) >= OEX_SCRAPES_MAX;
-	if (!busy)
-		h->scrapes++;
-	pthread_mutex_unlock(&h->mu);
-	if (busy)
-		return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
-				  "too many scrapes at once\n");
 	r = calloc(1, sizeof(*r));
-	if (!r) {
-		scrape_end(h);
+	if (!r)
 		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-	}
 	*r = (struct oex_req){ .h = h, .conn = conn, .refuse = refuse, .web = web,
 			       .proto = oex_accept_wants_proto(accept) };
 	if (web) {
@@ -464,6 +498,28 @@ static enum MHD_Result start_scrape(struct oex_http *h, struct MHD_Connection *c
 			explicit_bzero(pass, strlen(pass));
 		MHD_free(user);
 		MHD_free(pass);
+		/* Credentials not seen to pass cost a bcrypt: they take a
+		 * login slot, not a scrape's, so clients without the
+		 * password cannot keep the scraper out. */
+		r->login = oex_auth_on(&web->auth) &&
+			   !oex_auth_cached(&web->auth, r->user, r->pass);
+	}
+	pthread_mutex_lock(&h->mu);
+	/* A scrape stuck on a source (at most one a source) holds no slot:
+	 * hung mounts must not leave every scrape a 503. */
+	busy = h->stopping || (r->login ? h->logins >= OEX_LOGINS_MAX :
+			       scraping_locked(h) >= OEX_SCRAPES_MAX);
+	if (!busy) {
+		h->scrapes++;
+		h->logins += r->login;
+	}
+	pthread_mutex_unlock(&h->mu);
+	if (busy) {
+		bool login = r->login;
+
+		req_free(r);
+		return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, login ?
+				  "too many logins at once\n" : "too many scrapes at once\n");
 	}
 	*state = r;
 	MHD_suspend_connection(conn);
@@ -477,6 +533,11 @@ static enum MHD_Result start_scrape(struct oex_http *h, struct MHD_Connection *c
 		set_text(r, MHD_HTTP_SERVICE_UNAVAILABLE, "no thread for the scrape\n");
 		r->done = true;
 		MHD_resume_connection(conn);
+		if (r->login) {
+			pthread_mutex_lock(&h->mu);
+			h->logins--;
+			pthread_mutex_unlock(&h->mu);
+		}
 		scrape_end(h);
 	}
 	return MHD_YES;
@@ -532,12 +593,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **state,
 	(void)conn;
 	(void)code;
 	if (r) {
-		free(r->body);
-		free(r->user);
-		if (r->pass)
-			explicit_bzero(r->pass, strlen(r->pass));
-		free(r->pass);
-		free(r);
+		req_free(r);
 		*state = NULL;
 	}
 }

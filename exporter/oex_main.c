@@ -196,7 +196,9 @@ static struct oex_web *load_web(const char *path, const char *when)
 	if (!w) {
 		fputs(OEX_PROG ": --web.config.file ", stderr);
 		osp_esc_text(stderr, path);
-		fprintf(stderr, ": %s%s\n", when, err);
+		fprintf(stderr, ": %s", when);
+		osp_esc_text(stderr, err); /* it may quote the file's bytes */
+		fputc('\n', stderr);
 	}
 	return w;
 }
@@ -205,7 +207,14 @@ static struct oex_web *load_web(const char *path, const char *when)
  * use, saying why. */
 static void reload_web(struct oex_http *http, const char *path)
 {
-	struct oex_web *w = load_web(path, "not reloaded: ");
+	struct oex_web *w;
+
+	/* systemctl reload sends SIGHUP whatever the options: never an end */
+	if (!path) {
+		fputs(OEX_PROG ": SIGHUP: no --web.config.file to read again\n", stderr);
+		return;
+	}
+	w = load_web(path, "not reloaded: ");
 
 	if (!w)
 		return;
@@ -285,9 +294,7 @@ int main(int argc, char **argv)
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
-	/* Without a file to read again, SIGHUP keeps its default: it ends us. */
-	if (web_path)
-		sigaddset(&sigs, SIGHUP);
+	sigaddset(&sigs, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	fd = listen_on(listen_text, &ss, sslen);
 	if (fd < 0) {

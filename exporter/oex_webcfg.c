@@ -160,7 +160,10 @@ static int read_enum(struct rd *r, const char *key, const char *const *names,
 }
 
 /* Whether @h is a bcrypt hash as libcrypt reads it: $2a$, $2b$ or $2y$,
- * a two-digit cost 04..31, '$', 53 characters of bcrypt's base 64. */
+ * a two-digit cost 04..16 (OEX_BCRYPT_COST_MAX), '$', 53 characters of bcrypt's base 64. */
+/* bcrypt costs at most: 2^16 rounds, about a second a check here. */
+#define OEX_BCRYPT_COST_MAX 16u
+
 static bool is_bcrypt(const char *h)
 {
 	static const char b64[] = "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -171,7 +174,9 @@ static bool is_bcrypt(const char *h)
 	    h[6] != '$')
 		return false;
 	cost = (unsigned)(h[4] - '0') * 10 + (unsigned)(h[5] - '0');
-	if (cost < 4 || cost > 31)
+	/* Past OEX_BCRYPT_COST_MAX a check takes seconds to days: at start
+	 * (the dummy hash) it would hold the exporter, later every scrape. */
+	if (cost < 4 || cost > OEX_BCRYPT_COST_MAX)
 		return false;
 	return strspn(h + 7, b64) == 53;
 }
@@ -211,7 +216,7 @@ static int read_users(struct rd *r, struct oex_webcfg *cfg)
 		cfg->users[cfg->nusers++] = (struct oex_user){ .name = name, .hash = hash };
 		if (!hash || !is_bcrypt(hash))
 			return fail(r, line_of(r), key,
-				    "not a bcrypt hash ($2y$, $2b$ or $2a$, cost 04..31, 60 characters)");
+				    "not a bcrypt hash ($2y$, $2b$ or $2a$, cost 04..16, 60 characters)");
 	}
 }
 
@@ -226,7 +231,7 @@ static int read_tls(struct rd *r, struct oex_webcfg *cfg, size_t at_line)
 {
 	bool seen[K_N] = { 0 };
 	char key[96];
-	unsigned v;
+	unsigned v = 0;
 
 	for (;;) {
 		enum tls_key k;

@@ -41,7 +41,7 @@ extern const char *const oex_tls_version_names[OEX_TLS_VERSIONS];
 /* One user of basic_auth_users. */
 struct oex_user {
 	char *name;
-	char *hash;   /* bcrypt: $2a$, $2b$ or $2y$, cost 04..31, 60 bytes */
+	char *hash;   /* bcrypt: $2a$, $2b$ or $2y$, cost 04..16, 60 bytes */
 };
 
 struct oex_webcfg {

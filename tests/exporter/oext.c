@@ -365,11 +365,16 @@ void oext_certs(void)
 
 char *oext_bcrypt(const char *pass)
 {
+	return oext_bcrypt_cost(pass, 4);
+}
+
+char *oext_bcrypt_cost(const char *pass, unsigned cost)
+{
 	char setting[CRYPT_GENSALT_OUTPUT_SIZE];
 	struct crypt_data *cd = own(calloc(1, sizeof(*cd)));
 	const char *h;
 
-	cr_assert(crypt_gensalt_rn("$2b$", 4, NULL, 0, setting, sizeof(setting)));
+	cr_assert(crypt_gensalt_rn("$2b$", cost, NULL, 0, setting, sizeof(setting)));
 	h = crypt_rn(pass, setting, cd, sizeof(*cd));
 	cr_assert(h && h[0] == '$', "libcrypt made no bcrypt hash");
 	return own(strdup(h));

@@ -66,6 +66,8 @@ unsigned oext_exporter_opts(char *const *opts, char *const *paths,
 void oext_certs(void);
 /* A bcrypt hash ($2b$, cost 4) of @pass (kept). */
 char *oext_bcrypt(const char *pass);
+/* The same at cost @cost (4 to 31). */
+char *oext_bcrypt_cost(const char *pass, unsigned cost);
 
 /* A TCP connection to 127.0.0.1:@port, or -1. */
 int oext_connect(unsigned port);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,35 @@ static void check_text_hist(const char *body, const char *labels,
 	snprintf(series, sizeof(series), "osprof_latency_seconds_count{%s}", labels);
 	cr_assert(sample(body, series, &v));
 	cr_expect_eq((uint64_t)v, NLAT);
+}
+
+/* SIGHUP without --web.config.file (systemctl reload sends it whatever
+ * the options) is said and changes nothing: the exporter serves on. */
+Test(exporter, sighup_without_a_web_config_is_said_and_serves_on)
+{
+	char *m1 = tpath("hup"), *log;
+	struct oext_proc p;
+	struct oext_resp r;
+	unsigned port;
+
+	oext_fixture(m1, "stats.json", "fs", 1, NULL, "read", lat, NLAT);
+	port = oext_exporter((char *[]){ m1, NULL }, &p);
+	cr_assert_eq(kill(p.pid, SIGHUP), 0);
+	for (int i = 0; i < 100; i++) {
+		log = slurp(p.err_path);
+		if (log && strstr(log, "SIGHUP"))
+			break;
+		free(log);
+		log = NULL;
+		usleep(20000);
+	}
+	cr_assert_not_null(log, "a line says SIGHUP was taken");
+	cr_expect(strstr(log, "osprof-exporter: SIGHUP: no --web.config.file to read again\n"),
+		  "%s", log);
+	free(log);
+	r = oext_get(port, "/metrics", NULL);
+	cr_expect_eq(r.status, 200, "it serves on");
+	oext_stop(&p);
 }
 
 /* A source named relative to where the exporter started is labelled

@@ -156,6 +156,46 @@ Test(tls, a_wrong_password_an_unknown_user_or_none_get_401)
 	cr_expect_eq(g.status, 200, "and it serves on");
 }
 
+/*
+ * Clients without the password cannot keep the scraper out: each of
+ * their checks costs a bcrypt (cost 12 here, a few hundred ms), but they
+ * take at most two login slots, not the scrape slots; the scraper's
+ * credentials, seen to pass once, need no bcrypt again. Before, 16 such
+ * clients held all 8 scrape slots and the scraper got 503.
+ */
+Test(tls, clients_without_the_password_do_not_keep_the_scraper_out)
+{
+	struct oext_proc p;
+	char *text, *url, cmd[4096];
+	struct got g;
+
+	oext_certs();
+	cr_assert(asprintf(&text, "tls_server_config:\n  cert_file: %s\n  key_file: %s\n"
+			   "basic_auth_users:\n  alice: '%s'\n", tpath("server.pem"),
+			   tpath("server.key"), oext_bcrypt_cost("alice's secret", 12)) > 0);
+	url = serve(web(own(text)), &p);
+	g = curl(url, (char *[]){ "-u", "alice:alice's secret", NULL });
+	cr_assert_eq(g.status, 200, "the first scrape logs in");
+	/* 16 wrong passwords at once, repeated for about 2 s */
+	snprintf(cmd, sizeof(cmd),
+		 "for i in $(seq 16); do (for j in 1 2 3 4 5 6; do %s -s -o /dev/null -m 5 "
+		 "--cacert '%s' -u 'mallory:guess' '%s'; done) & done; wait",
+		 CURL_BIN, tpath("ca.pem"), url);
+	{
+		FILE *storm = popen(cmd, "r");
+
+		cr_assert_not_null(storm);
+		usleep(300000);
+		for (int i = 0; i < 5; i++) {
+			g = curl(url, (char *[]){ "-u", "alice:alice's secret", NULL });
+			cr_expect_eq(g.status, 200, "scrape %d beside the storm: %d %s", i, g.status,
+				     g.body);
+		}
+		pclose(storm);
+	}
+	cr_expect_eq(oext_stop(&p), 0);
+}
+
 Test(tls, plain_http_to_the_tls_port_gets_no_answer)
 {
 	struct oext_proc p;
