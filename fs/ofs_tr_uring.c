@@ -4,10 +4,14 @@
  * Documentation/filesystems/fuse-io-uring.rst): the requests that reach
  * the daemon come as completions on io_uring rings, and each reply goes
  * back into the ring entry its request came in, committed with the same
- * submission that fetches the entry's next request. No read or write
- * system call per request. The threads of a queue run wherever the
+ * submission that fetches the entry's next request. One system call a
+ * round trip: a reply's commit is prepared in the thread's ring and
+ * handed to the kernel by the io_uring_submit_and_wait in which the
+ * thread waits for its next request (what that saves:
+ * docs/overhead.md#threading). The threads of a queue run wherever the
  * scheduler puts them (spawn_locked says why), and with -o poll_us each
- * queue's first thread polls its ring after a reply (ofs_poll.h).
+ * queue's first thread polls its ring after a reply (ofs_poll.h), its
+ * commit submitted first.
  *
  * The kernel has one FUSE queue per possible CPU and queues a request on
  * its caller's CPU, in the entry of that queue made available last; a
@@ -38,9 +42,10 @@
  * request to: it copies a request into an entry in the context of the
  * task that last submitted the entry's command (task work), so an entry
  * whose submitter is blocked (a slow lower file system, an uninterruptible
- * sleep) would hold its request until that thread got back. A thread here
- * submits only its own entries (replies from other threads aside, below),
- * and an entry is available only while its thread waits: a thread that
+ * sleep) would hold its request until that thread got back. A ring is
+ * its thread's alone: no other thread gets an SQE or submits there
+ * (replies from other threads come through a mailbox, below), and an
+ * entry is available only while its thread waits: a thread that
  * blocks holds its entry in user space, and the kernel hands the next
  * request to an idle thread's. When a thread takes a request and leaves
  * fewer than two threads of its queue idle, it starts one more, up to
@@ -55,12 +60,14 @@
  * thread waits on its ring, not idle, and another thread takes its place
  * in the queue (held_leaves_idle); only at max_threads does the thread
  * register another entry for itself, so that its queue keeps answering
- * however many wait. The other thread writes its reply into the entry but does not commit
- * it: it would become the entry's submitter, and a lock waiter's thread
- * ends after its reply (a request the kernel then handed to the entry
- * would be lost with it: cancelled in the task's exit). It posts a NOP
- * to the entry's thread, whose ring completes it, and that thread
- * commits (after the request it serves, if any).
+ * however many wait. The other thread writes its reply into the entry
+ * but does not commit it: it would become the entry's submitter, and a
+ * lock waiter's thread ends after its reply (a request the kernel then
+ * handed to the entry would be lost with it: cancelled in the task's
+ * exit). It posts the entry to its thread's mailbox and writes the
+ * thread's eventfd, whose poll sits in the thread's ring; that thread
+ * commits (after the request it serves, if any). The daemon's stop comes
+ * the same way.
  *
  * Entry memory: [header | gap | payload], the payload page-aligned (an
  * O_DIRECT write's data is then aligned as it came), the gap holding the
@@ -78,6 +85,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/statfs.h>
 #include <time.h>
@@ -92,7 +101,6 @@
 #define ENTS_MAX 1100u       /* entries of a thread at most: lock waiters (1024) and more */
 #define REGISTER_RETRIES 100 /* -EAGAIN: INIT not in force yet; 1 ms apart */
 #define RING_DEPTH 64u       /* commands a thread's ring holds at once before submitting */
-#define POST_RETRIES 1000    /* a NOP that finds no room in a ring: 1 ms apart */
 
 struct ofs_tr_ent {
 	struct ofs_tr_pending pend;      /* while its request is served */
@@ -107,6 +115,7 @@ struct ofs_tr_ent {
 					  * (by whoever holds the entry) */
 	unsigned retries;
 	uint64_t unique;                 /* a reply's, left for its thread to commit */
+	struct ofs_tr_ent *posted_next;  /* in its thread's mailbox */
 	bool own_reply;                  /* answered by its own thread, in serve */
 	bool held;                       /* its request held (serve), not
 					  * committed yet (by its thread alone) */
@@ -115,10 +124,16 @@ struct ofs_tr_ent {
 struct tr_thread {
 	struct tr_queue *q;
 	pthread_t th;
-	struct io_uring ring;
+	struct io_uring ring;            /* this thread's alone: no other
+					  * thread gets an SQE or submits */
 	bool ring_ok;
-	pthread_mutex_t sq_mu;           /* get an SQE and submit: replies may
-					  * come from other threads */
+	pthread_mutex_t mb_mu;           /* the mailbox: posted, leave */
+	struct ofs_tr_ent *posted;       /* replies other threads wrote, for
+					  * this thread to commit */
+	bool leave;                      /* the daemon stops */
+	int efd;                         /* eventfd: the mailbox has news */
+	uint64_t efd_val;
+	char wake;                       /* &wake: the eventfd's poll */
 	struct ofs_tr_ent *ents;         /* this thread's, a list (never freed
 					  * before the daemon ends) */
 	_Atomic unsigned nents;          /* of its queue (not those it hosts);
@@ -132,7 +147,6 @@ struct tr_thread {
 	bool host;                       /* registers the offline CPUs' entries */
 	bool kicks;                      /* started while requests flow: kicks
 					  * its queue once registered */
-	char stop;                       /* &stop: a NOP's data, "leave" */
 };
 
 struct tr_queue {
@@ -156,7 +170,6 @@ struct ofs_tr_uring {
 	bool go, stopping, refused;
 	_Atomic uint64_t errors;
 	const char *mountpoint;          /* borrowed: the kicks' */
-	_Atomic unsigned nop_fails;      /* test hook: NOPs to refuse first */
 	struct tr_queue q[];
 };
 
@@ -200,7 +213,6 @@ struct ofs_tr_uring *ofs_tr_uring_new(struct ofs_tr *tr, struct fuse_session *se
 {
 	struct ofs_tr_uring *u = calloc(1, sizeof(*u) + nqueues * sizeof(u->q[0]));
 	bool *online = calloc(nqueues, sizeof(*online));
-	const char *fails = getenv("OFS_TEST_URING_NOP_FAILS");
 
 	*err = -ENOMEM;
 	if (!u || !online) {
@@ -208,10 +220,6 @@ struct ofs_tr_uring *ofs_tr_uring_new(struct ofs_tr *tr, struct fuse_session *se
 		free(online);
 		return NULL;
 	}
-	/* The test hook (tests/fs/test_locks.c): the first NOPs that would
-	 * hand a reply to its entry's thread find no room in its ring. */
-	if (fails)
-		atomic_init(&u->nop_fails, (unsigned)strtoul(fails, NULL, 10));
 	ofs_tr_cpus_online(online, nqueues);
 	u->tr = tr;
 	u->se = se;
@@ -253,10 +261,15 @@ static bool spawn_locked(struct tr_queue *q, bool kicks)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return false;
+	t->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (t->efd < 0) {
+		free(t);
+		return false;
+	}
 	t->q = q;
 	t->poller = u->poll_ns && q->nthreads == 0;
 	t->kicks = kicks;
-	pthread_mutex_init(&t->sq_mu, NULL);
+	pthread_mutex_init(&t->mb_mu, NULL);
 	/*
 	 * Requests of this queue come from callers on this CPU, but its
 	 * threads are not kept there: one that polls there would take the
@@ -270,7 +283,8 @@ static bool spawn_locked(struct tr_queue *q, bool kicks)
 		q->threads[q->nthreads++] = t;
 	} else {
 		idle_change(q, false);
-		pthread_mutex_destroy(&t->sq_mu);
+		pthread_mutex_destroy(&t->mb_mu);
+		close(t->efd);
 		free(t);
 	}
 	return ok;
@@ -320,7 +334,9 @@ void ofs_tr_uring_go(struct ofs_tr_uring *u, size_t payload_bytes)
 	pthread_mutex_unlock(&u->mu);
 }
 
-/* An SQE of @t's ring (under its sq_mu), zeroed: 128 bytes. */
+/* An SQE of @t's ring, zeroed (128 bytes); @t's thread alone calls it.
+ * What it gets goes to the kernel with the thread's next submission
+ * (q_thread's, which waits in the same system call). */
 static struct io_uring_sqe *sqe_get(struct tr_thread *t)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&t->ring);
@@ -352,26 +368,18 @@ static void sqe_cmd(struct io_uring_sqe *sqe, struct ofs_tr_ent *ent, uint32_t o
 	}
 }
 
-/* Register @ent on its thread's ring, submitted. A refusal comes back as
- * a completion. 0 or -errno. */
+/* Register @ent on its thread's ring (from that thread), submitted with
+ * the thread's next submission. A refusal comes back as a completion.
+ * 0 or -errno. */
 static int register_ent(struct ofs_tr_ent *ent)
 {
-	struct tr_thread *t = ent->t;
-	struct io_uring_sqe *sqe;
-	int err = 0;
+	struct io_uring_sqe *sqe = sqe_get(ent->t);
 
-	pthread_mutex_lock(&t->sq_mu);
-	sqe = sqe_get(t);
-	if (sqe) {
-		ent->registering = true;
-		sqe_cmd(sqe, ent, OFS_FUSE_IO_URING_CMD_REGISTER, 0);
-		if (io_uring_submit(&t->ring) < 0)
-			err = -EIO;
-	} else {
-		err = -EBUSY;
-	}
-	pthread_mutex_unlock(&t->sq_mu);
-	return err;
+	if (!sqe)
+		return -EBUSY;
+	ent->registering = true;
+	sqe_cmd(sqe, ent, OFS_FUSE_IO_URING_CMD_REGISTER, 0);
+	return 0;
 }
 
 /* One more entry on @t's ring, of queue @q (@t's own, or one it hosts),
@@ -407,86 +415,70 @@ static int add_entry(struct tr_thread *t, struct tr_queue *q)
 	return register_ent(ent);
 }
 
-/* Commit the reply now in @ent and fetch its next request. */
-static int commit(struct ofs_tr_ent *ent, uint64_t unique)
+/* Commit the reply now in @ent and fetch its next request (from @ent's
+ * thread): submitted with the thread's next submission, from when on the
+ * entry is the kernel's (it may refill it at once). */
+static void commit(struct ofs_tr_ent *ent, uint64_t unique)
 {
-	struct tr_thread *t = ent->t;
-	struct io_uring_sqe *sqe;
-	int res;
+	struct io_uring_sqe *sqe = sqe_get(ent->t);
 
-	pthread_mutex_lock(&t->sq_mu);
-	sqe = sqe_get(t);
-	if (sqe) {
-		sqe_cmd(sqe, ent, OFS_FUSE_IO_URING_CMD_COMMIT_AND_FETCH, unique);
-		/* From here on the entry is the kernel's: it may refill it
-		 * before submit returns. */
-		res = io_uring_submit(&t->ring);
-	} else {
-		res = -EBUSY;
+	if (!sqe) {
+		atomic_fetch_add(&ent->t->q->u->errors, 1);
+		return;
 	}
-	pthread_mutex_unlock(&t->sq_mu);
-	if (res < 0)
-		atomic_fetch_add(&t->q->u->errors, 1);
-	return res < 0 ? res : 0;
+	sqe_cmd(sqe, ent, OFS_FUSE_IO_URING_CMD_COMMIT_AND_FETCH, unique);
 }
 
-/* The test hook: true when this NOP is to find no room. */
-static bool nop_refused(struct ofs_tr_uring *u)
+/* Arm the poll of @t's eventfd (from @t's thread). */
+static void arm_wake(struct tr_thread *t)
 {
-	unsigned n = atomic_load(&u->nop_fails);
+	struct io_uring_sqe *sqe = sqe_get(t);
 
-	while (n && !atomic_compare_exchange_weak(&u->nop_fails, &n, n - 1))
-		;
-	return n > 0;
+	if (!sqe) {
+		atomic_fetch_add(&t->q->u->errors, 1);
+		return;
+	}
+	io_uring_prep_poll_add(sqe, t->efd, POLLIN);
+	io_uring_sqe_set_data(sqe, &t->wake);
+}
+
+/* Tell @t's thread its mailbox has news (a reply, or leave). */
+static void wake(struct tr_thread *t)
+{
+	uint64_t one = 1;
+
+	/* fails only when the counter would overflow: it is read at
+	 * every wake-up, so then a wake-up is due anyway */
+	if (write(t->efd, &one, sizeof(one)) < 0)
+		return;
 }
 
 /*
- * Have @ent's thread commit the reply written into it (a NOP on its ring,
- * its data the entry's address with bit 0 set). A ring with no room, or
- * a submission refused, is tried again: committed from here, the entry
- * would have this thread for its submitter, and the kernel cancels it
- * with this thread's exit (a lock waiter's, right after its reply), the
- * request it holds then never answered. False only when no NOP could be
- * put in its ring before the daemon stops: the caller commits.
+ * Have @ent's thread commit the reply written into it: posted in the
+ * thread's mailbox, and the thread woken through its eventfd, whose poll
+ * is in its ring. Committed from here, the entry would have this thread
+ * for its submitter, and the kernel cancels it with this thread's exit
+ * (a lock waiter's, right after its reply), the request it holds then
+ * never answered; and the ring is its thread's alone. False once the
+ * daemon stops (the thread may have left): the connection's end answers
+ * the request then.
  */
 static bool defer_commit(struct ofs_tr_ent *ent, uint64_t unique)
 {
 	struct tr_thread *t = ent->t;
-	struct ofs_tr_uring *u = t->q->u;
-	struct timespec ms = { 0, 1000000 };
-	bool posted = false, ok = false;
+	bool ok;
 
-	for (unsigned i = 0; !ok && i < POST_RETRIES; i++) {
-		struct io_uring_sqe *sqe;
-
-		if (i)
-			nanosleep(&ms, NULL);
-		pthread_mutex_lock(&u->mu);
-		if (u->stopping) {
-			pthread_mutex_unlock(&u->mu);
-			break;
-		}
-		pthread_mutex_lock(&t->sq_mu);
-		if (!posted) {
-			sqe = nop_refused(u) ? NULL : sqe_get(t);
-			if (sqe) {
-				ent->unique = unique;
-				io_uring_prep_nop(sqe);
-				io_uring_sqe_set_data(sqe, (void *)((uintptr_t)ent | 1));
-				posted = true;
-			}
-		}
-		/* once in the ring, a NOP whose submission failed is submitted
-		 * with the next: only that is tried again */
-		ok = posted && io_uring_submit(&t->ring) >= 0;
-		pthread_mutex_unlock(&t->sq_mu);
-		pthread_mutex_unlock(&u->mu);
+	pthread_mutex_lock(&t->mb_mu);
+	ok = !t->leave;
+	if (ok) {
+		ent->unique = unique;
+		ent->posted_next = t->posted;
+		t->posted = ent;
 	}
-	if (!ok)
-		atomic_fetch_add(&u->errors, 1);
-	/* A NOP in the ring goes out with the owner's next submission, and
-	 * the owner commits then: committing here too would commit twice. */
-	return ok || posted;
+	pthread_mutex_unlock(&t->mb_mu);
+	if (ok)
+		wake(t);
+	return ok;
 }
 
 ssize_t ofs_tr_uring_reply(struct ofs_tr_ent *ent, const struct iovec *iov, int count,
@@ -514,7 +506,8 @@ ssize_t ofs_tr_uring_reply(struct ofs_tr_ent *ent, const struct iovec *iov, int 
 		/* in serve, or a held request answered by a request its
 		 * thread serves later (an unlock): committed here, and
 		 * counted so */
-		err = commit(ent, unique);
+		commit(ent, unique);
+		err = 0;
 		if (ent->held) {
 			ent->held = false;
 			if (ent->q == ent->t->q)
@@ -522,19 +515,22 @@ ssize_t ofs_tr_uring_reply(struct ofs_tr_ent *ent, const struct iovec *iov, int 
 		} else {
 			ent->own_reply = true;
 		}
-	} else if (defer_commit(ent, unique)) {
-		err = 0;
 	} else {
-		/* the daemon stops: its thread will not commit it */
-		err = commit(ent, unique);
-		if (ent->q == ent->t->q)
-			held_committed(ent->t);
+		err = defer_commit(ent, unique) ? 0 : -ENOTCONN;
 	}
 	if (err || len < 0) {
 		errno = err ? -err : EINVAL;
 		return -1;
 	}
 	return len;
+}
+
+/* Hand @t's prepared commands to the kernel now (from @t's thread): before
+ * a kick, whose request must find them registered or committed. */
+static void flush(struct tr_thread *t)
+{
+	if (io_uring_submit(&t->ring) < 0)
+		atomic_fetch_add(&t->q->u->errors, 1);
 }
 
 /* All of @q's threads are busy: start one more, which kicks @q once
@@ -697,7 +693,7 @@ static bool answer_kick(struct ofs_tr_ent *ent)
 
 /* Serve @ent's request. True when it is held: not answered yet, another
  * thread will (a lock waiter), and the entry stays out of the kernel's
- * hands until this thread commits it (the NOP, q_thread). */
+ * hands until this thread commits it (take_mail). */
 static bool serve(struct ofs_tr_ent *ent)
 {
 	struct tr_thread *t = ent->t;
@@ -727,8 +723,8 @@ static bool serve(struct ofs_tr_ent *ent)
 	buf.size = (size_t)len;
 	ent->own_reply = false;
 	fuse_session_process_buf(u->se, &buf);
-	/* Not answered here: another thread answers, and posts the NOP that
-	 * has this thread commit -- also when it answered already. */
+	/* Not answered here: another thread answers, and posts the entry
+	 * for this thread to commit -- also when it answered already. */
 	return !ent->own_reply;
 }
 
@@ -784,8 +780,10 @@ static void ent_error(struct ofs_tr_ent *ent, int res)
 		atomic_fetch_add(&u->errors, 1);
 		refuse = true;
 	}
-	if (register_ent(ent) == 0 && refuse)
+	if (register_ent(ent) == 0 && refuse) {
+		flush(ent->t);
 		kick(ent->q);
+	}
 }
 
 /* Wait until INIT is answered (false: the daemon stops first), then
@@ -806,18 +804,13 @@ static bool thread_setup(struct tr_thread *t)
 	if (!go)
 		return false;
 	err = io_uring_queue_init_params(RING_DEPTH, &t->ring, &p);
-	/* ring_ok under the lock, stopping looked at again: a stop that came
-	 * meanwhile either sees the ring (and posts its NOP) or is seen here;
-	 * else this thread would wait for a NOP never sent, and the stop's
-	 * join with it. */
-	pthread_mutex_lock(&u->mu);
 	t->ring_ok = !err;
-	go = !u->stopping;
-	pthread_mutex_unlock(&u->mu);
-	if (!go)
-		return false;
-	if (!err)
+	/* a stop from here on is seen by the eventfd's poll (it sets leave,
+	 * then writes), a stop before it by the check above */
+	if (!err) {
+		arm_wake(t);
 		err = add_entry(t, t->q);
+	}
 	/* the host: one entry for each offline CPU's queue, or the ring is
 	 * never ready */
 	for (unsigned i = 0; !err && t->host && i < u->nq; i++)
@@ -827,8 +820,42 @@ static bool thread_setup(struct tr_thread *t)
 		ofs_tr_uring_refused(u->tr, err);
 		return false;
 	}
+	flush(t);
 	if (t->kicks)
 		kick(t->q);
+	return true;
+}
+
+/* @t's eventfd's poll completed: commit the replies other threads posted
+ * to it, and poll again. False: the daemon stops. */
+static bool take_mail(struct tr_thread *t)
+{
+	struct ofs_tr_ent *ent, *next;
+	bool leave;
+
+	/* read first: a reply posted after the mailbox is emptied writes
+	 * the eventfd again, and the poll armed below completes */
+	if (read(t->efd, &t->efd_val, sizeof(t->efd_val)) < 0 && errno != EAGAIN)
+		atomic_fetch_add(&t->q->u->errors, 1);
+	pthread_mutex_lock(&t->mb_mu);
+	ent = t->posted;
+	t->posted = NULL;
+	leave = t->leave;
+	pthread_mutex_unlock(&t->mb_mu);
+	for (; ent; ent = next) {
+		next = ent->posted_next;
+		/* the entry is back in the kernel's hands, and this thread
+		 * idle again if it had no other there */
+		commit(ent, ent->unique);
+		ent->held = false;
+		if (ent->q == t->q)
+			held_committed(t);
+	}
+	if (leave) {
+		flush(t);
+		return false;
+	}
+	arm_wake(t);
 	return true;
 }
 
@@ -855,20 +882,28 @@ static void *q_thread(void *arg)
 		struct ofs_tr_ent *ent;
 		int res, err;
 
-		/* After a reply, for the poller's window: a request comes
-		 * as task work, which the kernel runs when it interrupts
-		 * this thread (the ring's default notification), so the
-		 * completion appears in the ring as this thread looks. */
+		/* After a reply, for the poller's window, its commit handed
+		 * over first: a request comes as task work, which the kernel
+		 * runs when it interrupts this thread (the ring's default
+		 * notification), so the completion appears in the ring as
+		 * this thread looks. */
 		err = -EAGAIN;
-		while (p.until_ns && (err = io_uring_peek_cqe(&t->ring, &cqe)) == -EAGAIN &&
-		       ofs_poller_spin(&p))
-			;
-		/* Nothing polled: wait. Task work (a request copied into
-		 * one of this thread's entries) runs in here. */
-		if (err)
-			do
-				err = io_uring_wait_cqe(&t->ring, &cqe);
-			while (err == -EINTR);
+		if (p.until_ns) {
+			flush(t);
+			while ((err = io_uring_peek_cqe(&t->ring, &cqe)) == -EAGAIN &&
+			       ofs_poller_spin(&p))
+				;
+		}
+		/* Nothing polled: hand over what this thread prepared (the
+		 * last reply's commit) and wait, in one system call. Task
+		 * work (a request copied into one of this thread's entries)
+		 * runs in here. */
+		while (err) {
+			res = io_uring_submit_and_wait(&t->ring, 1);
+			if (res < 0 && res != -EINTR && res != -EAGAIN && res != -EBUSY)
+				break;
+			err = io_uring_peek_cqe(&t->ring, &cqe);
+		}
 		if (err) {
 			atomic_fetch_add(&q->u->errors, 1);
 			break;
@@ -876,17 +911,9 @@ static void *q_thread(void *arg)
 		ent = io_uring_cqe_get_data(cqe);
 		res = cqe->res;
 		io_uring_cqe_seen(&t->ring, cqe);
-		if ((void *)ent == &t->stop)
-			break;
-		if ((uintptr_t)ent & 1) {
-			/* another thread's reply, to commit from here: the
-			 * entry is back in the kernel's hands, and this thread
-			 * idle again if it had no other there */
-			ent = (void *)((uintptr_t)ent & ~(uintptr_t)1);
-			commit(ent, ent->unique);
-			ent->held = false;
-			if (ent->q == q)
-				held_committed(t);
+		if ((void *)ent == &t->wake) {
+			if (!take_mail(t))
+				break;
 			continue;
 		}
 		if (res < 0) {
@@ -901,8 +928,10 @@ static void *q_thread(void *arg)
 			/* an offline CPU's queue, online now */
 			host_grow(ent->q);
 			ent->held = serve(ent);
-			if (ent->held)
+			if (ent->held) {
+				flush(t);
 				kick(ent->q);
+			}
 			continue;
 		}
 		/* Fewer than two left idle: one more. A request the kernel
@@ -927,6 +956,7 @@ static void *q_thread(void *arg)
 			idle_change(q, true);
 		/* whatever came while this queue had no entry available
 		 * waits for a commit there */
+		flush(t);
 		kick(q);
 	}
 	idle_change(q, false);
@@ -946,18 +976,10 @@ void ofs_tr_uring_stop(struct ofs_tr_uring *u)
 		for (unsigned k = 0; k < q->nthreads; k++) {
 			struct tr_thread *t = q->threads[k];
 
-			if (t->ring_ok) {
-				struct io_uring_sqe *sqe;
-
-				pthread_mutex_lock(&t->sq_mu);
-				sqe = sqe_get(t);
-				if (sqe) {
-					io_uring_prep_nop(sqe);
-					io_uring_sqe_set_data(sqe, &t->stop);
-					io_uring_submit(&t->ring);
-				}
-				pthread_mutex_unlock(&t->sq_mu);
-			}
+			pthread_mutex_lock(&t->mb_mu);
+			t->leave = true;
+			pthread_mutex_unlock(&t->mb_mu);
+			wake(t);
 		}
 		for (unsigned k = 0; k < q->nthreads; k++)
 			pthread_join(q->threads[k]->th, NULL);
@@ -982,7 +1004,8 @@ void ofs_tr_uring_free(struct ofs_tr_uring *u)
 				next = e->next;
 				free(e);
 			}
-			pthread_mutex_destroy(&t->sq_mu);
+			pthread_mutex_destroy(&t->mb_mu);
+			close(t->efd);
 			free(t);
 		}
 		free(q->threads);
