@@ -13,12 +13,14 @@
 #                 [--max-runs N] [--hw PCT] [--only LIST] [--configs LIST]
 #                 [--quick]
 #
-#   --only LIST     workloads, comma-separated: grep, find, direct, cached,
-#                   postmark, trace (default: all)
+#   --only LIST     workloads, comma-separated: grep, grep2, find, direct,
+#                   cached, postmark, trace (default: all)
 #   --configs LIST  configurations, comma-separated (native always runs);
 #                   besides the default ones, osp-MODE-pt, -ur, base-MODE-*,
-#                   and _LAYERS after any osp or base one: -o layers=LAYERS
-#                   (. between layers: osp-always-ptu_fuse.block.irq)
+#                   then -no (-o noopen; not under never, nor with pt or
+#                   ptu), then -ro (-o ro), and _LAYERS after any osp or
+#                   base one: -o layers=LAYERS (. between layers:
+#                   osp-always-ur-no-ro_fuse.block.irq)
 #   --base DIR      a build directory of another osprof-fs (and
 #                   osprof-trace): rows base-MODE, and base-trace
 #   --libfuse DIR   a libfuse source tree (its master has passthrough and
@@ -31,17 +33,22 @@
 #
 # Configurations: native; osp-MODE (MODE never, auto, always), osp-MODE-ptu
 # (-o passthrough=require,io_uring=require), osp-always-pt and
-# osp-always-ur (each alone); base-MODE; peer-MODE (passthrough_ll -o
-# xattr, its cache=MODE); hp-never and hp-always (passthrough_hp with
-# --nocache, and as it comes: passthrough on), hp-always-nopt
-# (--nopassthrough), hp-always-ur (-o io_uring), and -nopt, -ur, -nopt-ur
-# after either mode. One mount at a time: each run's setup (not timed)
-# mounts its configuration's daemon and runs the workload through it to
-# warm every cache the mode keeps (grep and find twice), its cleanup
-# unmounts (the syscall, block and irq programs of a mount run on every
-# CPU's calls and interrupts, so two mounts would charge each other).
-# Workloads: warm
-# grep -r and find -printf over the tree; fio 4 KiB random reads
+# osp-always-ur (each alone), osp-always-no and osp-always-ur-no (-o
+# noopen: opens answered by the kernel), osp-always-no-ro (-o noopen,ro:
+# no GETATTR for a stale atime; postmark, which writes, skips -ro rows);
+# base-MODE; peer-MODE (passthrough_ll -o xattr, its cache=MODE); hp-never
+# and hp-always (passthrough_hp with --nocache, and as it comes:
+# passthrough on), hp-always-nopt (--nopassthrough), hp-always-ur (-o
+# io_uring), and -nopt, -ur, -nopt-ur after either mode. One mount at a
+# time: each run's setup (not timed) mounts its configuration's daemon
+# and runs the workload through it to warm every cache the mode keeps
+# (grep and find twice, grep2 once), its cleanup unmounts (the syscall,
+# block and irq programs of a mount run on every CPU's calls and
+# interrupts, so two mounts would charge each other).
+# Workloads: warm grep -r (its third pass) and find -printf over the
+# tree; grep2, the second pass of grep -r after a fresh mount (the first
+# pass's reads through the daemon leave each file's atime stale: the
+# second asks GETATTR once a file, none on -ro); fio 4 KiB random reads
 # (psync, one job, time-based) of one file, O_DIRECT and from the page
 # cache (--invalidate=0; the setup reads the file through the mount);
 # osprof-postmark (2,000 files, 8,000 transactions) in a lower directory
@@ -66,13 +73,35 @@
 # /usr/include without it.
 set -euo pipefail
 
+# near_fsopts CONFIG: osprof-fs's -o list for an osp- or base- row, its
+# suffixes in the order the grammar of --configs fixes
+# (osp-always-ur-no-ro_fuse.block: cache=always,io_uring=require,noopen,
+# ro,layers=fuse:block).
+near_fsopts() {
+  local name=${1%%_*} s o
+  local -a part
+  IFS=- read -r -a part <<< "$name"
+  o="cache=${part[1]}"
+  for s in "${part[@]:2}"; do
+    case $s in
+      ptu) o="$o,passthrough=require,io_uring=require" ;;
+      pt) o="$o,passthrough=require" ;;
+      ur) o="$o,io_uring=require" ;;
+      no) o="$o,noopen" ;;
+      ro) o="$o,ro" ;;
+    esac
+  done
+  [ "$name" = "$1" ] || { s=${1#*_}; o="$o,layers=${s//./:}"; }
+  printf '%s' "$o"
+}
+
 # --hook setup|cleanup WORKLOAD: osprof-bench's setup and cleanup of one
 # run of $OSPROF_CONFIG, with the run's settings from the environment
 # (NEAR_*). Mounts at $NEAR_WORK/m; the daemon's pid in $NEAR_WORK/pid.
 if [ "${1:-}" = --hook ]; then
   step=$2 wl=$3 cfg=$OSPROF_CONFIG w=$NEAR_WORK
   m=$w/m
-  case $wl in grep|find|trace) lower=$NEAR_TREE ;; *) lower=$w/lower ;; esac
+  case $wl in grep|grep2|find|trace) lower=$NEAR_TREE ;; *) lower=$w/lower ;; esac
   target=$m
   case ${cfg%%-*} in osp|base|peer|hp) ;; *) target=$lower ;; esac
   . "$(dirname "$0")/lib.sh"
@@ -84,14 +113,7 @@ if [ "${1:-}" = --hook ]; then
       osp-*|base-*)
         bin=$NEAR_FS
         [ "${cfg%%-*}" = osp ] || bin=$NEAR_BASE_FS
-        o="cache=$mode"
-        case ${cfg%%_*} in
-          *-ptu) o="$o,passthrough=require,io_uring=require" ;;
-          *-pt) o="$o,passthrough=require" ;;
-          *-ur) o="$o,io_uring=require" ;;
-        esac
-        [ "${cfg%%_*}" = "$cfg" ] || { l=${cfg#*_}; o="$o,layers=${l//./:}"; }
-        "$bin" "$lower" "$m" -o "$o" 2>> "$w/daemon.log" || { echo "near.sh: $cfg did not mount" >&2; exit 1; }
+        "$bin" "$lower" "$m" -o "$(near_fsopts "$cfg")" 2>> "$w/daemon.log" || { echo "near.sh: $cfg did not mount" >&2; exit 1; }
         awk '$1 == "pid" { print $2 }' "$m/.osprof/ctl" > "$w/pid" ;;
       peer-*|hp-*)
         if [ "${cfg%%-*}" = peer ]; then
@@ -128,10 +150,12 @@ if [ "${1:-}" = --hook ]; then
     esac
     # Warm, untimed: twice through the mount for grep and find, as a
     # workload run again finds it (a first pass's reads through the daemon
-    # leave each file's atime stale: the second asks GETATTR once a file).
+    # leave each file's atime stale: the second asks GETATTR once a file);
+    # once for grep2, whose timed run is that second pass.
     case $wl in
       grep) grep -r "$NEAR_PATTERN" "$target" > /dev/null || true
             grep -r "$NEAR_PATTERN" "$target" > /dev/null || true ;;
+      grep2) grep -r "$NEAR_PATTERN" "$target" > /dev/null || true ;;
       find) find "$target" -printf '%s\n' > /dev/null
             find "$target" -printf '%s\n' > /dev/null ;;
       cached) cat "$target/file" > /dev/null ;;
@@ -175,7 +199,40 @@ while [ $# -gt 0 ]; do
   esac
 done
 bench_tree_later=1
-bench_args near.sh 3,66 "${args[@]}"
+bench_args near.sh 3,73 "${args[@]}"
+# The configurations, checked before anything runs.
+all=(native)
+for mode in never auto always; do
+  all+=("osp-$mode" "osp-$mode-ptu")
+  [ $mode != always ] || all+=(osp-always-pt osp-always-ur osp-always-no osp-always-no-ro osp-always-ur-no)
+  [ -z "$base" ] || all+=("base-$mode")
+  all+=("peer-$mode")
+  # passthrough_hp has no auto: it caches for a day or not at all.
+  if [ -n "$libfuse" ] && [ $mode != auto ]; then
+    all+=("hp-$mode")
+    [ $mode != always ] || all+=(hp-always-nopt hp-always-ur)
+  fi
+done
+cfgs=("${all[@]}")
+if [ -n "$configs" ]; then
+  cfgs=(native)
+  IFS=, read -r -a sel <<< "$configs"
+  for c in "${sel[@]}"; do
+    [[ $c =~ ^((osp|base)-(never|auto|always)(-pt|-ur|-ptu)?(-no)?(-ro)?(_[a-z.]+)?|peer-(never|auto|always)|hp-(never|always)(-nopt|-ur|-nopt-ur)?|native)$ ]] ||
+      { echo "near.sh: no configuration $c (see --help)" >&2; exit 2; }
+    # What osprof-fs would refuse (exit 2, one line), refused here before
+    # any run: noopen under never, or with passthrough.
+    if [ "${BASH_REMATCH[5]}" = -no ]; then
+      [ "${BASH_REMATCH[3]}" != never ] ||
+        { echo "near.sh: $c: -no (-o noopen) needs cache=auto or always (under never every request is to be seen)" >&2; exit 2; }
+      [[ ${BASH_REMATCH[4]} != -pt* ]] ||
+        { echo "near.sh: $c: -no (-o noopen) and ${BASH_REMATCH[4]} (-o passthrough) exclude each other: passthrough's backing file is given only in an OPEN reply" >&2; exit 2; }
+    fi
+    [ "${c%%-*}" != base ] || [ -n "$base" ] || { echo "near.sh: $c needs --base" >&2; exit 2; }
+    [ "${c%%-*}" != hp ] || [ -n "$libfuse" ] || { echo "near.sh: $c needs --libfuse" >&2; exit 2; }
+    [ "$c" = native ] || cfgs+=("$c")
+  done
+fi
 [ "$(id -u)" -eq 0 ] || { echo "near.sh: the eBPF layers, passthrough and io_uring need root" >&2; exit 2; }
 # Again under tests/fs/with_uring.sh: enable_uring Y for this run, under
 # its machine-wide lock, and put back at the end, also when killed.
@@ -230,31 +287,6 @@ nino=$(find "$tree" | wc -l)
 mkdir -p "$work/lower" "$work/m"
 mounts+=("$work/m")   # unmounted at exit (lib.sh) if a run left it
 
-all=(native)
-for mode in never auto always; do
-  all+=("osp-$mode" "osp-$mode-ptu")
-  [ $mode != always ] || all+=(osp-always-pt osp-always-ur)
-  [ -z "$base" ] || all+=("base-$mode")
-  all+=("peer-$mode")
-  # passthrough_hp has no auto: it caches for a day or not at all.
-  if [ -n "$libfuse" ] && [ $mode != auto ]; then
-    all+=("hp-$mode")
-    [ $mode != always ] || all+=(hp-always-nopt hp-always-ur)
-  fi
-done
-cfgs=("${all[@]}")
-if [ -n "$configs" ]; then
-  cfgs=(native)
-  IFS=, read -r -a sel <<< "$configs"
-  for c in "${sel[@]}"; do
-    [[ $c =~ ^((osp|base)-(never|auto|always)(-pt|-ur|-ptu)?(_[a-z.]+)?|peer-(never|auto|always)|hp-(never|always)(-nopt|-ur|-nopt-ur)?|native)$ ]] ||
-      { echo "near.sh: no configuration $c (see --help)" >&2; exit 2; }
-    [ "${c%%-*}" != base ] || [ -n "$base" ] || { echo "near.sh: $c needs --base" >&2; exit 2; }
-    [ "${c%%-*}" != hp ] || [ -n "$libfuse" ] || { echo "near.sh: $c needs --libfuse" >&2; exit 2; }
-    [ "$c" = native ] || cfgs+=("$c")
-  done
-fi
-
 export NEAR_WORK=$work NEAR_TREE=$tree NEAR_FS=$fs NEAR_PEER=$peer NEAR_HP=$hp NEAR_PATTERN=$pattern
 export NEAR_BASE_FS=${base:+$base/fs/osprof-fs}
 tck=$(getconf CLK_TCK)
@@ -272,12 +304,20 @@ t_start=$(date +%s)
 run() {
   local wl=$1 kind=$2 title=$3 fn=$4 c dir
   local cargs=()
-  for c in "${cfgs[@]}"; do
-    case $c in native) dir=$tree; [ "$wl" = grep ] || [ "$wl" = find ] || dir=$work/lower ;; *) dir=$work/m ;; esac
-    cargs+=(--config "$c=$($fn "$dir" "$c")")
-  done
   echo
   echo "=== $title"
+  for c in "${cfgs[@]}"; do
+    # A read-only mount takes no workload that writes.
+    if [ "$wl" = postmark ] && [[ ${c%%_*} == *-ro ]]; then
+      echo "near.sh: $c skipped for $wl: a read-only mount cannot take its writes"
+      continue
+    fi
+    dir=$work/m
+    if [ "$c" = native ]; then
+      case $wl in grep|grep2|find) dir=$tree ;; *) dir=$work/lower ;; esac
+    fi
+    cargs+=(--config "$c=$($fn "$dir" "$c")")
+  done
   rm -f "$work/$wl.cpu" "$work/$wl.iops"
   local t0=$SECONDS hooks=()
   # osprof-trace's rows mount nothing.
@@ -417,7 +457,8 @@ if hpbest and ospbest:
 PY
 }
 
-want grep && run grep time "warm grep -r" grepc
+want grep && run grep time "warm grep -r (third pass)" grepc
+want grep2 && run grep2 time "grep -r, second pass after a fresh mount" grepc
 want find && run find time "warm find -printf %s" findc
 if want direct || want cached; then
   dd if=/dev/urandom of="$work/lower/file" bs=1M count="$file_mib" status=none
@@ -452,10 +493,12 @@ for line in open(sys.argv[1]):
     rows.setdefault(wl, {})[c] = (med, rn)
     if c not in cols:
         cols.append(c)
-print(" ".join(f"{x:>9s}" for x in ["workload"] + [c.replace("osp-", "") for c in cols]))
+head = ["workload"] + [c.replace("osp-", "") for c in cols]
+W = [max(9, len(h)) for h in head]  # a column as wide as its name
+print(" ".join(f"{x:>{w}s}" for x, w in zip(head, W)))
 for wl, r in rows.items():
     cells = [r["native"][0] if "native" in r else "-"]
     cells += [r[c][1] if c in r else "" for c in cols[1:]]
-    print(" ".join(f"{x:>9s}" for x in [wl] + cells))
+    print(" ".join(f"{x:>{w}s}" for x, w in zip([wl] + cells, W)))
 PY
 echo "(took $(( $(date +%s) - t_start )) s)"
