@@ -3,12 +3,17 @@
  * -o noopen: the I/O descriptors kept per inode. With no OPEN the daemon
  * never learns who opened what, nor when it was closed: a request with
  * file handle 0 is served through the record of its inode, made on first
- * need. A record holds up to three lower descriptors, each opened when a
+ * need. A record holds up to five lower descriptors, each opened when a
  * request first needs it -- O_RDONLY for reads, O_RDWR for writes (reads
  * use it too; O_WRONLY where reading is not allowed), O_WRONLY|O_APPEND
  * for writes through an O_APPEND file without the writeback cache, whose
  * offset the lower file system must choose, as it does for an opened
- * file -- or, for a directory, one stream. They are opened as the daemon
+ * file, and O_RDONLY or O_RDWR with O_DIRECT for reads and writes through
+ * an O_DIRECT file (the request carries the file's flags), so that they
+ * reach the lower disk as the caller asked -- or, for a directory, one
+ * stream. FUSE passes on O_DIRECT requests of any offset and length: one
+ * not in whole pages, or to a lower file system that refuses O_DIRECT,
+ * is served buffered, as the caller's read or write still succeeds. They are opened as the daemon
  * and shared by every caller: with noopen the kernel checks permissions
  * itself (default_permissions), before it would have sent the OPEN.
  *
@@ -44,7 +49,17 @@
 #include "ofs_req.h"
 
 /* The descriptors of a record, by what they serve. */
-enum iofd_kind { IOFD_READ, IOFD_WRITE, IOFD_APPEND, IOFD__COUNT };
+enum iofd_kind { IOFD_READ, IOFD_WRITE, IOFD_APPEND, IOFD_DREAD, IOFD_DWRITE, IOFD__COUNT };
+
+/* Each kind's lower open; a write kind falls back to O_WRONLY (with the
+ * same other flags) where reading is not allowed. */
+static const int kind_flags[IOFD__COUNT] = {
+	[IOFD_READ] = O_RDONLY,
+	[IOFD_WRITE] = O_RDWR,
+	[IOFD_APPEND] = O_WRONLY | O_APPEND,
+	[IOFD_DREAD] = O_RDONLY | O_DIRECT,
+	[IOFD_DWRITE] = O_RDWR | O_DIRECT,
+};
 
 struct iofd {
 	struct ofs_dir d;         /* d.o: the inode's counted open; d.dp: a
@@ -275,17 +290,14 @@ static int rec_fd(struct ofs *fs, struct iofd *rec, unsigned kind)
 		kind = IOFD_WRITE;
 	fd = rec->fd[kind];
 	if (fd < 0) {
-		if (kind == IOFD_READ) {
-			fd = open_lower(fs, rec->d.o.in, O_RDONLY);
-		} else if (kind == IOFD_APPEND) {
-			fd = open_lower(fs, rec->d.o.in, O_WRONLY | O_APPEND);
-		} else {
-			fd = open_lower(fs, rec->d.o.in, O_RDWR);
+		int flags = kind_flags[kind];
+
+		fd = open_lower(fs, rec->d.o.in, flags);
+		if (kind == IOFD_WRITE)
 			rec->rdwr = fd >= 0;
-			/* write permission without read permission */
-			if (fd == -EACCES)
-				fd = open_lower(fs, rec->d.o.in, O_WRONLY);
-		}
+		/* write permission without read permission */
+		if (fd == -EACCES && (flags & O_ACCMODE) == O_RDWR)
+			fd = open_lower(fs, rec->d.o.in, (flags & ~O_ACCMODE) | O_WRONLY);
 		if (fd >= 0)
 			rec->fd[kind] = fd;
 	}
@@ -321,6 +333,11 @@ static int use_begin(struct ofs_req *r, fuse_ino_t ino, unsigned kind,
 		return -ENOMEM;
 	}
 	fd = rec_fd(fs, u->rec, kind);
+	/* a lower file system without O_DIRECT: buffered, as it can */
+	if (fd == -EINVAL && (kind == IOFD_DREAD || kind == IOFD_DWRITE)) {
+		kind = kind == IOFD_DREAD ? IOFD_READ : IOFD_WRITE;
+		fd = rec_fd(fs, u->rec, kind);
+	}
 	if (fd < 0) {
 		put(fs, u->rec);
 		ofs_req_reply_err(r, fd);
@@ -328,6 +345,7 @@ static int use_begin(struct ofs_req *r, fuse_ino_t ino, unsigned kind,
 	}
 	memset(&u->f, 0, sizeof(u->f));
 	u->f.fd = fd;
+	u->f.direct = kind == IOFD_DREAD || kind == IOFD_DWRITE;
 	atomic_init(&u->f.next_off, atomic_load_explicit(&u->rec->next_off, memory_order_relaxed));
 	fi->fh = (uintptr_t)&u->f;
 	r->fh = fi->fh;
@@ -347,12 +365,22 @@ void ofs_iofd_enosys(struct ofs_req *r)
 	ofs_req_reply_err(r, -ENOSYS);
 }
 
+/* Alignment asked of an O_DIRECT request for the lower O_DIRECT: a page,
+ * the strictest a lower device asks (see the top). */
+#define IOFD_DIRECT_ALIGN 4096u
+
+static bool direct(const struct fuse_file_info *fi, size_t size, off_t off)
+{
+	return (fi->flags & O_DIRECT) && size % IOFD_DIRECT_ALIGN == 0 &&
+	       (uint64_t)off % IOFD_DIRECT_ALIGN == 0;
+}
+
 void ofs_iofd_read(struct ofs_req *r, fuse_ino_t ino, size_t size, off_t off,
 		   struct fuse_file_info *fi)
 {
 	struct use u;
 
-	if (use_begin(r, ino, IOFD_READ, fi, &u) == 0) {
+	if (use_begin(r, ino, direct(fi, size, off) ? IOFD_DREAD : IOFD_READ, fi, &u) == 0) {
 		ofs_pt_read(r, ino, size, off, fi);
 		use_end(r->fs, &u);
 	}
@@ -368,9 +396,10 @@ void ofs_iofd_write(struct ofs_req *r, fuse_ino_t ino, const char *buf, size_t s
 	 * which the kernel would place every byte itself.
 	 */
 	bool append = fi->flags & O_APPEND;
+	unsigned kind = append ? IOFD_APPEND : direct(fi, size, off) ? IOFD_DWRITE : IOFD_WRITE;
 	struct use u;
 
-	if (use_begin(r, ino, append ? IOFD_APPEND : IOFD_WRITE, fi, &u) == 0) {
+	if (use_begin(r, ino, kind, fi, &u) == 0) {
 		ofs_pt_write(r, ino, buf, size, off, fi);
 		use_end(r->fs, &u);
 	}

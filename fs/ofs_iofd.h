@@ -20,7 +20,7 @@
 
 /*
  * ofs_iofd_new - the table of I/O descriptors of @fs (fs->iofd), holding
- * at most @max records (each up to three lower descriptors, or one
+ * at most @max records (each up to five lower descriptors, or one
  * directory stream) that no request uses, unless pinned. 0 or -ENOMEM.
  */
 int ofs_iofd_new(struct ofs *fs, unsigned max);

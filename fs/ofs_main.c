@@ -377,8 +377,8 @@ int main(int argc, char **argv)
 	    say(ofs_top_new(&fs), "the top view") ||
 	    ofs_by_new(&fs) ||
 	    say(ofs_creds_init(), "the daemon's groups") ||
-	    /* a quarter of the O_PATH cache: up to three descriptors each */
-	    (fs.opts.noopen && say(ofs_iofd_new(&fs, fs.opts.fd_cache / 4), "-o noopen's descriptors")) ||
+	    /* a sixth of the O_PATH cache: up to five descriptors each */
+	    (fs.opts.noopen && say(ofs_iofd_new(&fs, fs.opts.fd_cache / 6), "-o noopen's descriptors")) ||
 	    say(add_mount_opts(&fs, &args), "the mount options"))
 		goto out;
 	ofs_opts_unknown_said(true);

@@ -6,8 +6,9 @@
  * lower files, goes through the daemon's descriptors per inode. The
  * POSIX cases the kernel now handles alone keep their behaviour: O_TRUNC
  * (a SETATTR), O_APPEND, O_CREAT|O_EXCL, FIFOs, fsync, a file unlinked
- * or renamed over while open, permissions (default_permissions), locks
- * between processes (kept in the kernel). Refused: under cache=never,
+ * or renamed over while open, O_DIRECT (to the lower disk),
+ * permissions (default_permissions), locks between processes (kept in
+ * the kernel). Refused: under cache=never,
  * with passthrough, with writeback.
  */
 #include <criterion/criterion.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -192,6 +194,69 @@ Test(noopen, a_fifo_opens_and_passes_data)
 }
 
 /* A file unlinked (or renamed over) while open: read, write, read back. */
+/* Whether page @pg of lower file @path is in the page cache. */
+static bool lower_cached(const char *path, size_t pg)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	int fd = open(path, O_RDONLY);
+	unsigned char vec[16] = { 0 };
+	void *map;
+
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	map = mmap(NULL, 16 * (size_t)psz, PROT_READ, MAP_SHARED, fd, 0);
+	cr_assert_neq(map, MAP_FAILED);
+	cr_assert_eq(mincore(map, 16 * (size_t)psz, vec), 0);
+	munmap(map, 16 * (size_t)psz);
+	close(fd);
+	return vec[pg] & 1;
+}
+
+/*
+ * An O_DIRECT file's reads and writes reach the lower file with O_DIRECT
+ * too (the request carries the file's flags): the lower page cache stays
+ * empty, as it would natively. Regression: they went through the
+ * buffered descriptor, and the lower pages were cached.
+ */
+Test(noopen, o_direct_reads_and_writes_bypass_the_lower_page_cache)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	char *buf, *lower = L("direct");
+	int fd;
+
+	cr_assert_eq(posix_memalign((void **)&buf, (size_t)psz, (size_t)psz), 0);
+	fd = open(lower, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	cr_assert_geq(fd, 0);
+	for (int i = 0; i < 16; i++) {
+		memset(buf, 'a' + i, (size_t)psz);
+		cr_assert_eq(write(fd, buf, (size_t)psz), psz);
+	}
+	cr_assert_eq(fsync(fd), 0);
+	cr_assert_eq(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	close(fd);
+	if (lower_cached(lower, 2))
+		cr_skip_test("the lower file system keeps its pages cached (tmpfs?)");
+	start("cache=auto");
+	fd = open(M("direct"), O_RDWR | O_DIRECT);
+	cr_assert_geq(fd, 0, "open O_DIRECT: %s", strerror(errno));
+	cr_assert_eq(pread(fd, buf, (size_t)psz, 2 * psz), psz, "%s", strerror(errno));
+	cr_expect_eq(buf[0], 'c');
+	cr_expect_eq(buf[psz - 1], 'c');
+	/* not in whole pages: served buffered, the call succeeds */
+	cr_assert_eq(pread(fd, buf, 100, psz + 10), 100, "%s", strerror(errno));
+	cr_expect_eq(buf[99], 'b');
+	memset(buf, 'z', (size_t)psz);
+	cr_assert_eq(pwrite(fd, buf, (size_t)psz, 4 * psz), psz, "%s", strerror(errno));
+	close(fd);
+	cr_expect_not(lower_cached(lower, 2), "the read went through the lower page cache");
+	cr_expect_not(lower_cached(lower, 4), "the write went through the lower page cache");
+	fd = open(lower, O_RDONLY);
+	cr_assert_eq(pread(fd, buf, (size_t)psz, 4 * psz), psz);
+	cr_expect_eq(buf[0], 'z', "the write reached the lower file");
+	close(fd);
+	free(buf);
+	cr_expect_eq(h_stop(&m), 0);
+}
+
 static void use_removed(const char *name, bool by_rename)
 {
 	char buf[32] = "";
