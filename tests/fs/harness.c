@@ -97,13 +97,39 @@ static bool asks_writeback(const char *const *args)
 	return false;
 }
 
-/* -o noopen needs cache=auto or always (the default is never). */
-static bool asks_caching(const char *const *args)
+/* @args name option @opt (a substring of one of them). */
+static bool asks(const char *const *args, const char *opt)
 {
 	for (int i = 0; args && args[i]; i++)
-		if (strstr(args[i], "cache=auto") || strstr(args[i], "cache=always"))
+		if (strstr(args[i], opt))
 			return true;
 	return false;
+}
+
+/*
+ * The options the transport adds to a mount with @args: none, or
+ * OSPROF_TEST_TRANSPORT's. -o noopen is refused under cache=never, with
+ * writeback and with passthrough: a mount that asks cache=never itself
+ * (it wants every request) or one of the others stays as it is. One that
+ * names no cache mode gets the mode closest to the default that noopen
+ * allows: auto, with timeouts 0 as never has, so that each lookup and
+ * stat still reaches the daemon and a change made on the lower directory
+ * is seen at once (auto_inval_data drops the pages then); what differs
+ * is what noopen does and that reads go through the page cache. (always
+ * would keep a file's pages and attributes a day: the tests that change
+ * a lower file and read it through the mount would read stale data.)
+ */
+static const char *transport_opts(const char *const *args)
+{
+	if (!h_transport()[0] || (h_passthrough() && asks_writeback(args)))
+		return NULL;
+	if (!h_noopen())
+		return h_transport();
+	if (asks_writeback(args) || asks(args, "passthrough") || asks(args, "cache=never"))
+		return NULL;
+	if (asks(args, "cache=auto") || asks(args, "cache=always"))
+		return "noopen";
+	return "cache=auto,entry_timeout=0,attr_timeout=0,noopen";
 }
 
 void h_start_at(struct mnt *m, const char *lower, const char *dir,
@@ -123,10 +149,9 @@ void h_start_at(struct mnt *m, const char *lower, const char *dir,
 	argv[n++] = "-f";
 	for (int i = 0; args && args[i] && n < 60; i++)
 		argv[n++] = args[i];
-	if (h_transport()[0] && !(h_passthrough() && asks_writeback(args)) &&
-	    !(h_noopen() && (asks_writeback(args) || !asks_caching(args)))) {
+	if (transport_opts(args)) {
 		argv[n++] = "-o";
-		argv[n++] = h_transport();
+		argv[n++] = transport_opts(args);
 	}
 	argv[n] = NULL;
 	m->pid = fork();

@@ -41,11 +41,16 @@ const char *h_osprof_fs(void);
 const char *h_transport(void);
 bool h_passthrough(void);
 /*
- * The noopen variant (OSPROF_TEST_TRANSPORT "noopen"): added only to
- * mounts that ask for cache=auto or always without writeback, which it
- * needs. Then the kernel answers opens itself: the first OPEN, OPENDIR,
- * CREATE and FLUSH reach the daemon (answered ENOSYS), none after, nor
- * any RELEASE; locks stay in the kernel.
+ * The noopen variant (OSPROF_TEST_TRANSPORT "noopen"): added to mounts
+ * that ask for cache=auto or always; one that names no cache mode gets
+ * cache=auto,entry_timeout=0,attr_timeout=0 with it; those that ask
+ * cache=never, writeback or passthrough, which noopen refuses, none.
+ * Then the kernel answers opens itself: the first OPEN, OPENDIR, CREATE
+ * and FLUSH reach the daemon (answered ENOSYS), none after, nor any
+ * RELEASE; locks stay in the kernel; reads go through the page cache
+ * (O_DIRECT sends each as one READ); default_permissions, which noopen
+ * implies, asks each directory's attributes on a path walk (the root's
+ * too when a control file is read).
  */
 bool h_noopen(void);
 

@@ -3,7 +3,8 @@
  * Profiles per key value (-o by=KEY) on a real mount: two processes with
  * their own pid, name and uid read their own file in their own top-level
  * directory a known number of times (cache=never: every read reaches the
- * daemon), and each key's values count exactly their reads; with by_max
+ * daemon; the noopen variant reads with O_DIRECT for that), and each
+ * key's values count exactly their reads; with by_max
  * too small the later values' requests are all in `other` and counted as
  * folded; reset empties every value; a hostile process name comes out
  * escaped in the text and as valid JSON; --dump writes FILE.by.json.
@@ -88,7 +89,11 @@ static int reads(const char *rel, const char *name, int n)
 		}
 		return 0;
 	}
-	fd = open(h_at(m.dir, rel), O_RDONLY);
+	/*
+	 * -o noopen keeps the page cache, which would read ahead: O_DIRECT
+	 * sends each pread as one read there, as cache=never does.
+	 */
+	fd = open(h_at(m.dir, rel), O_RDONLY | (h_noopen() ? O_DIRECT : 0));
 	if (fd < 0)
 		return errno;
 	for (int i = 0; i < n; i++)

@@ -36,7 +36,11 @@ Test(fidelity, reads_of_1_5_ms_peak_in_the_bucket_holding_1_5_ms)
 	h_tree(&m);
 	h_sleepfs_start(&slow, m.top, "1500");
 	h_start_at(&m, slow.dir, NULL, NULL);
-	fd = open(h_path(path, m.dir, "slow"), O_RDONLY);
+	/*
+	 * -o noopen keeps the page cache, which would read ahead: O_DIRECT
+	 * sends each pread as one read there, as cache=never does.
+	 */
+	fd = open(h_path(path, m.dir, "slow"), O_RDONLY | (h_noopen() ? O_DIRECT : 0));
 	cr_assert_geq(fd, 0);
 	for (int i = 0; i < 100; i++)
 		cr_assert_eq(pread(fd, buf, sizeof(buf), (off_t)i * 4096), 4096);

@@ -6,7 +6,8 @@
  * everyone. Root mounts with allow_other and reads a file in a 0700
  * directory; another user, who may not list that directory, must not
  * find the file's name in anything of .osprof it can read. The cache=auto
- * suite is the one the noopen variant runs (reads with no OPEN).
+ * suite is the one the noopen variant runs with noopen (reads with no
+ * OPEN); the cache=never ones it runs as they are.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
