@@ -17,7 +17,8 @@
 #                   cached, postmark, trace (default: all)
 #   --configs LIST  configurations, comma-separated (native always runs);
 #                   besides the default ones, osp-MODE-pt, -ur, base-MODE-*,
-#                   then -no (-o noopen; not under never, nor with pt or
+#                   then -pin (-o io_uring_pin, after -ur or -ptu), then
+#                   -no (-o noopen; not under never, nor with pt or
 #                   ptu), then -ro (-o ro), and _LAYERS after any osp or
 #                   base one: -o layers=LAYERS (. between layers:
 #                   osp-always-ur-no-ro_fuse.block.irq)
@@ -87,6 +88,7 @@ near_fsopts() {
       ptu) o="$o,passthrough=require,io_uring=require" ;;
       pt) o="$o,passthrough=require" ;;
       ur) o="$o,io_uring=require" ;;
+      pin) o="$o,io_uring_pin" ;;
       no) o="$o,noopen" ;;
       ro) o="$o,ro" ;;
     esac
@@ -199,7 +201,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 bench_tree_later=1
-bench_args near.sh 3,73 "${args[@]}"
+bench_args near.sh 3,74 "${args[@]}"
 # The configurations, checked before anything runs.
 all=(native)
 for mode in never auto always; do
@@ -218,11 +220,14 @@ if [ -n "$configs" ]; then
   cfgs=(native)
   IFS=, read -r -a sel <<< "$configs"
   for c in "${sel[@]}"; do
-    [[ $c =~ ^((osp|base)-(never|auto|always)(-pt|-ur|-ptu)?(-no)?(-ro)?(_[a-z.]+)?|peer-(never|auto|always)|hp-(never|always)(-nopt|-ur|-nopt-ur)?|native)$ ]] ||
+    [[ $c =~ ^((osp|base)-(never|auto|always)(-pt|-ur|-ptu)?(-pin)?(-no)?(-ro)?(_[a-z.]+)?|peer-(never|auto|always)|hp-(never|always)(-nopt|-ur|-nopt-ur)?|native)$ ]] ||
       { echo "near.sh: no configuration $c (see --help)" >&2; exit 2; }
     # What osprof-fs would refuse (exit 2, one line), refused here before
     # any run: noopen under never, or with passthrough.
-    if [ "${BASH_REMATCH[5]}" = -no ]; then
+    if [ -n "${BASH_REMATCH[5]}" ] && [[ ${BASH_REMATCH[4]} != *u* ]]; then
+      echo "near.sh: $c: -pin (-o io_uring_pin) needs -ur or -ptu (-o io_uring)" >&2; exit 2
+    fi
+    if [ "${BASH_REMATCH[6]}" = -no ]; then
       [ "${BASH_REMATCH[3]}" != never ] ||
         { echo "near.sh: $c: -no (-o noopen) needs cache=auto or always (under never every request is to be seen)" >&2; exit 2; }
       [[ ${BASH_REMATCH[4]} != -pt* ]] ||

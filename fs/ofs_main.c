@@ -223,6 +223,7 @@ static struct ofs_tr *new_transport(const struct ofs *fs)
 		.writeback = fs->opts.writeback,
 		.max_threads = fs->opts.max_threads,
 		.poll_us = fs->opts.singlethread ? 0 : fs->opts.poll_us,
+		.pin = fs->opts.io_uring_pin,
 		.lower = fs->opts.lower_abs,
 		.mountpoint = fs->opts.mount_abs,
 	};

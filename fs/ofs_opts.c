@@ -32,7 +32,7 @@ struct raw {
 	char *entry_timeout, *attr_timeout, *fd_cache, *readdirplus, *dump, *poll_us;
 	char *layers, *lower_source, *syscall, *by, *by_max;
 	char *slow, *slow_size, *top_max, *passthrough_s, *io_uring_s;
-	int passthrough, io_uring, noopen;
+	int passthrough, io_uring, noopen, io_uring_pin;
 	int writeback, cpu_time, vtimers, noprofile, top, values, nonempty;
 	int nonopt;
 	int answer; /* KEY_HELP or KEY_VERSION when one was asked for */
@@ -80,6 +80,7 @@ static const struct fuse_opt specs[] = {
 	RAW("passthrough=%s", passthrough_s),
 	FLAG("io_uring", io_uring, 1),
 	FLAG("noopen", noopen, 1),
+	FLAG("io_uring_pin", io_uring_pin, 1),
 	RAW("io_uring=%s", io_uring_s),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_KEY("ro", KEY_RO),
@@ -117,6 +118,10 @@ static void usage(const char *prog)
 "    -o io_uring            requests come over FUSE's io_uring rings, one per\n"
 "                           CPU (Linux 6.14+, the fuse module's enable_uring\n"
 "                           Y); as passthrough, off with one line, or =require\n"
+"    -o io_uring_pin        with io_uring, each queue's threads stay on its\n"
+"                           CPU, the callers', and none polls: faster where\n"
+"                           the lower file system works long per request\n"
+"                           (creates, deletes), slower where it does not\n"
 "    -o noopen              the kernel answers opens itself: the first OPEN,\n"
 "                           OPENDIR, CREATE and FLUSH are answered ENOSYS,\n"
 "                           then none of them nor RELEASE reach the profiler;\n"
@@ -492,6 +497,17 @@ static int parse_noopen(struct ofs_opts *o, int noopen)
 	return 0;
 }
 
+/* -o io_uring_pin: a setting of the io_uring threads, nothing without them. */
+static int parse_pin(struct ofs_opts *o, int pin)
+{
+	o->io_uring_pin = pin;
+	if (pin && o->io_uring == OFS_TR_OFF) {
+		fprintf(stderr, "osprof-fs: -o io_uring_pin needs -o io_uring (it keeps the io_uring threads on their queue's CPU)\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Raise the soft open-file limit to the hard one; the default fd cache is half. */
 static unsigned default_fd_cache(void)
 {
@@ -530,7 +546,8 @@ static int parse_values(struct ofs_opts *o, struct raw *r)
 	    (err = parse_by(o, r)) ||
 	    (err = parse_want("passthrough", r->passthrough, r->passthrough_s, &o->passthrough)) ||
 	    (err = parse_want("io_uring", r->io_uring, r->io_uring_s, &o->io_uring)) ||
-	    (err = parse_noopen(o, r->noopen)))
+	    (err = parse_noopen(o, r->noopen)) ||
+	    (err = parse_pin(o, r->io_uring_pin)))
 		return err;
 	/*
 	 * Threading by measurement (interleaved warm grep -r on a 2-CPU VM,
@@ -756,6 +773,8 @@ int ofs_opts_describe(const struct ofs *fs, struct osp_profile *p)
 	err |= osp_kv_set_str(l, "readdirplus", o->readdirplus < 0 ? "auto" :
 						 o->readdirplus ? "yes" : "no");
 	err |= osp_kv_set_str(l, "transport", ofs_tr_on(fs->tr, OFS_TR_IO_URING) ? "io_uring" : "dev");
+	if (ofs_tr_on(fs->tr, OFS_TR_IO_URING) && o->io_uring_pin)
+		err |= osp_kv_set_bool(l, "io_uring_pin", true);
 	err |= osp_kv_set_bool(l, "passthrough", ofs_tr_on(fs->tr, OFS_TR_PASSTHROUGH));
 	if (ofs_tr_on(fs->tr, OFS_TR_PASSTHROUGH)) {
 		/* what this layer does not see ("read,write"), and where it is */

@@ -86,6 +86,8 @@ struct ofs_opts {
 	enum ofs_tr_want io_uring;    /* -o io_uring[=require] */
 	bool noopen;           /* -o noopen: the kernel answers opens itself
 				* (ofs_iofd.h) */
+	bool io_uring_pin;     /* -o io_uring_pin: io_uring threads on their
+				* queue's CPU, none polling */
 };
 
 /*

@@ -47,8 +47,9 @@ int ofs_tr_start(struct ofs_tr *tr)
 		return 0;
 	/* as many queues as the kernel makes: num_possible_cpus() */
 	tr->uring = ofs_tr_uring_new(tr, tr->se, tr->dev_fd, ofs_tr_cpus_possible(obp_possible_cpus()),
-				     tr->cfg.max_threads, (uint64_t)tr->cfg.poll_us * 1000,
-				     tr->cfg.mountpoint, &err);
+				     tr->cfg.max_threads,
+				     tr->cfg.pin ? 0 : (uint64_t)tr->cfg.poll_us * 1000,
+				     tr->cfg.pin, tr->cfg.mountpoint, &err);
 	if (!tr->uring) {
 		ofs_tr_turn_off(tr, OFS_TR_IO_URING, "cannot set up the rings: %s", strerror(-err));
 		return atomic_load(&tr->failed) ? err : 0;

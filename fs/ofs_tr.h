@@ -55,6 +55,8 @@ struct ofs_tr_cfg {
 				  * but never past OFS_POLL_IDLE_AFTER_NS,
 				  * at the normal priority (ofs_tr_uring.c
 				  * says why); 0: it waits at once */
+	bool pin;                /* io_uring: threads kept on their queue's
+				  * CPU, none polling (poll_us ignored) */
 	const char *lower;       /* the lower root (absolute): the passthrough probe */
 	const char *mountpoint;  /* absolute: io_uring's kicks (ofs_tr_uring.c) */
 };

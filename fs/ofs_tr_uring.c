@@ -170,6 +170,7 @@ struct ofs_tr_uring {
 	bool go, stopping, refused;
 	_Atomic uint64_t errors;
 	const char *mountpoint;          /* borrowed: the kicks' */
+	bool pin;                        /* threads kept on their queue's CPU */
 	struct tr_queue q[];
 };
 
@@ -209,7 +210,8 @@ static void held_committed(struct tr_thread *t)
 
 struct ofs_tr_uring *ofs_tr_uring_new(struct ofs_tr *tr, struct fuse_session *se,
 				      int dev_fd, unsigned nqueues, unsigned max_threads,
-				      uint64_t poll_ns, const char *mountpoint, int *err)
+				      uint64_t poll_ns, bool pin, const char *mountpoint,
+				      int *err)
 {
 	struct ofs_tr_uring *u = calloc(1, sizeof(*u) + nqueues * sizeof(u->q[0]));
 	bool *online = calloc(nqueues, sizeof(*online));
@@ -228,6 +230,7 @@ struct ofs_tr_uring *ofs_tr_uring_new(struct ofs_tr *tr, struct fuse_session *se
 	u->nq = nqueues;
 	u->max_threads = max_threads < 2 ? 2 : max_threads;
 	u->poll_ns = poll_ns;
+	u->pin = pin;
 	pthread_mutex_init(&u->mu, NULL);
 	pthread_cond_init(&u->go_cv, NULL);
 	for (unsigned i = 0; i < nqueues; i++) {
@@ -272,10 +275,12 @@ static bool spawn_locked(struct tr_queue *q, bool kicks)
 	pthread_mutex_init(&t->mb_mu, NULL);
 	/*
 	 * Requests of this queue come from callers on this CPU, but its
-	 * threads are not kept there: one that polls there would take the
-	 * CPU from the caller it waits for, and one that sleeps there is
-	 * woken on the caller's CPU for every request (what that cost:
-	 * docs/overhead.md#threading).
+	 * threads are kept there only with -o io_uring_pin (thread_setup),
+	 * which the workload decides: a thread that sleeps there is woken on
+	 * the caller's CPU for every request, and the two take turns, where
+	 * a free thread runs beside the caller (one that polls there would
+	 * take the CPU from the caller it waits for: pinned, none polls).
+	 * What each cost: docs/overhead.md#threading.
 	 */
 	idle_change(q, true);
 	ok = pthread_create(&t->th, NULL, q_thread, t) == 0;
@@ -575,18 +580,26 @@ struct kick_arg {
 	char path[];
 };
 
+/* Keep the calling thread on CPU @cpu. False when it may not run there
+ * (it stays free then). */
+static bool pin_to(unsigned cpu)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return pthread_setaffinity_np(pthread_self(), sizeof(one), &one) == 0;
+}
+
 static void *kick_thread(void *arg)
 {
 	struct kick_arg *k = arg;
 	struct statfs sf;
-	cpu_set_t one;
 
-	CPU_ZERO(&one);
-	CPU_SET(k->cpu, &one);
 	/* Pinned, this thread runs there when the call returns: the kernel
 	 * queues its request on that CPU's queue. statfs of the mountpoint
 	 * sends STATFS alone (the mount's root is reached without a lookup). */
-	if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one) == 0) {
+	if (pin_to(k->cpu)) {
 		atomic_store(&kick_tid[k->slot], (int)gettid());
 		statfs(k->path, &sf);
 	}
@@ -805,6 +818,8 @@ static bool thread_setup(struct tr_thread *t)
 		return false;
 	err = io_uring_queue_init_params(RING_DEPTH, &t->ring, &p);
 	t->ring_ok = !err;
+	if (!err && u->pin && t->q->online)
+		pin_to(t->q->qid);
 	/* a stop from here on is seen by the eventfd's poll (it sets leave,
 	 * then writes), a stop before it by the check above */
 	if (!err) {

@@ -36,12 +36,13 @@ void ofs_tr_uring_refused(struct ofs_tr *tr, int err);
  * ofs_tr_uring_new - the rings' state for @nqueues FUSE queues on
  * /dev/fuse @dev_fd of session @se mounted on @mountpoint, at most
  * @max_threads threads (each with its ring) a queue, each queue's first
- * polling its ring up to @poll_ns after a reply (0: none polls). NULL and
- * -ENOMEM in *@err.
+ * polling its ring up to @poll_ns after a reply (0: none polls), with
+ * @pin each thread kept on its queue's CPU. NULL and -ENOMEM in *@err.
  */
 struct ofs_tr_uring *ofs_tr_uring_new(struct ofs_tr *tr, struct fuse_session *se,
 				      int dev_fd, unsigned nqueues, unsigned max_threads,
-				      uint64_t poll_ns, const char *mountpoint, int *err);
+				      uint64_t poll_ns, bool pin, const char *mountpoint,
+				      int *err);
 /* One thread per queue, waiting for INIT's reply. 0 or -errno. */
 int ofs_tr_uring_start(struct ofs_tr_uring *u);
 /* INIT was answered with @payload_bytes the largest payload: register. */

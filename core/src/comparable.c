@@ -32,6 +32,7 @@ static const struct reason option_reasons[] = {
 	{ "readdirplus", "readdirplus changes how many lookups reach the daemon" },
 	{ "read_only", "a read-only mount keeps atime: a file read again sends no getattr" },
 	{ "noopen", "the kernel answers opens, closes and flushes itself: they no longer reach the daemon" },
+	{ "io_uring_pin", "io_uring threads kept on their queue's CPU change wake-ups" },
 	{ "pmc", "performance counters were recorded in one only" },
 	{ "pmc_events", "different performance counters were recorded" },
 };

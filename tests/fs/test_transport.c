@@ -6,8 +6,9 @@
  * in every caching mode, O_DIRECT, truncating and renaming over a file
  * while it is open, backing ids and descriptors not leaked, a blocking
  * lock while other requests go on over io_uring, a daemon killed
- * mid-workload (ENOTCONN), and the one line and the fallback (or the
- * refusal, with =require) when enable_uring is N.
+ * mid-workload (ENOTCONN), io_uring's threads pinned on request, and
+ * the one line and the fallback (or the refusal, with =require) when
+ * enable_uring is N.
  *
  * Tests that need enable_uring hold the lock with_uring.sh takes, set it
  * and put it back in their .fini.
@@ -380,6 +381,71 @@ Test(transport, a_blocking_lock_leaves_io_uring_answering)
 	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the waiter got the lock");
 	close(holder);
 	cr_expect_eq(h_stop(&m), 0);
+}
+
+/* Threads of daemon @pid allowed on one CPU alone (Cpus_allowed_list a
+ * single number). */
+static unsigned pinned_threads(pid_t pid)
+{
+	char path[96], *st, *l;
+	struct dirent *e;
+	unsigned n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	cr_assert_not_null(d);
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/status", (int)pid, e->d_name);
+		st = h_slurp(path, NULL);
+		if (!st)
+			continue; /* gone meanwhile */
+		l = strstr(st, "Cpus_allowed_list:");
+		if (l) {
+			l += strlen("Cpus_allowed_list:");
+			l += strspn(l, " \t");
+			n += l[strspn(l, "0123456789")] == '\n';
+		}
+		free(st);
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * -o io_uring_pin keeps each online queue's threads (two at least) on
+ * its CPU, and the profile says so; without it none is kept there (the
+ * machine's CPUs all allowed); without io_uring it is refused.
+ */
+Test(transport, io_uring_pin_keeps_the_threads_on_their_cpu)
+{
+	const char *pin[] = { "-o", "io_uring=require,io_uring_pin", NULL };
+	const char *free_[] = { "-o", "io_uring=require", NULL };
+	const char *alone[] = { m.lower, m.dir, "-f", "-o", "io_uring_pin", NULL };
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct osp_profile *p;
+	char *err = NULL;
+
+	if (ncpu < 2)
+		cr_skip_test("one CPU: every thread is on it anyway");
+	set_uring('Y');
+	h_start(&m, free_);
+	cr_assert_eq(h_write_str(h_at(m.dir, "f"), "x"), 0);
+	cr_expect_eq(pinned_threads(m.pid), 0);
+	cr_expect_eq(h_stop(&m), 0);
+	h_start(&m, pin);
+	cr_assert_eq(h_write_str(h_at(m.dir, "f"), "y"), 0);
+	cr_expect_geq(pinned_threads(m.pid), 2 * (unsigned)ncpu, "two threads a CPU, pinned");
+	p = h_profile(&m);
+	cr_expect_str_eq(osp_kv_get(&p->options, "io_uring_pin"), "true");
+	osp_profile_free(p);
+	cr_expect_eq(h_stop(&m), 0);
+	cr_expect_eq(h_run_fail(alone, &err), 2);
+	cr_expect_str_eq(err, "osprof-fs: -o io_uring_pin needs -o io_uring (it keeps the io_uring "
+			      "threads on their queue's CPU)\n");
+	free(err);
 }
 
 Test(transport, io_uring_with_enable_uring_n_falls_back_in_one_line)
