@@ -131,11 +131,22 @@ def exporter_args(port, mnt):
     return [a if a != "/mnt/p" else mnt for a in args]
 
 
-def workload(mnt, stop):
+def workload(mnt, scratch, stop):
+    """Reads through the mount; and, every 20th round, a synced write
+    beside it, so that the block layer (every disk's requests, not the
+    mount's) has requests in every window whatever the page cache holds:
+    a layer with none in a rule's window has no quantile (NaN)."""
+    n = 0
     while not stop.is_set():
         for name in os.listdir(mnt):
             with open(os.path.join(mnt, name), "rb") as f:
                 f.read()
+        if n % 20 == 0:
+            with open(scratch, "wb") as f:
+                f.write(os.urandom(4096))
+                f.flush()
+                os.fsync(f.fileno())
+        n += 1
         time.sleep(0.01)
 
 
@@ -168,7 +179,8 @@ def main():
         subprocess.run(["mount", "--bind", bindir, "/usr/local/bin"], check=True)
         subprocess.run(["mount", "--fstab", os.path.join(tmp, "fstab"), mnt], check=True)
         mounted = True
-        threading.Thread(target=workload, args=(mnt, stop), daemon=True).start()
+        threading.Thread(target=workload, args=(mnt, os.path.join(tmp, "synced"), stop),
+                         daemon=True).start()
 
         exp_port = free_port()
         procs.append(subprocess.Popen(
