@@ -132,7 +132,6 @@ struct tr_thread {
 					  * this thread to commit */
 	bool leave;                      /* the daemon stops */
 	int efd;                         /* eventfd: the mailbox has news */
-	uint64_t efd_val;
 	char wake;                       /* &wake: the eventfd's poll */
 	struct ofs_tr_ent *ents;         /* this thread's, a list (never freed
 					  * before the daemon ends) */
@@ -846,11 +845,12 @@ static bool thread_setup(struct tr_thread *t)
 static bool take_mail(struct tr_thread *t)
 {
 	struct ofs_tr_ent *ent, *next;
+	uint64_t posts;
 	bool leave;
 
 	/* read first: a reply posted after the mailbox is emptied writes
 	 * the eventfd again, and the poll armed below completes */
-	if (read(t->efd, &t->efd_val, sizeof(t->efd_val)) < 0 && errno != EAGAIN)
+	if (read(t->efd, &posts, sizeof(posts)) < 0 && errno != EAGAIN)
 		atomic_fetch_add(&t->q->u->errors, 1);
 	pthread_mutex_lock(&t->mb_mu);
 	ent = t->posted;
