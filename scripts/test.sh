@@ -18,7 +18,7 @@ meson setup build-san -Db_sanitize=address,undefined -Db_lundef=false \
     -Dc_args=-fno-sanitize-recover=all >/dev/null
 ninja -C build-san
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  LSAN_OPTIONS=suppressions="$PWD/scripts/lsan.supp" \
+  LSAN_OPTIONS=suppressions="$PWD/scripts/lsan.supp":print_suppressions=0 \
   meson test -C build-san --print-errorlogs --num-processes 2 --no-suite vm \
   --timeout-multiplier 3
 fuzz_opts=(-Dtests=false -Dfuzz=true -Db_sanitize=address,undefined
