@@ -3,24 +3,10 @@
  * The control directory (.osprof by default): a virtual directory at the
  * mount root, answered by lookup but absent from readdir, whose files are
  * generated when opened (one consistent snapshot however they are read)
- * and served with direct I/O.
- *
- * With -o noopen no OPEN comes, nor direct I/O: the kernel reads the files
- * through its page cache, which all readers share, and bounds each read
- * by the size it last got in attributes. So all readers of a file share
- * its current snapshot, whose exact size and making time (as mtime) every
- * LOOKUP, GETATTR and READ answers (the kernel keeps its pages while they
- * stay the same, and drops them when they change: cache=auto checks both
- * at every read). Only a LOOKUP, which each open of a path sends (the
- * entries' timeout is 0), replaces it, and only when no recent reader may
- * be in the middle of it: every process that touched it in the last
- * CTL_LEASE_NS has closed it (its /proc/PID/fd says so). A reader
- * arriving meanwhile shares it; one stopped halfway (head -c 10) keeps it
- * for CTL_LEASE_NS at most; nothing waits. A READ's offset says nothing
- * (pages read by another reader never reach the daemon), nor does a
- * reader's end (a read at the end is answered from i_size).
- *
- * `ctl` takes commands, one a line; a write
+ * and served with direct I/O. With -o noopen no OPEN comes, nor direct
+ * I/O: a reader's snapshot is made at its read at offset 0 and kept per
+ * file and reader for its later reads, and attributes with a new mtime
+ * make the kernel drop its cached pages before every read. `ctl` takes commands, one a line; a write
  * with any bad line fails with EINVAL and changes nothing. Only the
  * mounting user or root may write it. The files that name files,
  * processes or users (top, slow, by) only they may read, and the members
@@ -34,9 +20,7 @@
  * nor found, and keeps its inode number and readdir offset, so the others
  * never move.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +85,44 @@ static void ctl_buf_put(struct ctl_buf *b)
 	}
 }
 
+/* -o noopen: snapshots kept per file and reading thread (ofs_ctl.snaps). */
+#define CTL_SNAPS 16
+
+struct ofs_ctl {
+	pthread_mutex_t mu; /* serialises ctl commands; guards open, snaps */
+	struct {
+		fuse_ino_t ino;    /* 0: a free slot */
+		pid_t pid;         /* the reader (the request's thread) */
+		struct ctl_buf *b; /* one reference */
+	} snaps[CTL_SNAPS];
+	unsigned snap_next;        /* the slot replaced next when none is free */
+	/*
+	 * The open files (struct ctl_buf), freed at teardown if the kernel
+	 * never released them (the daemon was stopped while they were open).
+	 */
+	struct ofs_list open;
+	char last_error[160]; /* why the last refused batch was refused */
+};
+
+static void ctl_buf_link(struct ofs_ctl *c, struct ctl_buf *b)
+{
+	pthread_mutex_lock(&c->mu);
+	ofs_list_add(&c->open, &b->link);
+	pthread_mutex_unlock(&c->mu);
+}
+
+/* The file is closed: drop the open file's reference. */
+static void ctl_buf_close(struct ofs_ctl *c, struct ctl_buf *b)
+{
+	pthread_mutex_lock(&c->mu);
+	ofs_list_del(&b->link);
+	pthread_mutex_unlock(&c->mu);
+	ctl_buf_put(b);
+}
+
+static int gen_profile(struct ofs *fs, const char *arg, FILE *out);
+static int gen_ctl(struct ofs *fs, const char *arg, FILE *out);
+
 /* The files, in listing order; new ones go before the sentinel. */
 enum ctl_file {
 	CF_STATS,
@@ -128,53 +150,6 @@ enum ctl_file {
 	CF_BY_JSON,
 	CF__COUNT
 };
-
-/*
- * -o noopen: the readers that touched a current snapshot (a LOOKUP,
- * GETATTR or READ of its file) in the last CTL_LEASE_NS, the most kept.
- */
-#define CTL_LEASES 32
-#define CTL_LEASE_NS 1000000000ull
-
-struct ofs_ctl {
-	pthread_mutex_t mu; /* serialises ctl commands; guards open, cur, leases */
-	/* -o noopen: each file's current snapshot (see the top of the file). */
-	struct {
-		struct ctl_buf *b;      /* one reference; NULL: none made yet */
-		struct timespec mtime;  /* when made, strictly increasing */
-		uint64_t touches;       /* of its leases: a replacement checks none came */
-	} cur[CF__COUNT];
-	struct {
-		fuse_ino_t ino;  /* 0: a free slot */
-		pid_t pid;       /* the reader (the request's thread) */
-		uint64_t at_ns;  /* CLOCK_MONOTONIC of its last touch */
-	} leases[CTL_LEASES];
-	/*
-	 * The open files (struct ctl_buf), freed at teardown if the kernel
-	 * never released them (the daemon was stopped while they were open).
-	 */
-	struct ofs_list open;
-	char last_error[160]; /* why the last refused batch was refused */
-};
-
-static void ctl_buf_link(struct ofs_ctl *c, struct ctl_buf *b)
-{
-	pthread_mutex_lock(&c->mu);
-	ofs_list_add(&c->open, &b->link);
-	pthread_mutex_unlock(&c->mu);
-}
-
-/* The file is closed: drop the open file's reference. */
-static void ctl_buf_close(struct ofs_ctl *c, struct ctl_buf *b)
-{
-	pthread_mutex_lock(&c->mu);
-	ofs_list_del(&b->link);
-	pthread_mutex_unlock(&c->mu);
-	ctl_buf_put(b);
-}
-
-static int gen_profile(struct ofs *fs, const char *arg, FILE *out);
-static int gen_ctl(struct ofs *fs, const char *arg, FILE *out);
 
 /*
  * The mode of the files that name files, processes or users (the top
@@ -486,13 +461,10 @@ bool ofs_ctl_is_root_entry(struct ofs *fs, fuse_ino_t parent, const char *name)
 	return parent == FUSE_ROOT_ID && strcmp(name, fs->opts.ctl_name) == 0;
 }
 
-static int snap_attr(fuse_req_t req, fuse_ino_t ino, bool fresh, struct stat *st);
-
 static void c_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct ofs *fs = ofs_of(req);
 	struct fuse_entry_param e = { 0 };
-	int err;
 
 	if (parent == FUSE_ROOT_ID) {
 		e.ino = CTL_DIR_INO;
@@ -507,26 +479,48 @@ static void c_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		return;
 	}
 	ctl_attr(fs, e.ino, &e.attr);
-	/* -o noopen: an open of the path starts here (a new snapshot, maybe). */
-	err = snap_attr(req, e.ino, true, &e.attr);
-	if (err)
-		ofs_reply_err(req, err);
-	else
-		fuse_reply_entry(req, &e);
+	fuse_reply_entry(req, &e);
+}
+
+/* The slot of @ino's snapshot for @pid, else of any reader's, or -1 (ctl mu). */
+static int snap_find(struct ofs_ctl *c, fuse_ino_t ino, pid_t pid, bool any)
+{
+	int other = -1;
+
+	for (int i = 0; i < CTL_SNAPS; i++) {
+		if (c->snaps[i].ino != ino)
+			continue;
+		if (c->snaps[i].pid == pid)
+			return i;
+		other = i;
+	}
+	return any ? other : -1;
 }
 
 static void c_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct ofs *fs = ofs_of(req);
 	struct stat st;
-	int err;
 
 	(void)fi;
-	ctl_attr(ofs_of(req), ino, &st);
-	err = snap_attr(req, ino, false, &st);
-	if (err)
-		ofs_reply_err(req, err);
-	else
-		fuse_reply_attr(req, &st, 0);
+	ctl_attr(fs, ino, &st);
+	if (fs->iofd && entry_of(ino)) {
+		/*
+		 * -o noopen: the size of the reader's snapshot (a guess
+		 * before its first read: a read it bounds comes back for
+		 * the rest), and a new mtime, so that the kernel drops the
+		 * cached pages of the last read.
+		 */
+		struct ofs_ctl *c = fs->ctl;
+		int i;
+
+		pthread_mutex_lock(&c->mu);
+		i = snap_find(c, ino, fuse_req_ctx(req)->pid, true);
+		st.st_size = i >= 0 ? (off_t)c->snaps[i].b->len + 1 : 4096;
+		pthread_mutex_unlock(&c->mu);
+		clock_gettime(CLOCK_REALTIME, &st.st_mtim);
+	}
+	fuse_reply_attr(req, &st, 0);
 }
 
 /* Truncation of ctl on open(O_TRUNC): nothing to truncate; others refuse. */
@@ -605,156 +599,51 @@ static int ctl_gen(struct ofs *fs, const struct ctl_entry *e, struct ctl_buf **b
 	return 0;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /*
- * Whether process @pid may still be reading control file @name: it has
- * it open (a descriptor whose path ends in /CTL_NAME/NAME, on whichever
- * mount: a false match only delays a new snapshot), or that cannot be
- * told. readlink, not stat: stat would send this daemon a request.
+ * -o noopen: the snapshot a read with no file handle is served from, with
+ * a reference taken: a new one at offset 0 (or for a new reader), else
+ * the reader's. NULL after replying with the error.
  */
-static bool snap_held(const struct ofs *fs, pid_t pid, const char *name)
+static struct ctl_buf *snap_get(fuse_req_t req, fuse_ino_t ino, off_t off)
 {
-	char path[32], link[PATH_MAX], end[PATH_MAX];
-	struct dirent *de;
-	bool held = false;
-	int n;
-	DIR *d;
-
-	if (pid <= 0)
-		return true; /* a reader outside the daemon's pid namespace */
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return errno != ENOENT; /* ENOENT: it is gone */
-	n = snprintf(end, sizeof(end), "/%s/%s", fs->opts.ctl_name, name);
-	while (!held && (de = readdir(d)) != NULL) {
-		ssize_t len = readlinkat(dirfd(d), de->d_name, link, sizeof(link));
-
-		held = len >= n && memcmp(link + len - n, end, (size_t)n) == 0;
-	}
-	closedir(d);
-	return held;
-}
-
-/* Take or renew @pid's lease on @ino's snapshot (ctl mu). */
-static void lease_touch(struct ofs_ctl *c, fuse_ino_t ino, pid_t pid, uint64_t now)
-{
-	int i = 0;
-
-	for (int j = 0; j < CTL_LEASES; j++) {
-		if (c->leases[j].ino == ino && c->leases[j].pid == pid) {
-			i = j;
-			break;
-		}
-		/* Else the least recent (a free slot's at_ns is 0). */
-		if (c->leases[j].at_ns < c->leases[i].at_ns)
-			i = j;
-	}
-	c->leases[i].ino = ino;
-	c->leases[i].pid = pid;
-	c->leases[i].at_ns = now;
-	c->cur[ino - CTL_DIR_INO - 1].touches++;
-}
-
-/*
- * -o noopen: @ino's current snapshot, with a reference taken, and the
- * caller's lease on it. A new one replaces it when there is none yet, or
- * when @fresh (a LOOKUP) and none of the readers that touched it lately
- * has it open: checked unlocked, then nothing may have touched it before
- * it is replaced, else the new one is dropped and the current one shared.
- */
-static int snap_get(fuse_req_t req, fuse_ino_t ino, bool fresh, struct ctl_buf **bp,
-		    struct timespec *mtime)
-{
-	struct ofs *fs = ofs_of(req);
 	const struct ctl_entry *e = entry_of(ino);
-	struct ofs_ctl *c = fs->ctl;
-	struct ctl_buf *b = NULL, *old = NULL;
-	pid_t pid = fuse_req_ctx(req)->pid, held[CTL_LEASES];
-	uint64_t now = mono_ns(), touches;
-	size_t f = ino - CTL_DIR_INO - 1;
-	bool make;
-	int n = 0, err;
+	struct ofs_ctl *c = ofs_of(req)->ctl;
+	pid_t pid = fuse_req_ctx(req)->pid;
+	struct ctl_buf *b, *old = NULL;
+	int i, err;
 
 	pthread_mutex_lock(&c->mu);
-	make = fresh || !c->cur[f].b;
-	for (int i = 0; c->cur[f].b && fresh && i < CTL_LEASES; i++)
-		if (c->leases[i].ino == ino && now - c->leases[i].at_ns < CTL_LEASE_NS)
-			held[n++] = c->leases[i].pid;
-	touches = c->cur[f].touches;
-	pthread_mutex_unlock(&c->mu);
-	for (int i = 0; make && i < n; i++)
-		make = !snap_held(fs, held[i], e->name);
-	/* Made unlocked: gen_ctl takes the mutex. */
-	if (make && (err = ctl_gen(fs, e, &b)) != 0)
-		return err;
-	pthread_mutex_lock(&c->mu);
-	if (b && (!c->cur[f].b || c->cur[f].touches == touches)) {
-		struct timespec t, *last = &c->cur[f].mtime;
-
-		clock_gettime(CLOCK_REALTIME, &t);
-		if (t.tv_sec < last->tv_sec || (t.tv_sec == last->tv_sec && t.tv_nsec <= last->tv_nsec)) {
-			t = *last; /* a new mtime, so that the kernel drops its pages */
-			if (++t.tv_nsec == 1000000000) {
-				t.tv_sec++;
-				t.tv_nsec = 0;
-			}
-		}
-		old = c->cur[f].b;
-		c->cur[f].b = b;
-		c->cur[f].mtime = t;
-		b = NULL;
+	i = snap_find(c, ino, pid, false);
+	if (i >= 0 && off > 0) {
+		b = c->snaps[i].b;
+		__atomic_add_fetch(&b->refs, 1, __ATOMIC_ACQ_REL);
+		pthread_mutex_unlock(&c->mu);
+		return b;
 	}
-	*bp = c->cur[f].b;
-	*mtime = c->cur[f].mtime;
-	__atomic_add_fetch(&(*bp)->refs, 1, __ATOMIC_ACQ_REL);
-	lease_touch(c, ino, pid, now);
 	pthread_mutex_unlock(&c->mu);
-	if (b)
-		ctl_buf_put(b); /* another reader came meanwhile: shared instead */
-	if (old)
-		ctl_buf_put(old);
-	return 0;
-}
-
-/*
- * -o noopen: a write to ctl, accepted or not, left its data in the
- * kernel's cached pages of the file: the next snapshot, with a new mtime,
- * makes it drop them.
- */
-static void snap_drop(struct ofs_ctl *c, enum ctl_file f)
-{
-	struct ctl_buf *old;
-
+	/* Made unlocked: gen_ctl takes the mutex. */
+	err = e ? ctl_gen(ofs_of(req), e, &b) : -EISDIR;
+	if (err) {
+		ofs_reply_err(req, err);
+		return NULL;
+	}
 	pthread_mutex_lock(&c->mu);
-	old = c->cur[f].b;
-	c->cur[f].b = NULL;
+	i = snap_find(c, ino, pid, false);
+	if (i < 0) {
+		i = (int)(c->snap_next++ % CTL_SNAPS);
+		for (int j = 0; j < CTL_SNAPS; j++)
+			if (!c->snaps[j].ino)
+				i = j;
+	}
+	old = c->snaps[i].b;
+	c->snaps[i].ino = ino;
+	c->snaps[i].pid = pid;
+	c->snaps[i].b = b;
+	__atomic_add_fetch(&b->refs, 1, __ATOMIC_ACQ_REL);
 	pthread_mutex_unlock(&c->mu);
 	if (old)
 		ctl_buf_put(old);
-}
-
-/* -o noopen: @st of a control file says its current snapshot's size and time. */
-static int snap_attr(fuse_req_t req, fuse_ino_t ino, bool fresh, struct stat *st)
-{
-	struct ctl_buf *b;
-	int err;
-
-	if (!ofs_of(req)->iofd || !entry_of(ino))
-		return 0;
-	err = snap_get(req, ino, fresh, &b, &st->st_mtim);
-	if (err)
-		return err;
-	st->st_size = (off_t)b->len;
-	ctl_buf_put(b);
-	return 0;
+	return b;
 }
 
 static void c_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -792,19 +681,13 @@ static void c_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		   struct fuse_file_info *fi)
 {
 	struct ctl_buf *b = (struct ctl_buf *)(uintptr_t)fi->fh;
-	struct timespec mtime;
-	int err;
 
 	if (b) {
 		__atomic_add_fetch(&b->refs, 1, __ATOMIC_ACQ_REL);
 	} else if (!may_read(req, entry_of(ino))) {
 		ofs_reply_err(req, -EACCES); /* -o noopen: no OPEN was checked */
 		return;
-	} else if (!entry_of(ino)) {
-		ofs_reply_err(req, -EISDIR);
-		return;
-	} else if ((err = snap_get(req, ino, false, &b, &mtime)) != 0) {
-		ofs_reply_err(req, err);
+	} else if (!(b = snap_get(req, ino, off))) {
 		return;
 	}
 	if ((size_t)off >= b->len)
@@ -826,8 +709,6 @@ static void c_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		return;
 	}
 	err = ctl_run(ofs_of(req), buf, size, off);
-	if (ofs_of(req)->iofd)
-		snap_drop(ofs_of(req)->ctl, CF_CTL);
 	if (err)
 		ofs_reply_err(req, err);
 	else
@@ -985,9 +866,9 @@ void ofs_ctl_free(struct ofs *fs)
 		ofs_list_del(&b->link);
 		ctl_buf_put(b);
 	}
-	for (size_t i = 0; i < NENTRIES; i++)
-		if (fs->ctl->cur[i].b)
-			ctl_buf_put(fs->ctl->cur[i].b);
+	for (int i = 0; i < CTL_SNAPS; i++)
+		if (fs->ctl->snaps[i].b)
+			ctl_buf_put(fs->ctl->snaps[i].b);
 	pthread_mutex_destroy(&fs->ctl->mu);
 	free(fs->ctl);
 	fs->ctl = NULL;
