@@ -33,8 +33,13 @@
  * is answered here (it never reaches the file system, nor a profile),
  * and its commit fetches what waits. A thread, not a ring's: a kick that
  * finds no entry available waits, stranded in turn, until a commit there.
- * One kick a queue is in flight at a time, and the daemon knows its
- * STATFS by the kick thread's id (kick_tid); none starts once it stops.
+ * So every registration gets its kick, whatever kicks are out already
+ * (one stranded before the registration cannot use the new entry), and
+ * a kick's slot is free once its STATFS is answered, not once its thread
+ * has run again: a chain of holds must not wait for a thread the
+ * scheduler has not run yet. A kick with no slot free is owed to its
+ * queue and started when a slot frees. The daemon knows a kick's STATFS
+ * by the kick thread's id (kick_tid); none starts once it stops.
  *
  * Threads. Each thread of a queue has an io_uring of its own (128-byte
  * SQEs, for the command) and its own entries, and waits on its ring
@@ -153,6 +158,7 @@ struct tr_queue {
 	unsigned qid;
 	bool online;                     /* its CPU, when the rings started */
 	_Atomic unsigned idle;           /* threads counted idle (idle_change) */
+	_Atomic bool owed;               /* a kick, when a slot frees (kick) */
 	unsigned nthreads;               /* under u->mu */
 	struct tr_thread **threads;      /* [max_threads] */
 };
@@ -565,13 +571,13 @@ static void host_grow(struct tr_queue *q)
  * it kicks: its statfs returns when /dev/fuse closes): each slot is 0
  * (free), -1 (taken, the thread not yet in statfs) or the kick thread's
  * id while its STATFS is out, so that is_kick knows it by the caller's
- * id; kick_qid[i] is the queue slot i kicks. At most one kick a queue
- * and KICKS_MAX in all: a kick stuck until a commit on its queue holds
- * its slot, and further kicks of that queue would only wait beside it.
+ * id. Freed by whoever is first: the answer (kick_done), or the thread
+ * when its statfs returns unanswered (the connection ends), each by a
+ * compare-and-swap from the id it saw, so neither frees a slot taken
+ * again since.
  */
 #define KICKS_MAX 64
 static _Atomic int kick_tid[KICKS_MAX];
-static _Atomic unsigned kick_qid[KICKS_MAX];
 
 /* A kick's: its slot, its CPU, the mount's path (its own copy). */
 struct kick_arg {
@@ -590,51 +596,48 @@ static bool pin_to(unsigned cpu)
 	return pthread_setaffinity_np(pthread_self(), sizeof(one), &one) == 0;
 }
 
+/* Free slot @slot if it still holds @tid. */
+static void kick_free(unsigned slot, int tid)
+{
+	atomic_compare_exchange_strong(&kick_tid[slot], &tid, 0);
+}
+
 static void *kick_thread(void *arg)
 {
 	struct kick_arg *k = arg;
 	struct statfs sf;
+	int tid = -1;
 
 	/* Pinned, this thread runs there when the call returns: the kernel
 	 * queues its request on that CPU's queue. statfs of the mountpoint
 	 * sends STATFS alone (the mount's root is reached without a lookup). */
 	if (pin_to(k->cpu)) {
-		atomic_store(&kick_tid[k->slot], (int)gettid());
+		tid = (int)gettid();
+		atomic_store(&kick_tid[k->slot], tid);
 		statfs(k->path, &sf);
 	}
-	atomic_store(&kick_tid[k->slot], 0);
+	kick_free(k->slot, tid);
 	free(k);
 	return NULL;
 }
 
-/* A free slot for a kick of queue @qid, taken; -1 when that queue has a
- * kick in flight already, or every slot is. */
-static int kick_slot(unsigned qid)
+/* A free slot, taken (-1 in it); -1 when every slot is in use. */
+static int kick_slot(void)
 {
-	int free_slot = -1;
-
 	for (int i = 0; i < KICKS_MAX; i++) {
-		if (atomic_load(&kick_tid[i]) == 0)
-			free_slot = free_slot < 0 ? i : free_slot;
-		else if (atomic_load(&kick_qid[i]) == qid)
-			return -1;
-	}
-	for (int i = free_slot; i >= 0 && i < KICKS_MAX; i++) {
 		int zero = 0;
 
-		if (atomic_compare_exchange_strong(&kick_tid[i], &zero, -1)) {
-			atomic_store(&kick_qid[i], qid);
+		if (atomic_compare_exchange_strong(&kick_tid[i], &zero, -1))
 			return i;
-		}
 	}
 	return -1;
 }
 
 /*
  * Have a request queued on @q's CPU (see the top), whose commit fetches
- * one stranded there. Best effort: a CPU the daemon may not run on is
- * not kicked (nor then do its callers run there); none once the daemon
- * stops, nor a second while the queue's first is in flight.
+ * one stranded there. A CPU the daemon may not run on is not kicked (nor
+ * then do its callers run there); none once the daemon stops. With every
+ * slot in use, the kick is owed to @q (kick_done starts it).
  */
 static void kick(struct tr_queue *q)
 {
@@ -650,8 +653,13 @@ static void kick(struct tr_queue *q)
 	pthread_mutex_lock(&u->mu);
 	stopping = u->stopping;
 	pthread_mutex_unlock(&u->mu);
-	if (stopping || !len || (slot = kick_slot(q->qid)) < 0)
+	if (stopping || !len)
 		return;
+	slot = kick_slot();
+	if (slot < 0) {
+		atomic_store(&q->owed, true);
+		return;
+	}
 	k = malloc(sizeof(*k) + len);
 	if (!k) {
 		atomic_store(&kick_tid[slot], 0);
@@ -674,15 +682,28 @@ static void kick(struct tr_queue *q)
 	}
 }
 
-/* Whether request @in is a kick's STATFS, by its caller's id. */
-static bool is_kick(const struct fuse_in_header *in)
+/* The kick of slot @slot (by thread @tid) is answered: its slot is free,
+ * and a kick owed to a queue starts in it. */
+static void kick_done(struct ofs_tr_uring *u, unsigned slot, int tid)
+{
+	kick_free(slot, tid);
+	for (unsigned i = 0; i < u->nq; i++)
+		if (atomic_exchange(&u->q[i].owed, false)) {
+			kick(&u->q[i]);
+			break;
+		}
+}
+
+/* The slot of the kick whose STATFS @in is, by its caller's id; -1 when
+ * it is none. */
+static int kick_of(const struct fuse_in_header *in)
 {
 	if (in->opcode != FUSE_STATFS || (int)in->pid <= 0)
-		return false;
+		return -1;
 	for (int i = 0; i < KICKS_MAX; i++)
 		if (atomic_load(&kick_tid[i]) == (int)in->pid)
-			return true;
-	return false;
+			return i;
+	return -1;
 }
 
 /* Answer @ent's request when it is a kick, with nothing counted (it is no
@@ -695,11 +716,13 @@ static bool answer_kick(struct ofs_tr_ent *ent)
 	struct fuse_statfs_out sf = { 0 };
 	struct iovec o[2] = { { &oh, sizeof(oh) }, { &sf, sizeof(sf) } };
 	uint64_t unique = in->unique;
+	int slot = kick_of(in);
 
-	if (!is_kick(in))
+	if (slot < 0)
 		return false;
 	ofs_tr_uring_fill(ent->h, ent->payload, u->payload, o, 2);
 	commit(ent, unique);
+	kick_done(u, (unsigned)slot, (int)in->pid);
 	return true;
 }
 
