@@ -69,25 +69,34 @@ struct span_start {
 	uint64_t t, off, irq, kcpu, nswitch, nirq;
 };
 
+/*
+ * The brackets nest: the slot's sums are read outside the wall clock's
+ * interval and the thread CPU clock inside it, so whatever the thread
+ * does at the edges (the clock's own system call, a fault on the slot's
+ * page) falls outside the kernel's figure, which is then at most the
+ * thread's CPU time in the interval -- never more than the virtual time
+ * plus the interrupts'.
+ */
 static void span_begin(const struct obp_vt_slot *s, struct span_start *b)
 {
-	b->kcpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	b->nswitch = __atomic_load_n(&s->nswitch, __ATOMIC_RELAXED);
 	b->nirq = __atomic_load_n(&s->nirq, __ATOMIC_RELAXED);
 	b->off = obp_vt_off_ns(s);
 	b->irq = obp_vt_irq_ns(s);
 	b->t = mono_ns();
+	b->kcpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 static void span_end(const struct obp_vt_slot *s, const struct span_start *b, struct span *o)
 {
+	uint64_t kcpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	uint64_t t = mono_ns();
 
 	o->off_ns = obp_vt_off_ns(s) - b->off;
 	o->irq_ns = obp_vt_irq_ns(s) - b->irq;
 	o->nswitch = __atomic_load_n(&s->nswitch, __ATOMIC_RELAXED) - b->nswitch;
 	o->nirq = __atomic_load_n(&s->nirq, __ATOMIC_RELAXED) - b->nirq;
-	o->kcpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - b->kcpu;
+	o->kcpu_ns = kcpu - b->kcpu;
 	o->t0_ns = b->t;
 	o->wall_ns = t - b->t;
 	o->cpu_ns = o->wall_ns - o->off_ns - o->irq_ns;
