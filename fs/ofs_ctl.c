@@ -4,9 +4,9 @@
  * mount root, answered by lookup but absent from readdir, whose files are
  * generated when opened (one consistent snapshot however they are read)
  * and served with direct I/O. With -o noopen no OPEN comes, nor direct
- * I/O: a reader's snapshot is made at its read at offset 0 and kept per
- * file and reader for its later reads, and attributes with a new mtime
- * make the kernel drop its cached pages before every read. `ctl` takes commands, one a line; a write
+ * I/O: each lookup of a file gives a snapshot inode of its own (struct
+ * ctl_snap), whose pages the kernel may cache, since they never change.
+ * `ctl` takes commands, one a line; a write
  * with any bad line fails with EINVAL and changes nothing. Only the
  * mounting user or root may write it. The files that name files,
  * processes or users (top, slow, by) only they may read, and the members
@@ -85,44 +85,6 @@ static void ctl_buf_put(struct ctl_buf *b)
 	}
 }
 
-/* -o noopen: snapshots kept per file and reading thread (ofs_ctl.snaps). */
-#define CTL_SNAPS 16
-
-struct ofs_ctl {
-	pthread_mutex_t mu; /* serialises ctl commands; guards open, snaps */
-	struct {
-		fuse_ino_t ino;    /* 0: a free slot */
-		pid_t pid;         /* the reader (the request's thread) */
-		struct ctl_buf *b; /* one reference */
-	} snaps[CTL_SNAPS];
-	unsigned snap_next;        /* the slot replaced next when none is free */
-	/*
-	 * The open files (struct ctl_buf), freed at teardown if the kernel
-	 * never released them (the daemon was stopped while they were open).
-	 */
-	struct ofs_list open;
-	char last_error[160]; /* why the last refused batch was refused */
-};
-
-static void ctl_buf_link(struct ofs_ctl *c, struct ctl_buf *b)
-{
-	pthread_mutex_lock(&c->mu);
-	ofs_list_add(&c->open, &b->link);
-	pthread_mutex_unlock(&c->mu);
-}
-
-/* The file is closed: drop the open file's reference. */
-static void ctl_buf_close(struct ofs_ctl *c, struct ctl_buf *b)
-{
-	pthread_mutex_lock(&c->mu);
-	ofs_list_del(&b->link);
-	pthread_mutex_unlock(&c->mu);
-	ctl_buf_put(b);
-}
-
-static int gen_profile(struct ofs *fs, const char *arg, FILE *out);
-static int gen_ctl(struct ofs *fs, const char *arg, FILE *out);
-
 /* The files, in listing order; new ones go before the sentinel. */
 enum ctl_file {
 	CF_STATS,
@@ -150,6 +112,58 @@ enum ctl_file {
 	CF_BY_JSON,
 	CF__COUNT
 };
+
+/*
+ * -o noopen: no OPEN comes, so there is no open file to hold a snapshot,
+ * and the kernel reads the files through its page cache, which every
+ * reader of an inode shares. So each LOOKUP of a control file (the entry
+ * times out at once: every path walk, each open's, looks up anew) gets a
+ * node id of its own, OFS_CTL_SNAP_INO + its slot here: a snapshot
+ * inode. Its content is made at its first GETATTR or READ and never
+ * changes after, so readers that overlap each read their own whole
+ * snapshot, and the kernel's cached pages of it stay right; it is freed
+ * when the kernel forgets the node id.
+ */
+struct ctl_snap {
+	uint64_t nlookup;      /* the kernel's lookups of it; 0: a free slot */
+	uint64_t gen;          /* allocations of the slot, for snap_buf */
+	unsigned entry;        /* its file: an index of entries[] */
+	struct timespec made;  /* its lookup: its mtime */
+	struct ctl_buf *b;     /* one reference; NULL until first needed */
+};
+
+struct ofs_ctl {
+	pthread_mutex_t mu; /* serialises ctl commands; guards open */
+	pthread_mutex_t snap_mu;              /* guards the rest */
+	struct ctl_snap snap[OFS_CTL_SNAPS];
+	unsigned snap_next;                   /* where the search for a free slot starts */
+	size_t last_len[CF__COUNT];           /* each file's last snapshot's size */
+	/*
+	 * The open files (struct ctl_buf), freed at teardown if the kernel
+	 * never released them (the daemon was stopped while they were open).
+	 */
+	struct ofs_list open;
+	char last_error[160]; /* why the last refused batch was refused */
+};
+
+static void ctl_buf_link(struct ofs_ctl *c, struct ctl_buf *b)
+{
+	pthread_mutex_lock(&c->mu);
+	ofs_list_add(&c->open, &b->link);
+	pthread_mutex_unlock(&c->mu);
+}
+
+/* The file is closed: drop the open file's reference. */
+static void ctl_buf_close(struct ofs_ctl *c, struct ctl_buf *b)
+{
+	pthread_mutex_lock(&c->mu);
+	ofs_list_del(&b->link);
+	pthread_mutex_unlock(&c->mu);
+	ctl_buf_put(b);
+}
+
+static int gen_profile(struct ofs *fs, const char *arg, FILE *out);
+static int gen_ctl(struct ofs *fs, const char *arg, FILE *out);
 
 /*
  * The mode of the files that name files, processes or users (the top
@@ -188,8 +202,7 @@ static const struct ctl_entry entries[] = {
 };
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))
 _Static_assert(NENTRIES == CF__COUNT, "an entry for every control file");
-#define CTL_FILE_INO (CTL_DIR_INO + 1 + CF_CTL)
-_Static_assert(CTL_DIR_INO + NENTRIES < 64, "control inodes stay below 64");
+_Static_assert(CTL_DIR_INO + NENTRIES < OFS_CTL_SNAP_INO, "fixed control inodes stay below the snapshots'");
 _Static_assert(OFS_CTL_SLOW_MAX_NS == OFS_SLOW_MAX_NS, "ctl's slow bound is -o slow's");
 
 static bool entry_present(struct ofs *fs, const struct ctl_entry *e)
@@ -197,12 +210,37 @@ static bool entry_present(struct ofs *fs, const struct ctl_entry *e)
 	return !e->present || e->present(fs, e->arg);
 }
 
-/* The entry of @ino, present or not; NULL for the directory. */
-static const struct ctl_entry *entry_of(fuse_ino_t ino)
+/* @ino's snapshot slot (ctl_snap), or NULL when it is no snapshot inode. */
+static struct ctl_snap *snap_of(struct ofs *fs, fuse_ino_t ino)
 {
-	if (ino <= CTL_DIR_INO || ino > CTL_DIR_INO + NENTRIES)
+	if (ino < OFS_CTL_SNAP_INO || ino >= OFS_CTL_INO_END)
 		return NULL;
-	return &entries[ino - CTL_DIR_INO - 1];
+	return &fs->ctl->snap[ino - OFS_CTL_SNAP_INO];
+}
+
+/* The entry of @ino, present or not, a snapshot inode's too; NULL for the
+ * directory and for a snapshot inode forgotten (which the kernel does
+ * not name again). */
+static const struct ctl_entry *entry_of(struct ofs *fs, fuse_ino_t ino)
+{
+	struct ctl_snap *sn = snap_of(fs, ino);
+	const struct ctl_entry *e = NULL;
+
+	if (ino > CTL_DIR_INO && ino <= CTL_DIR_INO + NENTRIES)
+		return &entries[ino - CTL_DIR_INO - 1];
+	if (sn) {
+		pthread_mutex_lock(&fs->ctl->snap_mu);
+		if (sn->nlookup)
+			e = &entries[sn->entry];
+		pthread_mutex_unlock(&fs->ctl->snap_mu);
+	}
+	return e;
+}
+
+/* Whether @ino is ctl itself, or a snapshot inode of it. */
+static bool is_ctl_file(struct ofs *fs, fuse_ino_t ino)
+{
+	return entry_of(fs, ino) == &entries[CF_CTL];
 }
 
 /* The fs-layer profile in the form @arg names: stats, json, metrics, timeline. */
@@ -438,7 +476,7 @@ static mode_t ctl_mode(const struct ofs *fs, const struct ctl_entry *e)
  */
 static void ctl_attr(struct ofs *fs, fuse_ino_t ino, struct stat *st)
 {
-	const struct ctl_entry *e = entry_of(ino);
+	const struct ctl_entry *e = entry_of(fs, ino);
 
 	memset(st, 0, sizeof(*st));
 	st->st_ino = ino;
@@ -461,10 +499,120 @@ bool ofs_ctl_is_root_entry(struct ofs *fs, fuse_ino_t parent, const char *name)
 	return parent == FUSE_ROOT_ID && strcmp(name, fs->opts.ctl_name) == 0;
 }
 
+static int ctl_gen(struct ofs *fs, const struct ctl_entry *e, struct ctl_buf **bp);
+
+/*
+ * -o noopen: a new snapshot inode of entries[@entry], for a lookup, its
+ * node id and attributes in @e: those of the file, with its own inode
+ * number and an mtime of now, and the size of the file's last snapshot
+ * (a guess; the kernel asks again before it reads past it, and a short
+ * read sets it). 0, or -ENFILE with every slot taken.
+ */
+static int snap_new(struct ofs *fs, unsigned entry, struct fuse_entry_param *e)
+{
+	struct ofs_ctl *c = fs->ctl;
+	struct ctl_snap *sn = NULL;
+	size_t guess;
+
+	pthread_mutex_lock(&c->snap_mu);
+	for (unsigned k = 0; k < OFS_CTL_SNAPS && !sn; k++) {
+		unsigned i = (c->snap_next + k) % OFS_CTL_SNAPS;
+
+		if (!c->snap[i].nlookup) {
+			sn = &c->snap[i];
+			c->snap_next = i + 1;
+		}
+	}
+	if (sn) {
+		sn->nlookup = 1;
+		sn->gen++;
+		sn->entry = entry;
+		clock_gettime(CLOCK_REALTIME, &sn->made);
+	}
+	guess = c->last_len[entry];
+	pthread_mutex_unlock(&c->snap_mu);
+	if (!sn)
+		return -ENFILE;
+	e->ino = OFS_CTL_SNAP_INO + (fuse_ino_t)(sn - c->snap);
+	ctl_attr(fs, CTL_DIR_INO + 1 + entry, &e->attr);
+	e->attr.st_ino = e->ino;
+	e->attr.st_size = guess ? (off_t)guess : 4096;
+	e->attr.st_mtim = e->attr.st_ctim = sn->made;
+	return 0;
+}
+
+/*
+ * -o noopen: the content of snapshot inode @sn, with a reference taken,
+ * made now if it was not yet (unlocked: generating may take the command
+ * mutex; the first made is kept). 0, -ESTALE when the kernel forgot it,
+ * or the generator's error.
+ */
+static int snap_buf(struct ofs *fs, struct ctl_snap *sn, struct ctl_buf **bp)
+{
+	struct ofs_ctl *c = fs->ctl;
+	struct ctl_buf *b, *mine;
+	uint64_t gen;
+	unsigned entry;
+	int err;
+
+	pthread_mutex_lock(&c->snap_mu);
+	b = sn->nlookup ? sn->b : NULL;
+	if (b)
+		__atomic_add_fetch(&b->refs, 1, __ATOMIC_ACQ_REL);
+	gen = sn->gen;
+	entry = sn->entry;
+	err = sn->nlookup ? 0 : -ESTALE;
+	pthread_mutex_unlock(&c->snap_mu);
+	if (b || err) {
+		*bp = b;
+		return err;
+	}
+	err = ctl_gen(fs, &entries[entry], &mine);
+	if (err)
+		return err;
+	pthread_mutex_lock(&c->snap_mu);
+	if (!sn->nlookup || sn->gen != gen) {
+		err = -ESTALE; /* forgotten meanwhile */
+	} else if (sn->b) {
+		b = sn->b; /* another reader's came first */
+		__atomic_add_fetch(&b->refs, 1, __ATOMIC_ACQ_REL);
+	} else {
+		/* mine: the caller's reference, and one more the slot's */
+		sn->b = b = mine;
+		mine = NULL;
+		c->last_len[entry] = b->len;
+		__atomic_add_fetch(&b->refs, 1, __ATOMIC_ACQ_REL);
+	}
+	pthread_mutex_unlock(&c->snap_mu);
+	if (mine)
+		ctl_buf_put(mine);
+	*bp = b;
+	return err;
+}
+
+void ofs_ctl_forget(struct ofs *fs, fuse_ino_t ino, uint64_t nlookup)
+{
+	struct ctl_snap *sn = snap_of(fs, ino);
+	struct ctl_buf *b = NULL;
+
+	if (!sn)
+		return; /* a fixed inode: never counted */
+	pthread_mutex_lock(&fs->ctl->snap_mu);
+	sn->nlookup -= nlookup < sn->nlookup ? nlookup : sn->nlookup;
+	if (!sn->nlookup) {
+		b = sn->b;
+		sn->b = NULL;
+	}
+	pthread_mutex_unlock(&fs->ctl->snap_mu);
+	if (b)
+		ctl_buf_put(b);
+}
+
 static void c_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct ofs *fs = ofs_of(req);
 	struct fuse_entry_param e = { 0 };
+	int err;
 
 	if (parent == FUSE_ROOT_ID) {
 		e.ino = CTL_DIR_INO;
@@ -478,47 +626,42 @@ static void c_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		ofs_reply_err(req, -ENOENT);
 		return;
 	}
-	ctl_attr(fs, e.ino, &e.attr);
-	fuse_reply_entry(req, &e);
-}
-
-/* The slot of @ino's snapshot for @pid, else of any reader's, or -1 (ctl mu). */
-static int snap_find(struct ofs_ctl *c, fuse_ino_t ino, pid_t pid, bool any)
-{
-	int other = -1;
-
-	for (int i = 0; i < CTL_SNAPS; i++) {
-		if (c->snaps[i].ino != ino)
-			continue;
-		if (c->snaps[i].pid == pid)
-			return i;
-		other = i;
+	if (fs->iofd && e.ino != CTL_DIR_INO) {
+		err = snap_new(fs, (unsigned)(e.ino - CTL_DIR_INO - 1), &e);
+		if (err) {
+			ofs_reply_err(req, err);
+			return;
+		}
+	} else {
+		ctl_attr(fs, e.ino, &e.attr);
 	}
-	return any ? other : -1;
+	if (fuse_reply_entry(req, &e) == -ENOENT && e.ino != CTL_DIR_INO)
+		ofs_ctl_forget(fs, e.ino, 1); /* the caller was gone: not looked up */
 }
 
 static void c_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct ofs *fs = ofs_of(req);
+	struct ctl_snap *sn = snap_of(fs, ino);
+	struct ctl_buf *b;
 	struct stat st;
+	int err;
 
 	(void)fi;
 	ctl_attr(fs, ino, &st);
-	if (fs->iofd && entry_of(ino)) {
-		/*
-		 * -o noopen: the size of the reader's snapshot (a guess
-		 * before its first read: a read it bounds comes back for
-		 * the rest), and a new mtime, so that the kernel drops the
-		 * cached pages of the last read.
-		 */
-		struct ofs_ctl *c = fs->ctl;
-		int i;
-
-		pthread_mutex_lock(&c->mu);
-		i = snap_find(c, ino, fuse_req_ctx(req)->pid, true);
-		st.st_size = i >= 0 ? (off_t)c->snaps[i].b->len + 1 : 4096;
-		pthread_mutex_unlock(&c->mu);
-		clock_gettime(CLOCK_REALTIME, &st.st_mtim);
+	if (sn) {
+		/* -o noopen: the snapshot's own size, made now if need be */
+		err = snap_buf(fs, sn, &b);
+		if (err) {
+			ofs_reply_err(req, err);
+			return;
+		}
+		st.st_ino = ino;
+		st.st_size = (off_t)b->len;
+		pthread_mutex_lock(&fs->ctl->snap_mu);
+		st.st_mtim = st.st_ctim = sn->made;
+		pthread_mutex_unlock(&fs->ctl->snap_mu);
+		ctl_buf_put(b);
 	}
 	fuse_reply_attr(req, &st, 0);
 }
@@ -528,7 +671,7 @@ static void c_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		      int valid, struct fuse_file_info *fi)
 {
 	(void)attr;
-	if (ino != CTL_FILE_INO || (valid & ~(FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_ATIME |
+	if (!is_ctl_file(ofs_of(req), ino) || (valid & ~(FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_ATIME |
 					      FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME_NOW |
 					      FUSE_SET_ATTR_MTIME_NOW | FUSE_SET_ATTR_CTIME))) {
 		ofs_reply_err(req, -EPERM);
@@ -599,56 +742,9 @@ static int ctl_gen(struct ofs *fs, const struct ctl_entry *e, struct ctl_buf **b
 	return 0;
 }
 
-/*
- * -o noopen: the snapshot a read with no file handle is served from, with
- * a reference taken: a new one at offset 0 (or for a new reader), else
- * the reader's. NULL after replying with the error.
- */
-static struct ctl_buf *snap_get(fuse_req_t req, fuse_ino_t ino, off_t off)
-{
-	const struct ctl_entry *e = entry_of(ino);
-	struct ofs_ctl *c = ofs_of(req)->ctl;
-	pid_t pid = fuse_req_ctx(req)->pid;
-	struct ctl_buf *b, *old = NULL;
-	int i, err;
-
-	pthread_mutex_lock(&c->mu);
-	i = snap_find(c, ino, pid, false);
-	if (i >= 0 && off > 0) {
-		b = c->snaps[i].b;
-		__atomic_add_fetch(&b->refs, 1, __ATOMIC_ACQ_REL);
-		pthread_mutex_unlock(&c->mu);
-		return b;
-	}
-	pthread_mutex_unlock(&c->mu);
-	/* Made unlocked: gen_ctl takes the mutex. */
-	err = e ? ctl_gen(ofs_of(req), e, &b) : -EISDIR;
-	if (err) {
-		ofs_reply_err(req, err);
-		return NULL;
-	}
-	pthread_mutex_lock(&c->mu);
-	i = snap_find(c, ino, pid, false);
-	if (i < 0) {
-		i = (int)(c->snap_next++ % CTL_SNAPS);
-		for (int j = 0; j < CTL_SNAPS; j++)
-			if (!c->snaps[j].ino)
-				i = j;
-	}
-	old = c->snaps[i].b;
-	c->snaps[i].ino = ino;
-	c->snaps[i].pid = pid;
-	c->snaps[i].b = b;
-	__atomic_add_fetch(&b->refs, 1, __ATOMIC_ACQ_REL);
-	pthread_mutex_unlock(&c->mu);
-	if (old)
-		ctl_buf_put(old);
-	return b;
-}
-
 static void c_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	const struct ctl_entry *e = entry_of(ino);
+	const struct ctl_entry *e = entry_of(ofs_of(req), ino);
 	struct ctl_buf *b;
 	int err;
 
@@ -661,7 +757,7 @@ static void c_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	if (!may_read(req, e) || ((fi->flags & O_ACCMODE) != O_RDONLY &&
-				  (ino != CTL_FILE_INO || !may_write_ctl(req)))) {
+				  (e != &entries[CF_CTL] || !may_write_ctl(req)))) {
 		ofs_reply_err(req, -EACCES);
 		return;
 	}
@@ -680,15 +776,29 @@ static void c_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 static void c_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		   struct fuse_file_info *fi)
 {
+	struct ofs *fs = ofs_of(req);
 	struct ctl_buf *b = (struct ctl_buf *)(uintptr_t)fi->fh;
+	const struct ctl_entry *e;
+	struct ctl_snap *sn;
+	int err = 0;
 
 	if (b) {
 		__atomic_add_fetch(&b->refs, 1, __ATOMIC_ACQ_REL);
-	} else if (!may_read(req, entry_of(ino))) {
-		ofs_reply_err(req, -EACCES); /* -o noopen: no OPEN was checked */
-		return;
-	} else if (!(b = snap_get(req, ino, off))) {
-		return;
+	} else {
+		/* -o noopen: no OPEN was checked; a snapshot inode's own
+		 * content (a fixed inode the kernel is never given then) */
+		e = entry_of(fs, ino);
+		sn = snap_of(fs, ino);
+		if (!e)
+			err = sn ? -ESTALE : -EISDIR;
+		else if (!may_read(req, e))
+			err = -EACCES;
+		else
+			err = sn ? snap_buf(fs, sn, &b) : ctl_gen(fs, e, &b);
+		if (err) {
+			ofs_reply_err(req, err);
+			return;
+		}
 	}
 	if ((size_t)off >= b->len)
 		fuse_reply_buf(req, NULL, 0);
@@ -704,7 +814,7 @@ static void c_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 	int err;
 
 	(void)fi;
-	if (ino != CTL_FILE_INO) {
+	if (!is_ctl_file(ofs_of(req), ino)) {
 		ofs_reply_err(req, -EACCES);
 		return;
 	}
@@ -800,9 +910,9 @@ static void c_access(fuse_req_t req, fuse_ino_t ino, int mask)
 {
 	bool w = mask & W_OK;
 
-	if (w && (ino != CTL_FILE_INO || !may_write_ctl(req)))
+	if (w && (!is_ctl_file(ofs_of(req), ino) || !may_write_ctl(req)))
 		ofs_reply_err(req, -EACCES);
-	else if ((mask & R_OK) && !may_read(req, entry_of(ino)))
+	else if ((mask & R_OK) && !may_read(req, entry_of(ofs_of(req), ino)))
 		ofs_reply_err(req, -EACCES);
 	else if ((mask & X_OK) && ino != CTL_DIR_INO)
 		ofs_reply_err(req, -EACCES);
@@ -851,6 +961,7 @@ int ofs_ctl_new(struct ofs *fs)
 	if (!fs->ctl)
 		return -ENOMEM;
 	pthread_mutex_init(&fs->ctl->mu, NULL);
+	pthread_mutex_init(&fs->ctl->snap_mu, NULL);
 	ofs_list_init(&fs->ctl->open);
 	return 0;
 }
@@ -866,9 +977,10 @@ void ofs_ctl_free(struct ofs *fs)
 		ofs_list_del(&b->link);
 		ctl_buf_put(b);
 	}
-	for (int i = 0; i < CTL_SNAPS; i++)
-		if (fs->ctl->snaps[i].b)
-			ctl_buf_put(fs->ctl->snaps[i].b);
+	for (int i = 0; i < OFS_CTL_SNAPS; i++)
+		if (fs->ctl->snap[i].b)
+			ctl_buf_put(fs->ctl->snap[i].b);
+	pthread_mutex_destroy(&fs->ctl->snap_mu);
 	pthread_mutex_destroy(&fs->ctl->mu);
 	free(fs->ctl);
 	fs->ctl = NULL;

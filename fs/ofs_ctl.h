@@ -15,15 +15,23 @@ void ofs_ctl_free(struct ofs *fs);
  * refusal kept for last_error. 0 or -errno.
  */
 int ofs_ctl_command(struct ofs *fs, const char *cmds);
-/* The control directory's inodes are FUSE_ROOT_ID + 1 .. OFS_CTL_INO_END
- * - 1 (the eBPF syscall layer skips them by number). */
-#define OFS_CTL_INO_END 64
+/*
+ * The control directory's inodes are FUSE_ROOT_ID + 1 .. OFS_CTL_INO_END
+ * - 1 (the eBPF syscall layer skips them by number): its fixed ones below
+ * OFS_CTL_SNAP_INO, then -o noopen's snapshot inodes (ofs_ctl.c). The
+ * lower files' node ids are addresses, never this low.
+ */
+#define OFS_CTL_SNAP_INO 64
+#define OFS_CTL_SNAPS 1024
+#define OFS_CTL_INO_END (OFS_CTL_SNAP_INO + OFS_CTL_SNAPS)
 
 /* True when @ino is one of the control directory's inodes. */
 static inline bool ofs_ctl_ino(fuse_ino_t ino)
 {
 	return ino > FUSE_ROOT_ID && ino < OFS_CTL_INO_END;
 }
+/* The kernel forgets @nlookup lookups of control inode @ino. */
+void ofs_ctl_forget(struct ofs *fs, fuse_ino_t ino, uint64_t nlookup);
 /* True for a lookup of the control directory's name in the root. */
 bool ofs_ctl_is_root_entry(struct ofs *fs, fuse_ino_t parent, const char *name);
 extern const struct fuse_lowlevel_ops ofs_ctl_ops;

@@ -108,6 +108,7 @@ static void w_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 static void w_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 {
 	if (ofs_ctl_ino(ino)) {
+		ofs_ctl_forget(ofs_of(req), ino, nlookup);
 		fuse_reply_none(req);
 		return;
 	}
@@ -119,10 +120,17 @@ static void w_forget_multi(fuse_req_t req, size_t count,
 {
 	size_t n = 0;
 
-	/* Drop the control directory's inodes: they were never counted. */
+	/* The control directory's inodes are its own (not the profile's). */
 	for (size_t i = 0; i < count; i++)
-		if (!ofs_ctl_ino(f[i].ino))
+		if (ofs_ctl_ino(f[i].ino))
+			ofs_ctl_forget(ofs_of(req), f[i].ino, f[i].nlookup);
+		else
 			f[n++] = f[i];
+	if (n == 0 && count > 0) {
+		/* control inodes alone (under noopen, each lookup's) */
+		fuse_reply_none(req);
+		return;
+	}
 	TIMED(OFS_OP_BATCH_FORGET, false, ofs_pt_forget_multi(&r, n, f));
 }
 
