@@ -164,8 +164,8 @@ static void usage(const char *prog)
 "                           halted CPUs on VMs; with io_uring, each queue's\n"
 "                           first thread polls its ring, at most 30 us; 0 for\n"
 "                           libfuse's blocking pool, and io_uring threads that\n"
-"                           only sleep; default: 0 with cache=never, 200 with\n"
-"                           auto and always, as measured\n"
+"                           only sleep; default: 0 with cache=never or\n"
+"                           io_uring, 200 otherwise, as measured\n"
 "    -o layers=LIST         layers beside fs, colon-separated: fuse (the\n"
 "                           kernel's FUSE requests of this mount), syscall (the\n"
 "                           system calls of the processes using the mount),\n"
@@ -558,9 +558,14 @@ static int parse_values(struct ofs_opts *o, struct raw *r)
 	 * lower layer counted one read more than the daemon's preads (likely
 	 * glibc reading /sys/devices/system/cpu/online when malloc first
 	 * makes an arena for a new thread, after the test's reset): there the
-	 * pool stays, and -o poll_us=200 is a choice.
+	 * pool stays, and -o poll_us=200 is a choice. Under io_uring a
+	 * request goes to the entry its queue committed last, most often a
+	 * sleeping thread's, not the poller's: polling caught few of a warm
+	 * grep's requests and slowed it, and moved nothing on find or
+	 * O_DIRECT reads (docs/overhead.md#io_uring-and-polling), so there
+	 * the threads only sleep unless asked.
 	 */
-	o->poll_us = o->cache == OFS_CACHE_NEVER ? 0 : 200;
+	o->poll_us = o->cache == OFS_CACHE_NEVER || o->io_uring != OFS_TR_OFF ? 0 : 200;
 	return get_uint("poll_us", r->poll_us, 0, 1000000, &o->poll_us);
 }
 
