@@ -328,8 +328,19 @@ static int km_irq_pmc(const struct km_line *l, struct osp_op *op)
 	}
 	if (osp_kv_set_str(&op->attrs, "pmc", "available"))
 		return -ENOMEM;
-	/* every key after pmc=available is an event's sum */
+	/*
+	 * Every key after pmc=available is an event's sum, named as the
+	 * module names events (okm_pmc.c): lower-case letters, digits and
+	 * '_'. Other bytes are refused rather than carried: written out,
+	 * a byte that is not UTF-8 becomes its Latin-1 code point, and two
+	 * names could then become one.
+	 */
 	for (size_t k = (size_t)i + 1; k < l->ntok; k++) {
+		if (l->tok[k].key[strspn(l->tok[k].key, "abcdefghijklmnopqrstuvwxyz0123456789_")]) {
+			KM_LERR(l, "event %zu: its name is not lower-case letters, digits and '_'",
+				k - (size_t)i);
+			return -EINVAL;
+		}
 		if (km_u64_val(l, l->tok[k].key, l->tok[k].val, &v))
 			return -EINVAL;
 		if (osp_op_add_counter(op, l->tok[k].key, v))
