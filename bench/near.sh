@@ -423,9 +423,13 @@ for c in order:
     mode = c.split("_")[0].split("-")[1] if "-" in c else ""
     def ratio(o):
         return S[c][1] / S[o][1] if c in S and o in S and o != c else None
+    # base: the same configuration of the base build when it ran, else
+    # its plain mount at equal caching
+    twin = "base-" + c[len("osp-"):]
+    bc = twin if twin in S else f"base-{mode}"
     rn, rp, rb = ratio("native"), ratio(f"peer-{mode}") if c.startswith(("osp-", "base-")) else None, \
-        ratio(f"base-{mode}") if c.startswith("osp-") else None
-    ci = welch(vals.get(c, []), vals.get(f"base-{mode}", [])) if c.startswith("osp-") else None
+        ratio(bc) if c.startswith("osp-") else None
+    ci = welch(vals.get(c, []), vals.get(bc, [])) if c.startswith("osp-") else None
     verdict = verdict_of(ci)
     # Requests: the daemon's own count; a peer's (passthrough_ll's or
     # passthrough_hp's) charged per request of osprof-fs's plain mount
