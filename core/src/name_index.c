@@ -6,10 +6,17 @@
  * linear in the number of operations.
  *
  * The table is json-c's (linkhash), which core links already; its hash
- * is libsodium's SipHash-2-4 (crypto_shorthash) under a key drawn at
+ * is libsodium's keyed BLAKE2b (crypto_generichash) under a key drawn at
  * random once per process: the names come from files, and a hash a file
  * could predict would let it choose names that all collide, making every
  * lookup a walk over all of them again.
+ *
+ * Two names are one when they are one in JSON, where every profile goes:
+ * the writer spells a byte that is not UTF-8 as its Latin-1 code point,
+ * so "a\xe0" (not UTF-8) and "a\xc3\xa0" (U+00E0) read back alike. So
+ * names are hashed and compared by their code points (osp_utf8_unit), and
+ * a reader refuses such a pair as a repeat rather than writing a profile
+ * that reads back different.
  */
 #include <errno.h>
 #include <limits.h>
@@ -21,8 +28,9 @@
 #include <sodium.h>
 
 #include "osprof/profile.h"
+#include "utf8.h"
 
-static unsigned char key[crypto_shorthash_KEYBYTES];
+static unsigned char key[crypto_generichash_KEYBYTES];
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static int key_err; /* sodium_init failed: no index can be made */
 
@@ -32,23 +40,65 @@ static void key_init(void)
 		key_err = -ENOMEM;
 		return;
 	}
-	crypto_shorthash_keygen(key);
+	crypto_generichash_keygen(key);
 }
 
+/* The hash of @k's code points, each as its UTF-8 (fed in chunks: no
+ * allocation, whatever the name's length). */
 static unsigned long name_hash(const void *k)
 {
-	const char *name = k;
-	unsigned char h[crypto_shorthash_BYTES];
+	const unsigned char *s = k;
+	size_t n = strlen(k), len, used = 0;
+	unsigned char buf[256], h[crypto_generichash_BYTES_MIN];
+	crypto_generichash_state st;
 	unsigned long v;
 
-	crypto_shorthash(h, (const unsigned char *)name, strlen(name), key);
+	crypto_generichash_init(&st, key, sizeof(key), sizeof(h));
+	while (n) {
+		int32_t cp = osp_utf8_unit(s, n, &len);
+
+		if (used > sizeof(buf) - 4) {
+			crypto_generichash_update(&st, buf, used);
+			used = 0;
+		}
+		if (cp < 0x80) {
+			buf[used++] = (unsigned char)cp;
+		} else if (cp < 0x800) {
+			buf[used++] = (unsigned char)(0xc0 | cp >> 6);
+			buf[used++] = (unsigned char)(0x80 | (cp & 0x3f));
+		} else {
+			/* a valid sequence, as it is */
+			memcpy(buf + used, s, len);
+			used += len;
+		}
+		s += len;
+		n -= len;
+	}
+	crypto_generichash_update(&st, buf, used);
+	crypto_generichash_final(&st, h, sizeof(h));
 	memcpy(&v, h, sizeof(v) < sizeof(h) ? sizeof(v) : sizeof(h));
 	return v;
 }
 
 static int name_equal(const void *a, const void *b)
 {
-	return strcmp(a, b) == 0;
+	const unsigned char *x = a, *y = b;
+	size_t nx = strlen(a), ny = strlen(b), lx, ly;
+
+	while (nx && ny) {
+		if (osp_utf8_unit(x, nx, &lx) != osp_utf8_unit(y, ny, &ly))
+			return 0;
+		x += lx;
+		nx -= lx;
+		y += ly;
+		ny -= ly;
+	}
+	return nx == ny;
+}
+
+int osp_name_same(const char *a, const char *b)
+{
+	return name_equal(a, b);
 }
 
 /* The index is the table itself: names are borrowed keys, positions values. */

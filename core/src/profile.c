@@ -189,7 +189,7 @@ struct osp_op *osp_profile_find_op(const struct osp_profile *p,
 				   const char *name)
 {
 	for (size_t i = 0; i < p->nops; i++)
-		if (strcmp(p->ops[i].name, name) == 0)
+		if (osp_name_same(p->ops[i].name, name))
 			return &p->ops[i];
 	return NULL;
 }

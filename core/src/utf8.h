@@ -52,4 +52,17 @@ static inline int32_t osp_utf8_next(const unsigned char *s, size_t n, size_t *le
 	return cp;
 }
 
+/*
+ * osp_utf8_unit - the code point a JSON reader gets back, from osp_esc_json,
+ * for the unit at @s (at most @n bytes, n >= 1): the UTF-8 sequence's, or,
+ * for a byte that does not start one, the byte's own value (its Latin-1
+ * code point, as the writer spells it \u00HH). Its length in *@len.
+ */
+static inline int32_t osp_utf8_unit(const unsigned char *s, size_t n, size_t *len)
+{
+	int32_t cp = osp_utf8_next(s, n, len);
+
+	return cp < 0 ? s[0] : cp;
+}
+
 #endif /* OSPROF_UTF8_H */

@@ -131,6 +131,42 @@ Test(name_index, finds_every_name_and_refuses_a_repeat)
 	osp_name_index_free(NULL);
 }
 
+/*
+ * Names are one when they read back alike from JSON, where a byte that is
+ * not UTF-8 is written as its Latin-1 code point: "a\xe0b" is "a\u00e0b".
+ * A long one (past the hash's 256-byte chunk) too; distinct code points
+ * stay distinct.
+ */
+Test(name_index, names_one_in_json_are_one)
+{
+	struct osp_name_index *ix = osp_name_index_new(0);
+	static char raw[1201], utf[2401];
+	size_t r = 0, u = 0;
+
+	cr_assert_not_null(ix);
+	cr_assert_eq(osp_name_index_add(ix, "a\xe0" "b", 1), 0);
+	cr_expect_eq(osp_name_index_find(ix, "a\xc3\xa0" "b"), 1);
+	cr_expect_eq(osp_name_index_add(ix, "a\xc3\xa0" "b", 2), -EEXIST);
+	cr_expect_eq(osp_name_index_find(ix, "a\xc3\xa1" "b"), SIZE_MAX);
+	cr_expect_eq(osp_name_index_find(ix, "a\xe1" "b"), SIZE_MAX);
+	cr_expect_eq(osp_name_index_find(ix, "a\xe0"), SIZE_MAX);
+	/* \xed\xa0\x80 (a surrogate) is three bytes that are not UTF-8 */
+	cr_assert_eq(osp_name_index_add(ix, "s\xed\xa0\x80", 3), 0);
+	cr_expect_eq(osp_name_index_find(ix, "s\xc3\xad\xc2\xa0\xc2\x80"), 3);
+	for (int i = 0; i < 400; i++) {
+		memcpy(raw + r, "x\xff\xe9", 3);
+		r += 3;
+		memcpy(utf + u, "x\xc3\xbf\xc3\xa9", 5);
+		u += 5;
+	}
+	cr_assert_eq(osp_name_index_add(ix, raw, 4), 0);
+	cr_expect_eq(osp_name_index_find(ix, utf), 4);
+	cr_expect(osp_name_same(raw, utf));
+	cr_expect(!osp_name_same("ab", "abc"));
+	cr_expect(osp_name_same("", ""));
+	osp_name_index_free(ix);
+}
+
 /* Two profiles of @n ops each, B's names in reverse order plus one new. */
 static void big_pair(size_t n, struct osp_profile **a, struct osp_profile **b)
 {

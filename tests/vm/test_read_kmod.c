@@ -232,10 +232,11 @@ static const struct bad_case bad_cases[] = {
 	{ "irq", "irq=1 name=x " BREC " pmc=maybe\n", "key 'pmc': 'maybe'" },
 	{ "irq", "irq=1 name=x " BREC " pmc=available instructions=lots\n", "key 'instructions': not a number" },
 	{ "irq", "name=x " BREC " pmc=unavailable\n", "missing key 'irq'" },
-	/* \xe0a, written out, would become the next name (U+00E0 is \xc3\xa0) */
+	/* names one in JSON, where \xe0 (not UTF-8) reads back as U+00E0 (\xc3\xa0) */
 	{ "irq", "irq=1 name=x " BREC " pmc=available br\xe0" "anches=3 br\xc3\xa0" "anches=9\n",
-	  "line 1: event 1: its name is not lower-case letters, digits and '_'" },
-	{ "irq", "irq=1 name=x " BREC " pmc=available instructions=1 Cycles=2\n", "event 2: its name" },
+	  "line 1: key 'br\xc3\xa0" "anches' repeated" },
+	{ "irq", "irq=1 name=a\xe0 " BREC " pmc=unavailable\n"
+		 "irq=1 name=a\xc3\xa0 " BREC " pmc=unavailable\n", "line 2: op '1:a\xc3\xa0' repeated" },
 	{ "block", "dev=vda dir=read count=2 sum_ns=5 min_ns=9 max_ns=5 hist=3:2\n", "line 1: key 'min_ns': 9 is greater than max_ns (5)" },
 	{ "lower", "op=read count=1 sum_ns=5 min_ns=5 max_ns=5 hist=3:1 vcount=1 vsum_ns=5 vmin_ns=6 vmax_ns=5 vhist=3:1\n", "line 1: key 'vmin_ns': 6 is greater than vmax_ns (5)" },
 	{ "block", "dev=vda dir=read count=0 sum_ns=5 min_ns=0 max_ns=0 hist=\n", "line 1: key 'count': 0, but sum_ns, min_ns or max_ns is not" },

@@ -94,8 +94,8 @@ void osp_profile_drop_timeline(struct osp_profile *p);
 struct osp_op *osp_profile_add_op(struct osp_profile *p, const char *name,
 				  bool has_cpu);
 /*
- * osp_profile_find_op - the first op named @name, or NULL. A linear
- * search: for one lookup. Code that looks up every op of a profile
+ * osp_profile_find_op - the first op named @name (as osp_name_same
+ * compares names), or NULL. A linear search: for one lookup. Code that looks up every op of a profile
  * builds an osp_name_index instead.
  */
 struct osp_op *osp_profile_find_op(const struct osp_profile *p,
@@ -125,6 +125,10 @@ void osp_name_index_free(struct osp_name_index *ix);
 int osp_name_index_add(struct osp_name_index *ix, const char *name, size_t pos);
 /* The position of @name, or SIZE_MAX when absent. */
 size_t osp_name_index_find(const struct osp_name_index *ix, const char *name);
+/* Whether names @a and @b are one: the same code points once each byte
+ * that is not UTF-8 is taken as its Latin-1 one, as they read back from
+ * JSON (the index's equality). */
+int osp_name_same(const char *a, const char *b);
 /* An index of the names of @ops[0 .. @n) (a repeated name: its first
  * position); NULL on -ENOMEM. */
 struct osp_name_index *osp_name_index_ops(const struct osp_op *ops, size_t n);
