@@ -166,12 +166,17 @@ int obp_daemon_set(struct obp *b, pid_t tgid);
 int obp_skip_thread(struct obp *b, pid_t tid, bool on);
 
 /* What the programs could not do, summed over CPUs (enum obp_stat in
- * obp_abi.h, in this order): full maps, skipped requests. */
+ * obp_abi.h, in this order): full maps, skipped requests; and the runs
+ * the kernel did not make (recursion_misses of the layer's object's
+ * programs: an event on a CPU where the same program was running, an
+ * interrupt's completion amid another's; 0 where the kernel or the
+ * object cannot say). */
 struct obp_stats {
 	uint64_t hist_full;
 	uint64_t inflight_full;
 	uint64_t pids_full;
 	uint64_t skipped;
+	uint64_t missed;
 };
 int obp_stats(struct obp *b, enum obp_layer l, struct obp_stats *out);
 

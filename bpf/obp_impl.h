@@ -21,6 +21,8 @@ struct obp_object {
 	const __u32 *slots_used; /* how many the programs handed out (mapped) */
 	__u32 *enabled;  /* its programs' recording switch, in mmapped
 			  * data (obp_common.bpf.h's obp_enabled) */
+	struct bpf_object *bobj; /* its programs, for their missed runs;
+				  * NULL for a light skeleton's */
 };
 
 /* Fill *@o from skeleton @s, once attached: every object has the
@@ -33,6 +35,7 @@ struct obp_object {
 		.slot_of_fd = -1,                                    \
 		.slot_hists_fd = -1,                                 \
 		.enabled = &(s)->data->obp_enabled,                  \
+		.bobj = (s)->obj,                                    \
 	})
 
 /*

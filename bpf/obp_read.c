@@ -432,5 +432,19 @@ int obp_stats(struct obp *b, enum obp_layer l, struct obp_stats *out)
 	out->inflight_full = sums[OBP_S_INFLIGHT_FULL];
 	out->pids_full = sums[OBP_S_PIDS_FULL];
 	out->skipped = sums[OBP_S_SKIPPED];
+	out->missed = 0;
+	if (o->bobj) {
+		struct bpf_program *prog;
+
+		bpf_object__for_each_program(prog, o->bobj) {
+			struct bpf_prog_info info;
+			__u32 len = sizeof(info);
+			int fd = bpf_program__fd(prog);
+
+			memset(&info, 0, sizeof(info));
+			if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
+				out->missed += info.recursion_misses;
+		}
+	}
 	return err;
 }

@@ -324,7 +324,7 @@ void ofs_bpf_describe(struct ofs *fs, FILE *out)
 		if (obp_layers(fs->bpf) & OBP_LAYER_BIT(l)) {
 			if (obp_stats(fs->bpf, l, &st) == 0)
 				fprintf(out, "ebpf_%s_lost %" PRIu64 "\n", obp_layer_name(l),
-					st.hist_full + st.inflight_full);
+					st.hist_full + st.inflight_full + st.missed);
 		} else if (fs->bpf_off && fs->bpf_off[l]) {
 			fprintf(out, "ebpf_%s_off %s\n", obp_layer_name(l), fs->bpf_off[l]);
 		}
