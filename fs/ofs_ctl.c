@@ -534,8 +534,7 @@ static int snap_new(struct ofs *fs, unsigned entry, struct fuse_entry_param *e)
 	if (!sn)
 		return -ENFILE;
 	e->ino = OFS_CTL_SNAP_INO + (fuse_ino_t)(sn - c->snap);
-	ctl_attr(fs, CTL_DIR_INO + 1 + entry, &e->attr);
-	e->attr.st_ino = e->ino;
+	ctl_attr(fs, e->ino, &e->attr);
 	e->attr.st_size = guess ? (off_t)guess : 4096;
 	e->attr.st_mtim = e->attr.st_ctim = sn->made;
 	return 0;
@@ -656,7 +655,6 @@ static void c_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 			ofs_reply_err(req, err);
 			return;
 		}
-		st.st_ino = ino;
 		st.st_size = (off_t)b->len;
 		pthread_mutex_lock(&fs->ctl->snap_mu);
 		st.st_mtim = st.st_ctim = sn->made;

@@ -570,7 +570,7 @@ static void host_grow(struct tr_queue *q)
  * The kicks in flight, process-wide (a kick thread may outlive the rings
  * it kicks: its statfs returns when /dev/fuse closes): each slot is 0
  * (free), -1 (taken, the thread not yet in statfs) or the kick thread's
- * id while its STATFS is out, so that is_kick knows it by the caller's
+ * id while its STATFS is out, so that kick_of knows it by the caller's
  * id. Freed by whoever is first: the answer (kick_done), or the thread
  * when its statfs returns unanswered (the connection ends), each by a
  * compare-and-swap from the id it saw, so neither frees a slot taken
